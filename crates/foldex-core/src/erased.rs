@@ -1,0 +1,273 @@
+//! The audited module: the only `unsafe` code in foldex.
+//!
+//! Two things cannot be written in safe Rust, and both are wrapped here behind safe APIs:
+//!
+//! 1. **Type-erased partial results that may borrow.** A fold's accumulator may borrow from the
+//!    caller's stack (`Vec<&T>`), so it is not `'static` and `Box<dyn Any>` cannot carry it.
+//!    [`Partial`] erases the type, and a [`Brand`] (a unique id, tied to one type) is the only way
+//!    to make and unwrap one, so an unwrap can never reinterpret a value as another type.
+//! 2. **Borrowed tasks on long-lived threads.** A pool's threads are `'static`, but a fold's pieces
+//!    borrow the job from the caller's stack. [`task_scope`] turns a borrowing closure into a
+//!    `'static` [`TaskRef`] and does not return, by value or by unwinding, until every `TaskRef`
+//!    it made has run or been dropped. This is the completion-latch pattern that rayon uses,
+//!    with the latch in an `Arc` so that the last `count_down` never touches freed memory.
+#![allow(unsafe_code)]
+
+use crate::latch::Latch;
+use crate::panic::PanicSlot;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+// ----------------------------------------------------------------------------------------------
+// Partials
+// ----------------------------------------------------------------------------------------------
+
+/// A partial result of a job, with its type erased so that executors stay object-safe.
+///
+/// Executors move partials between threads and hand them back to [`Job::combine`]; they never
+/// look inside. Only the [`Brand`] that made a partial can unwrap it.
+///
+/// [`Job::combine`]: crate::Job::combine
+pub struct Partial<'a> {
+    value: Box<dyn Send + 'a>,
+    brand: u64,
+}
+
+impl fmt::Debug for Partial<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Partial").field("brand", &self.brand).finish_non_exhaustive()
+    }
+}
+
+/// The unique key that wraps values of type `T` into [`Partial`]s and unwraps them again.
+///
+/// Each brand has an id no other brand shares, and a brand only ever wraps values of its own
+/// type `T`; so a partial that carries this brand's id holds a `T`. A custom [`Job`] makes one
+/// brand per run.
+///
+/// ```
+/// use foldex_core::Brand;
+/// let brand = Brand::<Vec<&str>>::new();
+/// let partial = brand.wrap(vec!["a"]);
+/// assert_eq!(brand.unwrap(partial), vec!["a"]);
+/// ```
+///
+/// [`Job`]: crate::Job
+pub struct Brand<T> {
+    id: u64,
+    // `fn(T) -> T`: the brand neither owns a `T` nor constrains `T`'s variance or auto traits.
+    _type: PhantomData<fn(T) -> T>,
+}
+
+impl<T> fmt::Debug for Brand<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Brand").field("id", &self.id).finish()
+    }
+}
+
+impl<T> Default for Brand<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Brand<T> {
+    /// A brand with an id that no other brand in this process has.
+    pub fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            _type: PhantomData,
+        }
+    }
+
+    /// Wraps `value` into a partial that only this brand can unwrap.
+    pub fn wrap<'a>(&self, value: T) -> Partial<'a>
+    where
+        T: Send + 'a,
+    {
+        Partial {
+            value: Box::new(value),
+            brand: self.id,
+        }
+    }
+
+    /// Unwraps a partial made by [`Brand::wrap`] of this brand.
+    ///
+    /// # Panics
+    /// If the partial was made by another brand: an executor mixed up the partials of two jobs.
+    pub fn unwrap(&self, partial: Partial<'_>) -> T {
+        assert_eq!(
+            partial.brand, self.id,
+            "foldex: a partial result was handed to a job that did not make it (executor bug)"
+        );
+        let raw: *mut (dyn Send + '_) = Box::into_raw(partial.value);
+        // SAFETY: `partial.brand == self.id`, and the only function that creates a `Partial`
+        // is `Brand::wrap`, which stores a `Box<T>` under its own id. Ids are unique per brand
+        // (a global counter) and a `Brand<T>` only wraps `T`s, so `raw` points to a live `T`
+        // allocated by `Box::<T>::new`. Casting the fat pointer to a thin `*mut T` keeps the
+        // address; `Box::from_raw` then takes back ownership of that same allocation, once,
+        // since `partial.value` was consumed by `into_raw`.
+        unsafe { *Box::from_raw(raw.cast::<T>()) }
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Borrowed tasks on 'static threads
+// ----------------------------------------------------------------------------------------------
+
+struct ScopeState {
+    latch: Latch,
+    panic: PanicSlot,
+}
+
+/// A piece of work that borrows from a [`task_scope`], made `'static` so that it can be queued
+/// on any thread (a crossbeam deque, an injector, a channel to a pool worker).
+///
+/// Run it once with [`TaskRef::run`]. Dropping it unrun also releases the scope. A `TaskRef`
+/// that is leaked (`mem::forget`) keeps its scope waiting forever: a hang, never a dangling
+/// borrow.
+pub struct TaskRef {
+    // Lifetime-erased: really `'scope`. See `Scope::spawn` for why this is sound.
+    task: Option<Box<dyn FnOnce() + Send + 'static>>,
+    scope: Arc<ScopeState>,
+}
+
+impl fmt::Debug for TaskRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskRef").finish_non_exhaustive()
+    }
+}
+
+impl TaskRef {
+    /// Runs the task on the current thread. A panic is captured and re-raised by the scope's
+    /// owner, after every task of the scope has finished.
+    pub fn run(mut self) {
+        if let Some(task) = self.task.take() {
+            // The closure and everything it captured are dropped inside `catch`, before the
+            // count-down in `Drop` releases the scope.
+            self.scope.panic.catch(task);
+        }
+    }
+}
+
+impl Drop for TaskRef {
+    fn drop(&mut self) {
+        // An unrun task is dropped here, while the scope still waits for us.
+        drop(self.task.take());
+        self.scope.latch.count_down();
+    }
+}
+
+/// Handed to the closure of [`task_scope`]; spawns tasks that may borrow anything outliving
+/// the scope.
+pub struct Scope<'scope, 'env: 'scope> {
+    state: Arc<ScopeState>,
+    // Invariance in both lifetimes, as in `std::thread::Scope`.
+    _scope: PhantomData<&'scope mut &'scope ()>,
+    _env: PhantomData<&'env mut &'env ()>,
+}
+
+impl fmt::Debug for Scope<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scope").finish_non_exhaustive()
+    }
+}
+
+impl<'scope> Scope<'scope, '_> {
+    /// Turns `task` into a [`TaskRef`] that any thread may run. The scope does not end until the
+    /// returned `TaskRef` has run or been dropped.
+    pub fn spawn<F>(&'scope self, task: F) -> TaskRef
+    where
+        F: FnOnce() + Send + 'scope,
+    {
+        self.state.latch.count_up();
+        let task: Box<dyn FnOnce() + Send + 'scope> = Box::new(task);
+        // SAFETY: only the lifetime changes; the layout of the box is the same. The task may
+        // borrow data that lives for `'scope`, and `'scope` ends only when `task_scope`
+        // returns or unwinds. Every path out of `task_scope` first waits until the latch is set
+        // (`WaitOnExit`), and the latch counted this task up above; it is counted down only in
+        // `TaskRef::drop`, after the box has been called or dropped. The box is private to
+        // `TaskRef` and cannot be moved out. So the task is never used after `'scope` ends.
+        let task: Box<dyn FnOnce() + Send + 'static> = unsafe { std::mem::transmute(task) };
+        TaskRef {
+            task: Some(task),
+            scope: Arc::clone(&self.state),
+        }
+    }
+
+    /// The scope's latch, set once every spawned task has finished (and the scope's own body
+    /// has returned).
+    pub fn latch(&self) -> &Latch {
+        &self.state.latch
+    }
+}
+
+/// Blocks until the scope's latch is set, on every exit path including unwinding.
+struct WaitOnExit<'a>(&'a ScopeState);
+
+impl Drop for WaitOnExit<'_> {
+    fn drop(&mut self) {
+        self.0.latch.wait();
+    }
+}
+
+/// Runs `body` with a [`Scope`] whose tasks may borrow from the caller, and returns once every
+/// task spawned in it has run or been dropped.
+///
+/// After `body` returns, `help` is called with the scope's latch: a pool worker passes a closure
+/// that runs other tasks until the latch is set, so that waiting never idles a worker (and
+/// nested folds do not deadlock). Whatever `help` does, `task_scope` then blocks until the latch
+/// is set. If a task panicked, the first payload is re-raised here.
+///
+/// ```
+/// use foldex_core::task_scope;
+/// let data = vec![1, 2, 3];
+/// let mut total = 0;
+/// let sum = std::sync::Mutex::new(0);
+/// task_scope(
+///     |scope| {
+///         let task = scope.spawn(|| *sum.lock().unwrap() += data.iter().sum::<i32>());
+///         std::thread::spawn(move || task.run()); // a 'static thread runs a borrowing task
+///     },
+///     |latch| latch.wait(),
+/// );
+/// total += *sum.lock().unwrap();
+/// assert_eq!(total, 6);
+/// ```
+pub fn task_scope<'env, R>(
+    body: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> R,
+    help: impl FnOnce(&Latch),
+) -> R {
+    // The count starts at one for `body` itself, so the latch cannot be set while `body` may
+    // still spawn.
+    let scope = Scope {
+        state: Arc::new(ScopeState {
+            latch: Latch::new(1),
+            panic: PanicSlot::new(),
+        }),
+        _scope: PhantomData,
+        _env: PhantomData,
+    };
+    let state = Arc::clone(&scope.state);
+    let result = {
+        let _wait = WaitOnExit(&state);
+        // If `body` unwinds, this guard counts down for it and `_wait` still blocks.
+        struct BodyDone<'a>(&'a Latch);
+        impl Drop for BodyDone<'_> {
+            fn drop(&mut self) {
+                self.0.count_down();
+            }
+        }
+        let result = {
+            let _done = BodyDone(&state.latch);
+            body(&scope)
+        };
+        help(&state.latch);
+        result
+    };
+    state.panic.resume();
+    result
+}

@@ -1,0 +1,95 @@
+//! The object-safe protocol between a fold and the executor that runs it.
+
+use crate::erased::Partial;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// A fold over the indices `0..len`, with its types erased. Built by the typed API
+/// ([`ExecutorExt`](crate::ExecutorExt)); executors receive it as `&dyn Job`.
+///
+/// `run` and `combine` never panic: the typed layer catches panics in user code, stops the job,
+/// and re-raises the payload once the executor has returned.
+pub trait Job<'a>: Sync {
+    /// The number of indices; the job covers `0..len()`.
+    fn len(&self) -> usize;
+
+    /// `true` when there is nothing to run.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Folds `range` sequentially on the current thread and returns its partial result.
+    ///
+    /// Cheap when the job is stopped at or before `range.start` (see [`Job::is_stopped`]).
+    fn run(&self, range: Range<usize>) -> Partial<'a>;
+
+    /// Combines the partials of two *adjacent* ranges, `left` covering the indices just before
+    /// `right`'s.
+    fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a>;
+
+    /// A hint: `true` once no index at or after `from` can change the result (an early
+    /// `Break` to its left, or a panic anywhere). An executor should then stop splitting and
+    /// scheduling work from `from` on; `run` of such a range returns at once.
+    fn is_stopped(&self, from: usize) -> bool;
+}
+
+/// Runs a [`Job`]: decides how to split `0..len`, where the pieces run, and in which tree their
+/// partials are combined.
+///
+/// The whole contract:
+/// - every index in `0..job.len()` is passed to [`Job::run`] in exactly one range (ranges may
+///   be empty only when the job itself is empty: then run `0..0` once);
+/// - partials are combined only with their adjacent neighbour, the left one first, until one
+///   partial covers `0..len`, which `execute` returns;
+/// - `execute` returns only after every piece it started has finished.
+///
+/// The trait is object-safe, so an executor can be chosen at run time:
+///
+/// ```
+/// use foldex_core::{Executor, ExecutorExt, Job, Partial};
+///
+/// /// Runs the whole job on the calling thread.
+/// struct Inline;
+/// impl Executor for Inline {
+///     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+///         job.run(0..job.len())
+///     }
+/// }
+///
+/// let ex: Box<dyn Executor> = Box::new(Inline);
+/// assert_eq!(ex.sum::<usize>(0..10), 45);
+/// ```
+pub trait Executor: Send + Sync {
+    /// Runs `job` over `0..job.len()` and returns the partial that covers all of it.
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a>;
+
+    /// How many threads may run pieces at once (a loader sizes its default buffer from this).
+    fn workers(&self) -> usize {
+        1
+    }
+
+    /// `true` when the calling thread is one of this executor's pool workers. A consumer that
+    /// would block waiting for such a pool (a loader iterated inside it) refuses instead of
+    /// deadlocking.
+    fn is_worker_thread(&self) -> bool {
+        false
+    }
+}
+
+macro_rules! forward_executor {
+    ($($ptr:ty),*) => {$(
+        impl<E: Executor + ?Sized> Executor for $ptr {
+            fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+                (**self).execute(job)
+            }
+            fn workers(&self) -> usize {
+                (**self).workers()
+            }
+            fn is_worker_thread(&self) -> bool {
+                (**self).is_worker_thread()
+            }
+        }
+    )*};
+}
+
+forward_executor!(&E, Box<E>, Arc<E>);

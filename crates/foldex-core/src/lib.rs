@@ -1,0 +1,45 @@
+//! The foldex executor protocol, and the typed fold API built on it.
+//!
+//! Two layers keep executors small and user code typed:
+//!
+//! - **The protocol** ([`Executor`], [`Job`], [`Partial`]) is object-safe. An executor receives a
+//!   type-erased job over the indices `0..len` and decides how to split it, where the pieces
+//!   run, and in which tree their partial results are combined. `Box<dyn Executor>` works, so the
+//!   executor can be chosen at run time.
+//! - **The typed API** ([`ExecutorExt`]: `fold`, `try_fold`, `for_each`, `map_reduce`, `sum`,
+//!   `collect_vec`) builds the job from closures over a [`Source`], catches panics, and holds the
+//!   early-termination rule, so that executor authors deal with none of it.
+//!
+//! Executors share the pieces they all need from here: [`Basesize`] and [`split`]/[`chunks`] for
+//! chunking, [`OrderedCombiner`] for combining out-of-order results, [`task_scope`] for running
+//! borrowed work on a pool's `'static` threads, and [`Latch`] for completion.
+//!
+//! ```
+//! use foldex_core::{Executor, ExecutorExt};
+//! use foldex_seq::SequentialEx;
+//! let ex: Box<dyn Executor> = Box::new(SequentialEx);
+//! let data: Vec<u64> = (1..=1000).collect();
+//! assert_eq!(ex.sum::<u64>(&data), 500_500);
+//! assert_eq!(ex.fold(&data, || 0, |n, &x| n + (x % 2 == 0) as usize, |a, b| a + b), 500);
+//! ```
+#![deny(unsafe_code)] // allowed in `erased` alone, the audited module
+#![warn(missing_docs)]
+
+mod chunk;
+mod config;
+pub mod erased;
+mod executor;
+mod fold;
+mod latch;
+mod panic;
+mod source;
+mod sync;
+
+pub use chunk::{chunk, chunks, split, OrderedCombiner};
+pub use config::{available_parallelism, Basesize, ConfigError};
+pub use erased::{task_scope, Brand, Partial, Scope, TaskRef};
+pub use executor::{Executor, Job};
+pub use fold::{ExecutorExt, Summand};
+pub use latch::Latch;
+pub use panic::{PanicPayload, PanicSlot};
+pub use source::{RangeVisitor, Source};

@@ -1,0 +1,65 @@
+//! Panic capture: the first payload of a failed computation, kept until it can be re-raised.
+
+use std::any::Any;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// A panic payload, as `catch_unwind` returns it.
+pub type PanicPayload = Box<dyn Any + Send + 'static>;
+
+/// Holds the first panic raised by any piece of a computation, to re-raise on the caller.
+///
+/// Later panics are dropped: like `std::thread::scope`, the caller sees one, the first.
+#[derive(Debug, Default)]
+pub struct PanicSlot {
+    raised: AtomicBool,
+    payload: Mutex<Option<PanicPayload>>,
+}
+
+impl PanicSlot {
+    /// An empty slot.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Runs `f`, catching a panic into the slot; `None` means `f` panicked.
+    pub fn catch<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        match panic::catch_unwind(AssertUnwindSafe(f)) {
+            Ok(value) => Some(value),
+            Err(payload) => {
+                self.store(payload);
+                None
+            }
+        }
+    }
+
+    /// Keeps `payload` unless a panic is already held.
+    pub fn store(&self, payload: PanicPayload) {
+        let mut slot = self.payload.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(payload);
+        }
+        self.raised.store(true, Ordering::Release);
+    }
+
+    /// `true` once any piece has panicked. Cheap enough to poll between blocks of work.
+    pub fn has_panicked(&self) -> bool {
+        self.raised.load(Ordering::Acquire)
+    }
+
+    /// Takes the held payload, if any.
+    pub fn take(&self) -> Option<PanicPayload> {
+        self.payload
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    /// Re-raises the held panic with its original payload, if there is one.
+    pub fn resume(&self) {
+        if let Some(payload) = self.take() {
+            panic::resume_unwind(payload);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! What a fold runs over: anything indexable with a length.
+
+use std::ops::Range;
+
+/// Receives the items of one range as an iterator. [`Source::visit_range`] hands it the
+/// fastest iterator the source has (a slice iterator for slices), so that folds over it compile
+/// to tight, vectorisable loops.
+pub trait RangeVisitor<Item> {
+    /// What visiting the range gives.
+    type Output;
+    /// Consumes the items of the range, in index order.
+    fn visit<I: Iterator<Item = Item>>(self, items: I) -> Self::Output;
+}
+
+/// An indexable collection with a length, folded over by index.
+///
+/// Implemented for `Range<usize>`, `&[T]`, `&Vec<T>` and `&[T; N]`. Implement it for your own
+/// types by giving `len` and `get`; override [`Source::visit_range`] if you can iterate a range
+/// faster than by calling `get` per index.
+///
+/// ```
+/// use foldex_core::{ExecutorExt, Source};
+/// use foldex_seq::SequentialEx;
+///
+/// struct Squares(usize);
+/// impl Source for Squares {
+///     type Item = u64;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> u64 { (i * i) as u64 }
+/// }
+/// assert_eq!(SequentialEx.sum::<u64>(Squares(4)), 0 + 1 + 4 + 9);
+/// ```
+pub trait Source: Sync {
+    /// What one index yields.
+    type Item;
+
+    /// The number of items; indices are `0..len()`.
+    fn len(&self) -> usize;
+
+    /// `true` when there are no items.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The item at `index` (`index < len()`).
+    fn get(&self, index: usize) -> Self::Item;
+
+    /// Hands the items of `range` to `visitor` as one iterator. The default calls `get` per
+    /// index; sources that can iterate faster override it.
+    fn visit_range<V: RangeVisitor<Self::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        visitor.visit(range.map(|i| self.get(i)))
+    }
+}
+
+impl Source for Range<usize> {
+    type Item = usize;
+
+    fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+
+    fn get(&self, index: usize) -> usize {
+        self.start + index
+    }
+
+    fn visit_range<V: RangeVisitor<usize>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        visitor.visit(self.start + range.start..self.start + range.end)
+    }
+}
+
+impl<'s, T: Sync> Source for &'s [T] {
+    type Item = &'s T;
+
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+
+    fn get(&self, index: usize) -> &'s T {
+        let slice: &'s [T] = self;
+        &slice[index]
+    }
+
+    fn visit_range<V: RangeVisitor<&'s T>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let slice: &'s [T] = self;
+        visitor.visit(slice[range].iter())
+    }
+}
+
+macro_rules! forward_to_slice {
+    ($($(#[$meta:meta])* [$($generics:tt)*] $ty:ty;)*) => {$(
+        $(#[$meta])*
+        impl<'s, T: Sync, $($generics)*> Source for $ty {
+            type Item = &'s T;
+
+            fn len(&self) -> usize {
+                self.as_slice().len()
+            }
+
+            fn get(&self, index: usize) -> &'s T {
+                let slice: &'s [T] = &(**self)[..];
+                &slice[index]
+            }
+
+            fn visit_range<V: RangeVisitor<&'s T>>(
+                &self,
+                range: Range<usize>,
+                visitor: V,
+            ) -> V::Output {
+                let slice: &'s [T] = &(**self)[..];
+                slice.visit_range(range, visitor)
+            }
+        }
+    )*};
+}
+
+forward_to_slice! {
+    [] &'s Vec<T>;
+    [const N: usize] &'s [T; N];
+}

@@ -1,0 +1,16 @@
+//! Synchronisation primitives, swapped for loom's model-checked ones under `cfg(loom)`.
+//!
+//! Only the protocols that loom tests (the completion latch) go through this shim; the rest of
+//! the crate uses `std` directly.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::{
+    atomic::{AtomicUsize, Ordering},
+    Condvar, Mutex, MutexGuard,
+};
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::{
+    atomic::{AtomicUsize, Ordering},
+    Condvar, Mutex, MutexGuard,
+};

@@ -1,0 +1,26 @@
+//! foldex: folds (reductions) on pluggable executors.
+//!
+//! Write the fold once; pick the executor per workload, even at run time.
+//!
+//! ```
+//! use foldex::prelude::*;
+//!
+//! let data: Vec<u64> = (1..=1_000).collect();
+//! let ex: Box<dyn Executor> = Box::new(SequentialEx);
+//! let sum_of_squares = ex.map_reduce(&data, |&x| x * x, || 0, |a, b| a + b);
+//! assert_eq!(sum_of_squares, 333_833_500);
+//! ```
+#![forbid(unsafe_code)]
+
+pub use foldex_core as core;
+pub use foldex_core::{
+    Basesize, ConfigError, Executor, ExecutorExt, Job, Partial, Source,
+};
+pub use foldex_seq::SequentialEx;
+
+/// The names a program using foldex needs: the executors, the traits that give `fold` and
+/// friends, and `Source` for custom inputs.
+pub mod prelude {
+    pub use foldex_core::{Basesize, Executor, ExecutorExt, Source};
+    pub use foldex_seq::SequentialEx;
+}
