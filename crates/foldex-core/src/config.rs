@@ -36,6 +36,19 @@ impl ConfigError {
     pub fn nonzero(setting: &'static str, value: usize) -> Result<NonZeroUsize, Self> {
         NonZeroUsize::new(value).ok_or_else(|| Self::new(setting, value, "at least 1"))
     }
+
+    /// For builder setters (`.basesize(n)`, `.ntasks(n)`...): the value, or a panic whose
+    /// message is this error's, naming the setting and the value. Zero is a programming error,
+    /// as `slice::chunks(0)` is; code that takes sizes from users validates with
+    /// [`ConfigError::nonzero`] first.
+    ///
+    /// ```should_panic
+    /// foldex_core::ConfigError::require_nonzero("ntasks", 0); // "ntasks must be at least 1, got 0"
+    /// ```
+    #[track_caller]
+    pub fn require_nonzero(setting: &'static str, value: usize) -> NonZeroUsize {
+        Self::nonzero(setting, value).unwrap_or_else(|e| panic!("{e}"))
+    }
 }
 
 impl fmt::Display for ConfigError {
