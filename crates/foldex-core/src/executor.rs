@@ -74,6 +74,17 @@ pub trait Executor: Send + Sync {
     fn is_worker_thread(&self) -> bool {
         false
     }
+
+    /// Runs, on the calling thread, one piece of work that is waiting in this executor, and
+    /// returns `true`; returns `false` if nothing was waiting or this executor keeps callers'
+    /// threads free (`TaskPoolEx` in background mode).
+    ///
+    /// A thread that would otherwise sleep waiting for this executor's results (a loader's
+    /// consumer that finds its buffer empty) calls it to lend its core instead. The default
+    /// never helps.
+    fn help(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! forward_executor {
@@ -87,6 +98,9 @@ macro_rules! forward_executor {
             }
             fn is_worker_thread(&self) -> bool {
                 (**self).is_worker_thread()
+            }
+            fn help(&self) -> bool {
+                (**self).help()
             }
         }
     )*};
