@@ -17,10 +17,12 @@ pub use foldex_core::{
     Basesize, ConfigError, Executor, ExecutorExt, Job, Partial, Source,
 };
 pub use foldex_seq::SequentialEx;
+pub use foldex_threaded::{Pool, ThreadedEx};
 
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
 /// friends, and `Source` for custom inputs.
 pub mod prelude {
     pub use foldex_core::{Basesize, Executor, ExecutorExt, Source};
     pub use foldex_seq::SequentialEx;
+    pub use foldex_threaded::{Pool, ThreadedEx};
 }

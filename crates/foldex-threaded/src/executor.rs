@@ -1,0 +1,210 @@
+//! `ThreadedEx`: recursive halving down to `basesize`, the right halves offered to thieves.
+
+use crate::pool::{Context, Pool, Registry};
+use foldex_core::{split, task_scope, Basesize, ConfigError, Executor, Job, Partial};
+use std::fmt;
+use std::ops::Range;
+
+/// The work-stealing executor: splits `0..len` in halves down to `basesize`, offers each right
+/// half to idle workers and runs the left one, then combines the halves' partials in order.
+///
+/// The default executor for CPU-bound and uneven work. A half that another worker steals is
+/// split further there, so load balances itself without the caller tuning anything.
+///
+/// - **Pool.** [`ThreadedEx::new`] runs on the global [`Pool`] (one thread per core);
+///   [`ThreadedEx::threads`] gives it a pool of its own; [`ThreadedEx::pool`] shares one.
+/// - **`basesize`.** The floor on a leaf's length: a range is split only while longer than it.
+///   The default, [`Basesize::Auto`], is `len / (4 × threads)`; `basesize(1)` splits down to
+///   single items, for items that each take long or vary a lot.
+/// - **Calling thread.** It blocks until the fold is done; if it is a worker of the same pool
+///   (a fold nested in a fold) it runs pool tasks while it waits, so nesting never deadlocks.
+///   A fold no longer than `basesize` runs on the caller directly.
+///
+/// ```
+/// use foldex_core::ExecutorExt;
+/// use foldex_threaded::ThreadedEx;
+/// let ex = ThreadedEx::new().basesize(1_000);
+/// let data: Vec<u64> = (0..100_000).collect();
+/// assert_eq!(ex.sum::<u64>(&data), 4_999_950_000);
+/// let (evens, odds) = ex.fold(&data, || (0, 0),
+///     |(e, o), &x| if x % 2 == 0 { (e + 1, o) } else { (e, o + 1) },
+///     |a, b| (a.0 + b.0, a.1 + b.1));
+/// assert_eq!((evens, odds), (50_000, 50_000));
+/// ```
+#[derive(Clone, Default)]
+pub struct ThreadedEx {
+    /// `None`: the global pool, created on first use.
+    pool: Option<Pool>,
+    basesize: Basesize,
+}
+
+impl ThreadedEx {
+    /// On the global pool, with the automatic basesize.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Runs on a pool of its own with `threads` workers (shared by this executor's clones;
+    /// joined when the last of them is dropped).
+    ///
+    /// # Panics
+    /// If `threads` is 0: "threads must be at least 1, got 0".
+    #[track_caller]
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.pool = Some(Pool::new(threads));
+        self
+    }
+
+    /// Runs on `pool` (a [`Pool`] or an `Arc<Pool>`), shared with whoever else holds it.
+    pub fn pool(mut self, pool: impl Into<Pool>) -> Self {
+        self.pool = Some(pool.into());
+        self
+    }
+
+    /// A fixed floor on the leaf size: ranges no longer than `basesize` are not split.
+    ///
+    /// # Panics
+    /// If `basesize` is 0: "basesize must be at least 1, got 0".
+    #[track_caller]
+    pub fn basesize(self, basesize: usize) -> Self {
+        let basesize = ConfigError::require_nonzero("basesize", basesize);
+        self.with_basesize(Basesize::Fixed(basesize))
+    }
+
+    /// The basesize policy ([`Basesize::Auto`] by default).
+    pub fn with_basesize(mut self, basesize: Basesize) -> Self {
+        self.basesize = basesize;
+        self
+    }
+
+    /// The basesize policy in use.
+    pub fn basesize_policy(&self) -> Basesize {
+        self.basesize
+    }
+
+    /// The pool this executor runs on (the global one unless set).
+    pub fn current_pool(&self) -> Pool {
+        self.pool.clone().unwrap_or_else(Pool::global)
+    }
+
+    fn with_pool<R>(&self, f: impl FnOnce(&Pool) -> R) -> R {
+        match &self.pool {
+            Some(pool) => f(pool),
+            None => f(&Pool::global()),
+        }
+    }
+}
+
+impl fmt::Debug for ThreadedEx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("ThreadedEx");
+        match &self.pool {
+            Some(pool) => s.field("threads", &pool.threads()),
+            None => s.field("pool", &"global"),
+        };
+        s.field("basesize", &self.basesize).finish()
+    }
+}
+
+impl Executor for ThreadedEx {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        self.with_pool(|pool| {
+            let registry = pool.registry();
+            let len = job.len();
+            let basesize = self.basesize.resolve(len, registry.threads());
+            if len <= basesize {
+                // One leaf: waking a worker for it would only add latency.
+                return job.run(0..len);
+            }
+            match Context::current(registry) {
+                ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, basesize),
+                Context::Outside(_) => {
+                    let mut whole = None;
+                    task_scope(
+                        |scope| {
+                            let slot = &mut whole;
+                            registry.inject(scope.spawn(move || {
+                                *slot = Some(run_task(registry, job, 0..len, basesize));
+                            }));
+                        },
+                        |latch| latch.wait(),
+                    );
+                    whole.expect("foldex-threaded: the root task finished without a result")
+                }
+            }
+        })
+    }
+
+    fn workers(&self) -> usize {
+        self.with_pool(Pool::threads)
+    }
+
+    fn is_worker_thread(&self) -> bool {
+        self.with_pool(Pool::is_worker_thread)
+    }
+
+    /// Runs one queued task of this executor's pool on the calling thread. Safe from any
+    /// thread: a task that forks while running here pushes its halves to the pool's injector,
+    /// and waits for them by running pool tasks.
+    fn help(&self) -> bool {
+        self.with_pool(|pool| {
+            let ctx = Context::current(pool.registry());
+            match ctx.find_work() {
+                Some(task) => {
+                    task.run();
+                    true
+                }
+                None => false,
+            }
+        })
+    }
+}
+
+/// A forked half, running on whichever thread took it.
+fn run_task<'a>(
+    registry: &Registry,
+    job: &dyn Job<'a>,
+    range: Range<usize>,
+    basesize: usize,
+) -> Partial<'a> {
+    fold_range(&Context::current(registry), job, range, basesize)
+}
+
+/// Folds `range`: one leaf if it is short enough (or the job has stopped), else fork the right
+/// half, fold the left one here, and combine.
+fn fold_range<'a>(
+    ctx: &Context<'_>,
+    job: &dyn Job<'a>,
+    range: Range<usize>,
+    basesize: usize,
+) -> Partial<'a> {
+    if job.is_stopped(range.start) {
+        // Cheap: `run` of a stopped range returns at once; it must still give its partial.
+        return job.run(range);
+    }
+    let Some((left, right)) = split(range.clone(), basesize) else {
+        return job.run(range);
+    };
+    let registry = ctx.registry();
+    let mut right_partial = None;
+    let left_partial = task_scope(
+        |scope| {
+            let slot = &mut right_partial;
+            ctx.push(scope.spawn(move || {
+                *slot = Some(run_task(registry, job, right, basesize));
+            }));
+            let left_partial = fold_range(ctx, job, left, basesize);
+            // Every task pushed while folding the left half was taken back or stolen by now,
+            // so the top of the deque is the right half, unless a thief has it. (If a thief
+            // has it, this is an older task of ours, which needs running all the same.)
+            if let Some(task) = ctx.pop() {
+                task.run();
+            }
+            left_partial
+        },
+        |latch| ctx.help_until(latch),
+    );
+    let right_partial =
+        right_partial.expect("foldex-threaded: a forked half finished without a result");
+    job.combine(left_partial, right_partial)
+}

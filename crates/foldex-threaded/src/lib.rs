@@ -1,0 +1,77 @@
+//! [`ThreadedEx`]: the work-stealing executor, with `basesize`, on a [`Pool`] of worker threads.
+//!
+//! The default parallel executor, for CPU-bound and uneven work. A fold's range is halved down
+//! to `basesize`; each right half is pushed onto the current worker's deque, where idle workers
+//! steal it, and the left half runs at once. Partials are combined in order up the tree, so any
+//! associative `combine` gives the sequential result.
+//!
+//! ```
+//! use foldex_core::ExecutorExt;
+//! use foldex_threaded::ThreadedEx;
+//!
+//! let ex = ThreadedEx::new(); // the global pool, automatic basesize
+//! let data: Vec<u64> = (1..=1_000_000).collect();
+//! assert_eq!(ex.sum::<u64>(&data), 500_000_500_000);
+//!
+//! // Items of very different cost: split down to single items.
+//! let per_item = ThreadedEx::new().basesize(1);
+//! let total = per_item.map_reduce(0..64usize, |i| (0..i * 100).sum::<usize>(), || 0, |a, b| a + b);
+//! assert_eq!(total, (0..64usize).map(|i| (0..i * 100).sum::<usize>()).sum::<usize>());
+//! ```
+//!
+//! # Design notes
+//!
+//! **Scheduling.** Each worker owns a crossbeam-deque `Worker` (LIFO for its owner, so a worker
+//! runs the halves it just forked while their data is hot; FIFO for thieves, so a thief takes
+//! the oldest, largest half). Thieves probe the other deques from a random start, then the
+//! `Injector`, through which calls from outside the pool enter. A fork is a
+//! [`foldex_core::task_scope`] with one spawned task (the right half, writing its partial into
+//! a slot on the forking frame's stack); after the left half, the worker pops the right half
+//! back and runs it inline unless it was stolen, and otherwise runs other tasks until the
+//! scope's latch is set (`help`). That help loop is also why a fold nested in a fold on the
+//! same pool cannot deadlock: the waiting worker runs the very tasks it waits for if nobody
+//! else has taken them. A caller from outside the pool, including a worker of another pool,
+//! injects the whole range as one task and blocks on the latch; it holds nothing the pool
+//! needs, so that cannot deadlock either.
+//!
+//! **Early stop and panics.** `job.is_stopped(start)` is checked before every split, so once a
+//! `Break` or a panic is seen nothing to its right is split or scheduled further; pieces
+//! already created still go through `job.run`, which returns at once for a stopped range, so
+//! every piece yields its partial and the combine tree stays whole. Panics never unwind
+//! through the pool: the typed layer catches them in `run`/`combine`, and `TaskRef::run`
+//! catches anything else and re-raises it on the forking frame after its latch is set.
+//!
+//! **Sleep and wake.** An idle worker looks for work for 64 rounds (16 `spin_loop` pauses, then
+//! `yield_now`), then announces itself idle, looks once more, and parks on a condition
+//! variable. A thread that pushes a task issues a `SeqCst` fence and reads the idle count;
+//! only when someone is idle does it bump a wake epoch and signal one sleeper. The fences on
+//! both sides (Dekker's pattern) mean that either the idle worker's last look finds the task or
+//! the pusher sees the worker idle; the epoch, checked under the lock before waiting, closes the
+//! gap between that look and the wait. A busy pool therefore pays one fence and one load per
+//! fork, and an idle pool uses no CPU (the idle-cost test holds a pool of 8 to under 1% of a
+//! core over 2 s). The protocol is model-checked with loom (`tests/loom.rs`). A worker waiting
+//! for a stolen half that finds nothing to steal sleeps on that half's latch, re-checking for
+//! work every 200 µs, since new work does not signal a latch.
+//!
+//! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto):
+//! `len / (4 × threads)`, four leaves per worker. Measured on the benches in
+//! `benches/benches/threaded.rs` (see docs/benchmarks.md for the figures and the command): for
+//! a memory-bound sum of 10^7 `u64` the leaf size hardly matters once leaves are large, and
+//! the four-per-worker floor keeps the fork count (and its allocations) at a few dozen; for
+//! uneven work (item `i` costs `∝ i`) four leaves per worker leave the last, most expensive
+//! leaf small enough that stealing evens out the load within the bench's target of rayon. Finer
+//! leaves (`basesize(1)`) pay about a fork per item, which only items costing well over the
+//! fork itself repay.
+#![forbid(unsafe_code)]
+
+mod executor;
+mod pool;
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod sleep;
+#[cfg(not(loom))]
+mod sleep;
+mod sync;
+
+pub use executor::ThreadedEx;
+pub use pool::Pool;

@@ -1,0 +1,357 @@
+//! The work-stealing pool: one deque per worker, an injector for outside calls, parked idlers.
+
+use crate::sleep::Sleep;
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use foldex_core::{ConfigError, Latch, TaskRef};
+use std::cell::{Cell, OnceCell};
+use std::fmt;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+/// Rounds an idle worker looks for work before it parks: long enough that back-to-back folds
+/// find it awake (no futex wake on their critical path), short enough that an idle pool costs
+/// nothing measurable.
+const SPIN_ROUNDS: u32 = 64;
+/// Of those, the first ones only pause the core; later ones yield it to other threads.
+const PAUSE_ROUNDS: u32 = 16;
+/// A waiting worker that found nothing to steal sleeps on its latch this long before it looks
+/// again (new work does not wake a latch, so it must poll; it is woken at once when its latch
+/// is set).
+const HELP_POLL: Duration = Duration::from_micros(200);
+
+/// What the workers share.
+pub(crate) struct Registry {
+    injector: Injector<TaskRef>,
+    stealers: Box<[Stealer<TaskRef>]>,
+    sleep: Sleep,
+    terminate: AtomicBool,
+}
+
+impl Registry {
+    pub(crate) fn threads(&self) -> usize {
+        self.stealers.len()
+    }
+
+    /// Queues a task from a thread outside the pool.
+    pub(crate) fn inject(&self, task: TaskRef) {
+        self.injector.push(task);
+        self.sleep.notify_work();
+    }
+
+    /// One task from the injector or any worker's deque, probing from `start`.
+    fn steal(&self, start: usize) -> Option<TaskRef> {
+        let n = self.stealers.len();
+        loop {
+            let mut retry = false;
+            for i in 0..n {
+                match self.stealers[(start + i) % n].steal() {
+                    Steal::Success(task) => return Some(task),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            match self.injector.steal() {
+                Steal::Success(task) => return Some(task),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+            if !retry {
+                return None;
+            }
+        }
+    }
+}
+
+/// A worker thread's own state, reachable from the tasks it runs through a thread-local.
+pub(crate) struct WorkerCtx {
+    registry: Arc<Registry>,
+    index: usize,
+    deque: Worker<TaskRef>,
+    rng: Cell<u64>,
+}
+
+thread_local! {
+    static CURRENT: OnceCell<Rc<WorkerCtx>> = const { OnceCell::new() };
+}
+
+impl WorkerCtx {
+    /// A random start for probing the other deques, so that thieves spread out.
+    fn next_victim(&self) -> usize {
+        // xorshift64: good enough to spread thieves, and free.
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        (x % self.registry.threads() as u64) as usize
+    }
+
+    fn find_work(&self) -> Option<TaskRef> {
+        self.deque
+            .pop()
+            .or_else(|| self.registry.steal(self.next_victim()))
+    }
+
+    fn main_loop(&self) {
+        let sleep = &self.registry.sleep;
+        'outer: loop {
+            for round in 0..SPIN_ROUNDS {
+                if let Some(task) = self.find_work() {
+                    task.run();
+                    continue 'outer;
+                }
+                if round < PAUSE_ROUNDS {
+                    std::hint::spin_loop();
+                } else {
+                    thread::yield_now();
+                }
+            }
+            if self.registry.terminate.load(Ordering::SeqCst) {
+                return;
+            }
+            let ticket = sleep.announce_idle();
+            if let Some(task) = self.find_work() {
+                sleep.cancel_idle();
+                task.run();
+                continue;
+            }
+            if self.registry.terminate.load(Ordering::SeqCst) {
+                sleep.cancel_idle();
+                return;
+            }
+            sleep.sleep(ticket);
+        }
+    }
+}
+
+/// The thread a piece of a fold runs on, as seen by the fold: a worker of the pool (its own
+/// deque, it helps while it waits) or a thread outside it (it pushes to the injector).
+pub(crate) enum Context<'r> {
+    Worker(Rc<WorkerCtx>),
+    Outside(&'r Registry),
+}
+
+impl<'r> Context<'r> {
+    /// The context of the calling thread with respect to `registry`.
+    pub(crate) fn current(registry: &'r Registry) -> Self {
+        match current_worker(registry) {
+            Some(worker) => Self::Worker(worker),
+            None => Self::Outside(registry),
+        }
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        match self {
+            Self::Worker(w) => &w.registry,
+            Self::Outside(r) => r,
+        }
+    }
+
+    /// Makes `task` available to thieves (it runs the right half of a fork).
+    pub(crate) fn push(&self, task: TaskRef) {
+        match self {
+            Self::Worker(w) => w.deque.push(task),
+            Self::Outside(r) => r.injector.push(task),
+        }
+        self.registry().sleep.notify_work();
+    }
+
+    /// The most recently pushed task still in this thread's deque, if nobody stole it.
+    pub(crate) fn pop(&self) -> Option<TaskRef> {
+        match self {
+            Self::Worker(w) => w.deque.pop(),
+            Self::Outside(_) => None,
+        }
+    }
+
+    /// Any task of the pool this thread may run now.
+    pub(crate) fn find_work(&self) -> Option<TaskRef> {
+        match self {
+            Self::Worker(w) => w.find_work(),
+            Self::Outside(r) => r.steal(0),
+        }
+    }
+
+    /// Runs other tasks of the pool until `latch` is set, sleeping on the latch only when
+    /// there is nothing to steal. This is what keeps a waiting worker busy, and what lets a
+    /// fold nested in a fold on the same pool finish: the waiter runs the very tasks it waits
+    /// for if nobody else does.
+    pub(crate) fn help_until(&self, latch: &Latch) {
+        let mut idle_rounds = 0;
+        while !latch.is_set() {
+            if let Some(task) = self.find_work() {
+                task.run();
+                idle_rounds = 0;
+            } else if idle_rounds < SPIN_ROUNDS {
+                idle_rounds += 1;
+                if idle_rounds < PAUSE_ROUNDS {
+                    std::hint::spin_loop();
+                } else {
+                    thread::yield_now();
+                }
+            } else {
+                latch.wait_timeout(HELP_POLL);
+            }
+        }
+    }
+}
+
+fn current_worker(registry: &Registry) -> Option<Rc<WorkerCtx>> {
+    CURRENT.with(|current| {
+        current
+            .get()
+            .filter(|w| std::ptr::eq(&*w.registry, registry))
+            .cloned()
+    })
+}
+
+/// A pool of worker threads for [`ThreadedEx`](crate::ThreadedEx); a cheap handle, shared by
+/// cloning.
+///
+/// Each worker owns a deque (it pops its own tasks newest first, thieves steal oldest first);
+/// calls from outside the pool enter through a shared injector. Idle workers spin briefly, then
+/// park and use no CPU until work arrives. Threads are named `foldex-threaded-N`.
+///
+/// Dropping the last handle to a pool made with [`Pool::new`] stops and joins its threads.
+/// [`Pool::global`] is created on first use, sized by the available parallelism, and lives as
+/// long as the process.
+///
+/// ```
+/// use foldex_core::ExecutorExt;
+/// use foldex_threaded::{Pool, ThreadedEx};
+/// let pool = Pool::new(2);
+/// let a = ThreadedEx::new().pool(pool.clone());
+/// let b = ThreadedEx::new().pool(pool).basesize(100);
+/// assert_eq!(a.sum::<usize>(0..1000), b.sum::<usize>(0..1000));
+/// ```
+#[derive(Clone)]
+pub struct Pool {
+    shared: Arc<PoolShared>,
+}
+
+struct PoolShared {
+    registry: Arc<Registry>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Pool {
+    /// A pool of `threads` worker threads.
+    ///
+    /// # Panics
+    /// If `threads` is 0 ("threads must be at least 1, got 0"), or a thread cannot be spawned.
+    #[track_caller]
+    pub fn new(threads: usize) -> Self {
+        let threads = ConfigError::require_nonzero("threads", threads).get();
+        let deques: Vec<Worker<TaskRef>> = (0..threads).map(|_| Worker::new_lifo()).collect();
+        let registry = Arc::new(Registry {
+            injector: Injector::new(),
+            stealers: deques.iter().map(Worker::stealer).collect(),
+            sleep: Sleep::new(),
+            terminate: AtomicBool::new(false),
+        });
+        static SEED: AtomicUsize = AtomicUsize::new(0x9E37_79B9);
+        let handles = deques
+            .into_iter()
+            .enumerate()
+            .map(|(index, deque)| {
+                let seed = SEED.fetch_add(0x9E37_79B9, Ordering::Relaxed) as u64 | 1;
+                let worker = WorkerCtx {
+                    registry: Arc::clone(&registry),
+                    index,
+                    deque,
+                    rng: Cell::new(seed),
+                };
+                thread::Builder::new()
+                    .name(format!("foldex-threaded-{index}"))
+                    .spawn(move || {
+                        let worker = Rc::new(worker);
+                        CURRENT.with(|current| {
+                            current.set(Rc::clone(&worker)).ok();
+                        });
+                        worker.main_loop();
+                    })
+                    .expect("foldex-threaded: could not spawn a worker thread")
+            })
+            .collect();
+        Self {
+            shared: Arc::new(PoolShared {
+                registry,
+                threads: Mutex::new(handles),
+            }),
+        }
+    }
+
+    /// The process-wide pool, created on first use with one thread per available core
+    /// ([`foldex_core::available_parallelism`]).
+    pub fn global() -> Self {
+        static GLOBAL: OnceLock<Pool> = OnceLock::new();
+        GLOBAL
+            .get_or_init(|| Pool::new(foldex_core::available_parallelism()))
+            .clone()
+    }
+
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.shared.registry.threads()
+    }
+
+    /// `true` when the calling thread is one of this pool's workers.
+    pub fn is_worker_thread(&self) -> bool {
+        current_worker(&self.shared.registry).is_some()
+    }
+
+    /// The index (the `N` of `foldex-threaded-N`) of the calling thread in this pool, or `None`
+    /// outside it.
+    pub fn current_thread_index(&self) -> Option<usize> {
+        current_worker(&self.shared.registry).map(|w| w.index)
+    }
+
+    /// `true` when both handles refer to the same pool.
+    pub fn ptr_eq(&self, other: &Pool) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.shared.registry
+    }
+}
+
+impl From<Arc<Pool>> for Pool {
+    fn from(pool: Arc<Pool>) -> Self {
+        (*pool).clone()
+    }
+}
+
+impl From<&Pool> for Pool {
+    fn from(pool: &Pool) -> Self {
+        pool.clone()
+    }
+}
+
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pool")
+            .field("threads", &self.threads())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for PoolShared {
+    fn drop(&mut self) {
+        self.registry.terminate.store(true, Ordering::SeqCst);
+        self.registry.sleep.notify_all();
+        let handles = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        let me = thread::current().id();
+        for handle in handles {
+            // The last handle may be dropped by a task on one of the pool's own threads: that
+            // thread cannot join itself, and exits on its own once its task returns.
+            if handle.thread().id() != me {
+                // A worker never panics (tasks catch their panics), so there is nothing to report.
+                let _ = handle.join();
+            }
+        }
+    }
+}
