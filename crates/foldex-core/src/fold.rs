@@ -9,7 +9,7 @@ use crate::panic::PanicSlot;
 use crate::source::{RangeVisitor, Source};
 use std::iter::Sum;
 use std::ops::{ControlFlow, Range};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// How many items a leaf folds between two checks for a stop (an early `Break` to its left, or
 /// a panic anywhere). Large enough that the check costs nothing next to the fold, small enough
@@ -26,12 +26,12 @@ enum State<A> {
 }
 
 /// Folds one block of items, in order, into an accumulator.
-trait Leaf<A, Item>: Sync {
+pub(crate) trait Leaf<A, Item>: Sync {
     fn fold<I: Iterator<Item = Item>>(&self, acc: A, items: I) -> ControlFlow<A, A>;
 }
 
 /// A step that cannot stop early: folds with `Iterator::fold`, which vectorises best.
-struct PlainStep<F>(F);
+pub(crate) struct PlainStep<F>(pub(crate) F);
 
 impl<A, Item, F: Fn(A, Item) -> A + Sync> Leaf<A, Item> for PlainStep<F> {
     fn fold<I: Iterator<Item = Item>>(&self, acc: A, items: I) -> ControlFlow<A, A> {
@@ -40,7 +40,7 @@ impl<A, Item, F: Fn(A, Item) -> A + Sync> Leaf<A, Item> for PlainStep<F> {
 }
 
 /// A step that may return `Break`.
-struct TryStep<F>(F);
+pub(crate) struct TryStep<F>(pub(crate) F);
 
 impl<A, Item, F: Fn(A, Item) -> ControlFlow<A, A> + Sync> Leaf<A, Item> for TryStep<F> {
     fn fold<I: Iterator<Item = Item>>(&self, acc: A, mut items: I) -> ControlFlow<A, A> {
@@ -84,7 +84,7 @@ impl<A, Item, L: Leaf<A, Item>> RangeVisitor<Item> for LeafVisitor<'_, L, A> {
 }
 
 /// A typed fold, erased into a [`Job`] for the executor.
-struct FoldJob<S, L, I, C, A> {
+struct FoldJob<'c, S, L, I, C, A> {
     source: S,
     leaf: L,
     init: I,
@@ -93,9 +93,13 @@ struct FoldJob<S, L, I, C, A> {
     /// The smallest index known to be at or after a `Break` (`usize::MAX`: none yet).
     break_at: AtomicUsize,
     panic: PanicSlot,
+    /// Set by the owner of a non-blocking fold ([`FoldHandle`](crate::FoldHandle)) that gave
+    /// up on the result: every index counts as stopped, so executors stop scheduling and
+    /// running pieces as they would after an early `Break` at index 0.
+    cancel: Option<&'c AtomicBool>,
 }
 
-impl<'a, S, L, I, C, A> Job<'a> for FoldJob<S, L, I, C, A>
+impl<'a, S, L, I, C, A> Job<'a> for FoldJob<'_, S, L, I, C, A>
 where
     S: Source,
     L: Leaf<A, S::Item>,
@@ -160,11 +164,41 @@ where
     }
 
     fn is_stopped(&self, from: usize) -> bool {
-        from > self.break_at.load(Ordering::Relaxed) || self.panic.has_panicked()
+        from > self.break_at.load(Ordering::Relaxed)
+            || self.panic.has_panicked()
+            || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 }
 
-fn drive<E, S, L, I, C, A>(executor: &E, source: S, leaf: L, init: I, combine: C) -> ControlFlow<A, A>
+fn drive<E, S, L, I, C, A>(
+    executor: &E,
+    source: S,
+    leaf: L,
+    init: I,
+    combine: C,
+) -> ControlFlow<A, A>
+where
+    E: Executor + ?Sized,
+    S: Source,
+    L: Leaf<A, S::Item>,
+    I: Fn() -> A + Sync,
+    C: Fn(A, A) -> A + Sync,
+    A: Send,
+{
+    drive_cancellable(executor, source, leaf, init, combine, None)
+        .expect("a fold without a cancel flag is never cancelled")
+}
+
+/// Runs a typed fold whose owner may cancel it by setting `cancel`; `None` when it was
+/// cancelled before a result covering the whole range was made.
+pub(crate) fn drive_cancellable<E, S, L, I, C, A>(
+    executor: &E,
+    source: S,
+    leaf: L,
+    init: I,
+    combine: C,
+    cancel: Option<&AtomicBool>,
+) -> Option<ControlFlow<A, A>>
 where
     E: Executor + ?Sized,
     S: Source,
@@ -181,13 +215,18 @@ where
         brand: Brand::new(),
         break_at: AtomicUsize::new(usize::MAX),
         panic: PanicSlot::new(),
+        cancel,
     };
     let partial = executor.execute(&job);
     let state = job.brand.unwrap(partial);
     job.panic.resume();
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        // Pieces may have been skipped anywhere: whatever was combined is not the fold's result.
+        return None;
+    }
     match state {
-        State::Continue(acc) => ControlFlow::Continue(acc),
-        State::Break(acc) => ControlFlow::Break(acc),
+        State::Continue(acc) => Some(ControlFlow::Continue(acc)),
+        State::Break(acc) => Some(ControlFlow::Break(acc)),
         State::Skipped => panic!(
             "foldex: the executor returned a skipped partial for the whole range \
              (it combined pieces out of order or dropped one)"
@@ -286,7 +325,12 @@ pub trait ExecutorExt: Executor {
         I: Fn() -> R + Sync,
         C: Fn(R, R) -> R + Sync,
     {
-        self.fold(source, identity, |acc, item| reduce(acc, map(item)), &reduce)
+        self.fold(
+            source,
+            identity,
+            |acc, item| reduce(acc, map(item)),
+            &reduce,
+        )
     }
 
     /// The sum of the items, as `Iterator::sum` would give it.

@@ -9,6 +9,9 @@
 //! - **The typed API** ([`ExecutorExt`]: `fold`, `try_fold`, `for_each`, `map_reduce`, `sum`,
 //!   `collect_vec`) builds the job from closures over a [`Source`], catches panics, and holds the
 //!   early-termination rule, so that executor authors deal with none of it.
+//! - **Non-blocking folds** ([`SpawnExt`]: `spawn_fold`, `spawn_try_fold`, `spawn_for_each`)
+//!   start a fold on any executor and return a [`FoldHandle`] at once; dropping the handle
+//!   cancels the fold.
 //!
 //! Executors share the pieces they all need from here: [`Basesize`] and [`split`]/[`chunks`] for
 //! chunking, [`OrderedCombiner`] for combining out-of-order results, [`task_scope`] for running
@@ -33,6 +36,7 @@ mod fold;
 mod latch;
 mod panic;
 mod source;
+mod spawn;
 mod sync;
 
 pub use chunk::{chunk, chunks, split, OrderedCombiner};
@@ -43,3 +47,4 @@ pub use fold::{ExecutorExt, Summand};
 pub use latch::Latch;
 pub use panic::{PanicPayload, PanicSlot};
 pub use source::{RangeVisitor, Source};
+pub use spawn::{FoldHandle, SpawnExt};
