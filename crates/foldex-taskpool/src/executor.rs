@@ -1,0 +1,203 @@
+//! [`TaskPoolEx`]: the builder and its [`Executor`] implementation.
+
+use crate::pool::Pool;
+use crate::run::FoldRun;
+use foldex_core::{
+    available_parallelism, task_scope, Basesize, ConfigError, Executor, Job, Partial,
+};
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, OnceLock};
+
+/// A pool of `ntasks` threads, started by the first fold that needs them.
+struct Threads {
+    ntasks: NonZeroUsize,
+    pool: OnceLock<Pool>,
+}
+
+impl Threads {
+    fn new(ntasks: NonZeroUsize) -> Arc<Self> {
+        Arc::new(Self {
+            ntasks,
+            pool: OnceLock::new(),
+        })
+    }
+
+    fn pool(&self) -> &Pool {
+        self.pool.get_or_init(|| Pool::start(self.ntasks.get()))
+    }
+}
+
+/// Runs folds on `ntasks` persistent worker threads that take chunks of `basesize`
+/// consecutive indices from a shared cursor, in index order, with at most `ntasks` chunks in
+/// flight. For I/O-bound work (`ntasks` may exceed the number of cores), back pressure and
+/// bounded memory, and for keeping the caller's thread free ([`background`](Self::background)).
+///
+/// A `TaskPoolEx` is a cheap handle: clones share the same threads. The threads start with the
+/// first fold, sleep when idle, and are joined when the last handle is dropped. Setting
+/// [`ntasks`](Self::ntasks) gives the handle a new pool of its own; [`basesize`](Self::basesize)
+/// and [`background`](Self::background) are per handle, so one pool can serve both modes.
+///
+/// ```
+/// use foldex_core::ExecutorExt;
+/// use foldex_taskpool::TaskPoolEx;
+///
+/// let pool = TaskPoolEx::new().ntasks(8).basesize(1).background(true);
+/// // Each item waits on I/O: 8 at a time, in index order, none on this thread.
+/// let total = pool.map_reduce(0..32, |i| {
+///     std::thread::sleep(std::time::Duration::from_millis(1));
+///     i
+/// }, || 0, |a, b| a + b);
+/// assert_eq!(total, 496);
+/// ```
+#[derive(Clone)]
+pub struct TaskPoolEx {
+    threads: Arc<Threads>,
+    basesize: Basesize,
+    background: bool,
+}
+
+impl fmt::Debug for TaskPoolEx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskPoolEx")
+            .field("ntasks", &self.threads.ntasks)
+            .field("basesize", &self.basesize)
+            .field("background", &self.background)
+            .finish()
+    }
+}
+
+impl Default for TaskPoolEx {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TaskPoolEx {
+    /// One task per core, [`Basesize::Auto`] (`len / (4 × ntasks)`), background off.
+    pub fn new() -> Self {
+        let ntasks = NonZeroUsize::new(available_parallelism()).unwrap_or(NonZeroUsize::MIN);
+        Self {
+            threads: Threads::new(ntasks),
+            basesize: Basesize::Auto,
+            background: false,
+        }
+    }
+
+    /// Runs at most `ntasks` chunks at once, on `ntasks` threads of a new pool. May exceed the
+    /// number of cores, for work that waits.
+    ///
+    /// # Panics
+    /// If `ntasks` is 0: "ntasks must be at least 1, got 0".
+    #[track_caller]
+    pub fn ntasks(mut self, ntasks: usize) -> Self {
+        let ntasks = ConfigError::require_nonzero("ntasks", ntasks);
+        if ntasks != self.threads.ntasks {
+            self.threads = Threads::new(ntasks);
+        }
+        self
+    }
+
+    /// Chunks of exactly `basesize` consecutive indices (the last may be shorter).
+    ///
+    /// # Panics
+    /// If `basesize` is 0: "basesize must be at least 1, got 0".
+    #[track_caller]
+    pub fn basesize(self, basesize: usize) -> Self {
+        self.with_basesize(Basesize::Fixed(ConfigError::require_nonzero(
+            "basesize", basesize,
+        )))
+    }
+
+    /// The chunk-size policy; [`Basesize::Auto`] (the default) gives `len / (4 × ntasks)`.
+    pub fn with_basesize(mut self, basesize: Basesize) -> Self {
+        self.basesize = basesize;
+        self
+    }
+
+    /// `true`: no chunk ever runs on the thread that called the fold, which stays free (it
+    /// sleeps until the result is ready), and [`Executor::help`] declines. `false` (the
+    /// default): the caller of a blocking fold runs chunks too, as one of the `ntasks`, and a
+    /// waiting consumer may run the next chunk through [`Executor::help`].
+    ///
+    /// A fold started on one of the pool's own workers (a nested fold) always runs chunks on
+    /// that worker: it is a pool thread, not a caller to keep free, and waiting idle there
+    /// could leave the pool without a thread to run the nested fold.
+    pub fn background(mut self, background: bool) -> Self {
+        self.background = background;
+        self
+    }
+
+    /// The chunk-size policy.
+    pub fn basesize_policy(&self) -> Basesize {
+        self.basesize
+    }
+
+    /// Whether background mode is on.
+    pub fn is_background(&self) -> bool {
+        self.background
+    }
+}
+
+impl Executor for TaskPoolEx {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        let ntasks = self.threads.ntasks.get();
+        let pool = self.threads.pool();
+        let shared = pool.shared();
+        let chunk_len = self.basesize.resolve(job.len(), ntasks);
+        let run = FoldRun::new(job, shared, chunk_len);
+        let caller_runs = !self.background || shared.is_current_worker();
+        // The caller, when it runs chunks, is one of the `ntasks` slots.
+        let queued = if caller_runs {
+            (ntasks - 1).min(run.nchunks() - 1)
+        } else {
+            ntasks.min(run.nchunks())
+        };
+        if queued == 0 {
+            run.run_inline();
+        } else {
+            task_scope(
+                |scope| {
+                    run.queue_slots(scope, queued);
+                    if caller_runs {
+                        run.run_inline();
+                    }
+                },
+                // Every chunk still to run is already claimed by a running slot (the rest
+                // were taken back when the cursor ran out), so plain waiting cannot deadlock.
+                |latch| latch.wait(),
+            );
+        }
+        run.finish()
+    }
+
+    /// `ntasks`.
+    fn workers(&self) -> usize {
+        self.threads.ntasks.get()
+    }
+
+    fn is_worker_thread(&self) -> bool {
+        self.threads
+            .pool
+            .get()
+            .is_some_and(|pool| pool.shared().is_current_worker())
+    }
+
+    /// With background off: takes the next chunk of a fold in flight on this pool and runs it
+    /// on the calling thread. With background on: always `false`.
+    fn help(&self) -> bool {
+        if self.background {
+            return false;
+        }
+        let Some(task) = self
+            .threads
+            .pool
+            .get()
+            .and_then(|pool| pool.shared().try_pop())
+        else {
+            return false;
+        };
+        task.run();
+        true
+    }
+}

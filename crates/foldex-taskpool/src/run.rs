@@ -1,0 +1,137 @@
+//! One fold on the pool: a shared cursor over numbered chunks, and the slots that claim them.
+//!
+//! A fold gets `ntasks` *slots*. A slot is one chunk in flight: a queued task that claims the
+//! next chunk from the cursor, runs it, and queues its own successor, so that chunks leave the
+//! cursor in index order and at most `ntasks` run at once. Because each task runs one chunk, a
+//! thread that helps (a loader's consumer) is lent for one chunk, not for the rest of the fold.
+
+use crate::pool::{next_id, Shared};
+use foldex_core::{chunk, Job, OrderedCombiner, Partial, Scope, TaskRef};
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::thread;
+
+pub(crate) struct FoldRun<'j, 'a> {
+    job: &'j dyn Job<'a>,
+    shared: &'j Shared,
+    /// Tags this fold's queued tasks in the pool's queue.
+    id: u64,
+    len: usize,
+    chunk_len: usize,
+    nchunks: usize,
+    /// The number of the next chunk to hand out; `nchunks` or more once none is left.
+    cursor: AtomicUsize,
+    combiner: Mutex<OrderedCombiner<'a>>,
+}
+
+impl<'j, 'a> FoldRun<'j, 'a> {
+    /// A fold of `job` in chunks of `chunk_len` indices (an empty job is one empty chunk, so
+    /// that even its identity is made where chunks run).
+    pub(crate) fn new(job: &'j dyn Job<'a>, shared: &'j Shared, chunk_len: usize) -> Self {
+        let len = job.len();
+        Self {
+            job,
+            shared,
+            id: next_id(),
+            len,
+            chunk_len,
+            nchunks: len.div_ceil(chunk_len).max(1),
+            cursor: AtomicUsize::new(0),
+            combiner: Mutex::new(OrderedCombiner::new()),
+        }
+    }
+
+    pub(crate) fn nchunks(&self) -> usize {
+        self.nchunks
+    }
+
+    fn claim(&self) -> Option<(usize, Range<usize>)> {
+        let next = |c: usize| (c < self.nchunks).then_some(c + 1);
+        let index = self
+            .cursor
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, next)
+            .ok()?;
+        Some((index, chunk(self.len, self.chunk_len, index)))
+    }
+
+    fn exhausted(&self) -> bool {
+        self.cursor.load(Ordering::Relaxed) >= self.nchunks
+    }
+
+    /// Hands out no more chunks, and takes this fold's queued slots back from the pool (they
+    /// would only find the cursor empty).
+    fn close(&self) {
+        self.cursor.fetch_max(self.nchunks, Ordering::Relaxed);
+        drop(self.shared.take_back(self.id));
+    }
+
+    /// Claims one chunk and runs it; `false` once the fold needs no more chunks.
+    fn run_one(&self) -> bool {
+        let Some((index, range)) = self.claim() else {
+            self.close();
+            return false;
+        };
+        // A chunk that is claimed is always run and pushed, even when the job has stopped
+        // there (the run returns at once), so that the claimed chunks stay contiguous.
+        let stopped = self.job.is_stopped(range.start);
+        let _close = CloseOnUnwind(self);
+        let partial: Partial<'a> = self.job.run(range);
+        self.combiner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(self.job, index, partial);
+        if stopped {
+            self.close();
+        }
+        !stopped
+    }
+
+    /// Runs chunks on the calling thread until none is left.
+    pub(crate) fn run_inline(&self) {
+        while self.run_one() {}
+    }
+
+    /// The partial that covers the whole job; call once every slot has finished.
+    pub(crate) fn finish(self) -> Partial<'a> {
+        let combiner = self
+            .combiner
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        combiner.finish(self.job)
+    }
+
+    /// Queues `count` slots of this fold on the pool.
+    pub(crate) fn queue_slots<'scope>(
+        &'scope self,
+        scope: &'scope Scope<'scope, '_>,
+        count: usize,
+    ) {
+        self.shared.push_if(
+            self.id,
+            || !self.exhausted(),
+            || (0..count).map(|_| self.slot(scope)).collect(),
+        );
+    }
+
+    /// A task that runs one chunk and then queues its successor.
+    fn slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) -> TaskRef {
+        scope.spawn(move || {
+            if self.run_one() {
+                self.queue_slots(scope, 1);
+            }
+        })
+    }
+}
+
+/// A `Job` that panics (only a custom one can: the typed layer catches panics) stops the
+/// fold: no chunk is handed out after it, so the caller sees the panic promptly.
+struct CloseOnUnwind<'r, 'j, 'a>(&'r FoldRun<'j, 'a>);
+
+impl Drop for CloseOnUnwind<'_, '_, '_> {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            self.0.close();
+        }
+    }
+}
