@@ -1,0 +1,303 @@
+//! What TaskPoolEx promises beyond the conformance suite: where chunks run (background mode),
+//! in which order they start, how many run at once, helping, bad settings, and the pool's
+//! lifetime.
+use foldex_core::{Executor, ExecutorExt, Job, Partial, SpawnExt};
+use foldex_taskpool::TaskPoolEx;
+use foldex_testkit::watchdog;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, ThreadId};
+use std::time::Duration;
+
+/// The threads that ran the items of a fold of `n` items, each taking `wait`.
+fn threads_of(pool: &TaskPoolEx, n: usize, wait: Duration) -> Vec<(ThreadId, Option<String>)> {
+    let seen = Mutex::new(Vec::new());
+    pool.for_each(0..n, |_| {
+        thread::sleep(wait);
+        let me = thread::current();
+        seen.lock()
+            .unwrap()
+            .push((me.id(), me.name().map(str::to_owned)));
+    });
+    seen.into_inner().unwrap()
+}
+
+#[test]
+fn background_mode_never_runs_a_chunk_on_the_caller() {
+    watchdog("background", || {
+        let caller = thread::current().id();
+        for ntasks in [1, 2, 5] {
+            for basesize in [1, 3, 1000] {
+                let pool = TaskPoolEx::new()
+                    .ntasks(ntasks)
+                    .basesize(basesize)
+                    .background(true);
+                let seen = threads_of(&pool, 50, Duration::from_micros(100));
+                assert_eq!(seen.len(), 50);
+                for (id, name) in &seen {
+                    assert_ne!(*id, caller, "ntasks {ntasks}, basesize {basesize}");
+                    let name = name.as_deref().unwrap_or_default();
+                    assert!(name.starts_with("foldex-taskpool-"), "{name}");
+                }
+                assert!(!pool.help(), "background mode never lends work to a helper");
+            }
+        }
+    });
+}
+
+#[test]
+fn foreground_mode_runs_chunks_on_the_caller_too() {
+    watchdog("foreground", || {
+        let caller = thread::current().id();
+        for ntasks in [1, 2, 5] {
+            let pool = TaskPoolEx::new().ntasks(ntasks).basesize(1);
+            // The caller claims its first chunk right after queueing the workers' slots, long
+            // before the workers could have run all 64 items of 1 ms.
+            let seen = threads_of(&pool, 64, Duration::from_millis(1));
+            assert!(
+                seen.iter().any(|(id, _)| *id == caller),
+                "ntasks {ntasks}: no item ran on the calling thread"
+            );
+            if ntasks > 1 {
+                assert!(seen.iter().any(|(id, _)| *id != caller), "ntasks {ntasks}");
+            }
+        }
+    });
+}
+
+/// When chunk `c` starts, every chunk before it has finished except at most `ntasks - 1`:
+/// chunks leave the cursor in index order and at most `ntasks` run at once.
+#[test]
+fn chunks_start_in_index_order_with_at_most_ntasks_in_flight() {
+    watchdog("in order", || {
+        for (ntasks, basesize, background) in [
+            (1, 1, true),
+            (3, 1, true),
+            (3, 2, false),
+            (5, 3, true),
+            (8, 1, false),
+        ] {
+            let pool = TaskPoolEx::new()
+                .ntasks(ntasks)
+                .basesize(basesize)
+                .background(background);
+            let n = 120;
+            let nchunks = n / basesize + usize::from(n % basesize != 0);
+            let finished: Vec<AtomicUsize> = (0..nchunks).map(|_| AtomicUsize::new(0)).collect();
+            let running = AtomicUsize::new(0);
+            let most = AtomicUsize::new(0);
+            pool.for_each(0..n, |i| {
+                let c = i / basesize;
+                if i % basesize == 0 {
+                    let done_before = finished[..c].iter().filter(|f| f.load(Ordering::SeqCst) == 1).count();
+                    assert!(
+                        done_before + (ntasks - 1) >= c,
+                        "ntasks {ntasks}: chunk {c} started with only {done_before} chunks before it done"
+                    );
+                }
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                thread::sleep(Duration::from_micros(200));
+                running.fetch_sub(1, Ordering::SeqCst);
+                if i % basesize == basesize - 1 || i == n - 1 {
+                    finished[c].store(1, Ordering::SeqCst);
+                }
+            });
+            let most = most.into_inner();
+            assert!(most <= ntasks, "ntasks {ntasks}: {most} items ran at once");
+        }
+    });
+}
+
+#[test]
+fn zero_settings_are_refused_by_name() {
+    let msg = |f: fn()| {
+        let err = std::panic::catch_unwind(f).expect_err("must be refused");
+        err.downcast_ref::<String>().cloned().unwrap_or_default()
+    };
+    assert_eq!(
+        msg(|| drop(TaskPoolEx::new().ntasks(0))),
+        "ntasks must be at least 1, got 0"
+    );
+    assert_eq!(
+        msg(|| drop(TaskPoolEx::new().basesize(0))),
+        "basesize must be at least 1, got 0"
+    );
+}
+
+#[test]
+fn more_tasks_than_cores_overlap_waiting_items() {
+    watchdog("oversubscribed", || {
+        // 32 items of 20 ms on 16 tasks: two rounds, whatever the number of cores.
+        let pool = TaskPoolEx::new().ntasks(16).basesize(1).background(true);
+        let start = std::time::Instant::now();
+        pool.for_each(0..32, |_| thread::sleep(Duration::from_millis(20)));
+        let took = start.elapsed();
+        assert!(took < Duration::from_millis(32 * 20 / 2), "took {took:?}");
+    });
+}
+
+#[test]
+fn the_pool_tells_its_workers_apart_and_reports_ntasks() {
+    let pool = TaskPoolEx::new().ntasks(3).background(true);
+    assert_eq!(pool.workers(), 3);
+    assert!(!pool.is_worker_thread());
+    let inside = pool.map_reduce(0..10, |_| pool.is_worker_thread(), || true, |a, b| a && b);
+    assert!(inside);
+}
+
+#[test]
+fn clones_share_threads_and_the_last_drop_joins_them() {
+    watchdog("lifetime", || {
+        let pool = TaskPoolEx::new().ntasks(4).basesize(1).background(true);
+        let names = |p: &TaskPoolEx| -> HashSet<ThreadId> {
+            threads_of(p, 40, Duration::from_micros(500))
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect()
+        };
+        let first = names(&pool);
+        let second = names(&pool.clone().basesize(2));
+        assert!(first.len() <= 4 && second.len() <= 4);
+        assert!(
+            first.union(&second).count() <= 4,
+            "clones must share the same 4 threads"
+        );
+
+        // A task of the pool holds a handle clone; dropping the last outside handle while the
+        // fold runs neither deadlocks nor cuts the fold short.
+        let done = Arc::new(AtomicUsize::new(0));
+        let d = Arc::clone(&done);
+        let inner = pool.clone();
+        let handle = pool.spawn_for_each(0..20, move |i| {
+            assert_eq!(inner.sum::<usize>(0..i), i * i.saturating_sub(1) / 2);
+            d.fetch_add(1, Ordering::SeqCst);
+        });
+        drop(pool);
+        handle.join();
+        assert_eq!(done.load(Ordering::SeqCst), 20);
+    });
+}
+
+#[test]
+fn a_waiting_consumer_helps_with_queued_chunks_in_foreground_mode() {
+    watchdog("help", || {
+        let pool = TaskPoolEx::new().ntasks(2).basesize(1);
+        assert!(!pool.help(), "nothing in flight yet");
+        // Keep both workers busy with a background fold, so that the foreground fold's slot
+        // waits in the queue, where the consumer can take it.
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let gate = Arc::new(Mutex::new(gate));
+        let g = Arc::clone(&gate);
+        let blocker = pool
+            .clone()
+            .background(true)
+            .spawn_for_each(0..2, move |_| {
+                let _ = g.lock().unwrap().recv();
+            });
+        let me = thread::current().id();
+        let ran_here = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran_here);
+        let producer = pool.spawn_for_each(0..40, move |_| {
+            if thread::current().id() == me {
+                r.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let mut helped = 0;
+        while !producer.is_finished() {
+            if pool.help() {
+                helped += 1;
+            } else {
+                thread::yield_now();
+            }
+        }
+        producer.join();
+        release.send(()).unwrap();
+        release.send(()).unwrap();
+        blocker.join();
+        assert!(helped > 0, "the consumer found nothing to help with");
+        assert!(ran_here.load(Ordering::SeqCst) > 0);
+    });
+}
+
+/// A custom job that panics inside `run`: the panic reaches the caller, and the pool lives on.
+struct Panicky;
+impl<'a> Job<'a> for Panicky {
+    fn len(&self) -> usize {
+        100
+    }
+    fn run(&self, range: std::ops::Range<usize>) -> Partial<'a> {
+        if range.contains(&37) {
+            panic!("custom job failed at 37");
+        }
+        foldex_core::Brand::<()>::new().wrap(())
+    }
+    fn combine(&self, left: Partial<'a>, _right: Partial<'a>) -> Partial<'a> {
+        left
+    }
+    fn is_stopped(&self, _from: usize) -> bool {
+        false
+    }
+}
+
+#[test]
+#[cfg(panic = "unwind")]
+fn a_panicking_custom_job_does_not_kill_the_pool() {
+    watchdog("custom job panic", || {
+        for background in [true, false] {
+            let pool = TaskPoolEx::new()
+                .ntasks(3)
+                .basesize(1)
+                .background(background);
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let _ = pool.execute(&Panicky);
+            }))
+            .expect_err("the job's panic must reach the caller");
+            let msg = err.downcast_ref::<&str>().copied().unwrap_or_default();
+            assert_eq!(msg, "custom job failed at 37");
+            assert_eq!(pool.sum::<usize>(0..1000), 499_500, "the pool still works");
+        }
+    });
+}
+
+#[test]
+fn spawned_folds_leave_the_caller_free_and_cancel_on_drop() {
+    watchdog("spawn", || {
+        let pool = TaskPoolEx::new().ntasks(4).basesize(1).background(true);
+        let caller = thread::current().id();
+        let on_caller = Arc::new(AtomicUsize::new(0));
+        let o = Arc::clone(&on_caller);
+        let handle = pool.spawn_fold(
+            0..200,
+            || 0usize,
+            move |n, i| {
+                if thread::current().id() == caller {
+                    o.fetch_add(1, Ordering::SeqCst);
+                }
+                n + i
+            },
+            |a, b| a + b,
+        );
+        assert_eq!(handle.join(), 199 * 200 / 2);
+        assert_eq!(on_caller.load(Ordering::SeqCst), 0);
+
+        let visited = Arc::new(AtomicUsize::new(0));
+        let v = Arc::clone(&visited);
+        let endless = pool.spawn_for_each(0..1usize << 40, move |_| {
+            v.fetch_add(1, Ordering::SeqCst);
+            thread::sleep(Duration::from_micros(50));
+        });
+        while visited.load(Ordering::SeqCst) < 10 {
+            thread::yield_now();
+        }
+        drop(endless);
+        let after = visited.load(Ordering::SeqCst);
+        thread::sleep(Duration::from_millis(20));
+        assert_eq!(
+            visited.load(Ordering::SeqCst),
+            after,
+            "items ran after the drop returned"
+        );
+    });
+}
