@@ -14,15 +14,17 @@
 
 pub use foldex_core as core;
 pub use foldex_core::{
-    Basesize, ConfigError, Executor, ExecutorExt, Job, Partial, Source,
+    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Job, Partial, Source, SpawnExt,
 };
 pub use foldex_seq::SequentialEx;
+pub use foldex_taskpool::TaskPoolEx;
 pub use foldex_threaded::{Pool, ThreadedEx};
 
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
 /// friends, and `Source` for custom inputs.
 pub mod prelude {
-    pub use foldex_core::{Basesize, Executor, ExecutorExt, Source};
+    pub use foldex_core::{Basesize, Executor, ExecutorExt, Source, SpawnExt};
     pub use foldex_seq::SequentialEx;
+    pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{Pool, ThreadedEx};
 }
