@@ -1,0 +1,52 @@
+//! A parallel data loader fed by any foldex executor: MLUtils.jl's `eachobsparallel` and
+//! `DataLoader` for Rust, with bounded memory, clean cancellation and no hangs.
+//!
+//! A [`Dataset`] gives observations by index; a [`Loader`] cuts each epoch into batches,
+//! computes them on an executor's threads, and hands them to the training loop through a
+//! bounded buffer:
+//!
+//! ```
+//! use foldex_loader::{from_fn, Loader};
+//! use foldex_threaded::ThreadedEx;
+//!
+//! let images = from_fn(1_000, |i| vec![i as u8; 16]); // stands in for decoding file i
+//! let loader = Loader::new(images)
+//!     .executor(ThreadedEx::new().basesize(1))
+//!     .batch_size(32)
+//!     .buffer(8)
+//!     .shuffle(42);
+//! for epoch in 0..2 {
+//!     let mut seen = 0;
+//!     for batch in &loader {
+//!         seen += batch.len(); // the training step
+//!     }
+//!     assert_eq!(seen, 1_000);
+//! }
+//! ```
+//!
+//! How it works, in one paragraph: iterating `&loader` starts an epoch, a fold through the
+//! executor over the epoch's batches, run from a small driver thread. Each step of the fold
+//! takes the next batch number, computes the batch and pushes it into the epoch's bounded
+//! channel, waiting while the buffer (or, ordered, the reorder window) is full. The consumer
+//! takes batches out; when it finds none, it lends its thread to the executor
+//! ([`Executor::help`](foldex_core::Executor::help)) unless the executor keeps it free.
+//! Dropping the iterator cancels the epoch and returns once the pieces in progress stop.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod channel;
+#[cfg(not(loom))]
+mod channel;
+mod collate;
+mod dataset;
+mod epoch;
+mod loader;
+mod order;
+mod sync;
+
+pub use collate::{Collate, VecCollate};
+pub use dataset::{from_fn, Dataset, Fallible, FromFn, ItemError, Map, TryDataset};
+pub use loader::{eachobsparallel, Iter, IterError, Loader};
+pub use order::{permutation, EpochOrder};
