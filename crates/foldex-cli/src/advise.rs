@@ -1,0 +1,340 @@
+//! `foldex advise`: which executor, basesize and ntasks for a workload, and why. The rules are
+//! the ones docs/choosing-an-executor.md gives, with the thresholds measured for it.
+
+use crate::cputime;
+use crate::parse::format_duration;
+use crate::workload::{TimeDataset, Variant};
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+/// Below this much work in all, handing items to other threads costs more than it saves.
+pub const SEQUENTIAL_BELOW: Duration = Duration::from_millis(1);
+
+/// Workers per core for I/O-bound items: a waiting item holds a worker but no core.
+pub const IO_WORKERS_PER_CORE: usize = 4;
+
+/// The least work a piece should carry, so that scheduling it is noise next to running it.
+pub const MIN_PIECE: Duration = Duration::from_micros(50);
+
+/// An item counts as I/O-bound when less than this share of its time is spent on a CPU.
+pub const IO_CPU_SHARE: f64 = 0.5;
+
+/// What is known about a workload.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Workload {
+    /// Items.
+    pub n: usize,
+    /// The (typical) cost of one item.
+    pub cost: Duration,
+    /// Items wait rather than compute.
+    pub io: bool,
+    /// Item costs vary a lot.
+    pub uneven: bool,
+    /// The consumer needs its own thread for heavy work.
+    pub busy_consumer: bool,
+    /// Cores available.
+    pub cores: usize,
+}
+
+/// A recommendation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advice {
+    /// The executor to build, as Rust code.
+    pub executor: String,
+    /// Why, one reason a line.
+    pub reasons: Vec<String>,
+}
+
+/// Applies the guide's rules to `w`.
+pub fn advise(w: &Workload) -> Advice {
+    let total = w
+        .cost
+        .saturating_mul(u32::try_from(w.n).unwrap_or(u32::MAX));
+    let mut reasons = Vec::new();
+    if w.n == 1 || total < SEQUENTIAL_BELOW {
+        reasons.push(format!(
+            "the whole run is {} of work, under the {} below which handing items to other \
+             threads costs more than it saves",
+            format_duration(total),
+            format_duration(SEQUENTIAL_BELOW)
+        ));
+        return Advice {
+            executor: "SequentialEx".to_owned(),
+            reasons,
+        };
+    }
+    if w.io {
+        let ntasks = (IO_WORKERS_PER_CORE * w.cores).min(w.n).max(1);
+        reasons.push(format!(
+            "the items wait rather than compute, so a waiting item holds a task but not a core: \
+             {IO_WORKERS_PER_CORE} tasks per core ({ntasks}) overlap that many waits"
+        ));
+        reasons.push(
+            "basesize 1: each item is a chunk, so an item is handed to the consumer as soon as \
+             it is loaded and a slow item holds up no others"
+                .to_owned(),
+        );
+        reasons.push(
+            "background: the tasks use little CPU, so the consumer's thread need not help; it \
+             stays free for the consumer's own work"
+                .to_owned(),
+        );
+        return Advice {
+            executor: format!("TaskPoolEx::new().ntasks({ntasks}).basesize(1).background(true)"),
+            reasons,
+        };
+    }
+    if w.cores == 1 {
+        reasons.push(
+            "the items compute and there is one core: other threads would only take turns on it"
+                .to_owned(),
+        );
+        return Advice {
+            executor: "SequentialEx".to_owned(),
+            reasons,
+        };
+    }
+    if w.busy_consumer {
+        let ntasks = w.cores - 1;
+        let basesize = cpu_basesize(w, ntasks, &mut reasons);
+        reasons.insert(
+            0,
+            format!(
+                "the consumer needs its thread: background keeps every chunk off it, and {ntasks} \
+                 task(s) leave its core to it"
+            ),
+        );
+        return Advice {
+            executor: format!(
+                "TaskPoolEx::new().ntasks({ntasks}).basesize({basesize}).background(true)"
+            ),
+            reasons,
+        };
+    }
+    let threads = w.cores;
+    let basesize = cpu_basesize(w, threads, &mut reasons);
+    reasons.insert(
+        0,
+        if w.uneven {
+            format!(
+                "the items compute and their costs vary: ThreadedEx's work stealing moves pieces \
+                 from busy threads to idle ones, across all {threads} cores"
+            )
+        } else {
+            format!(
+                "the items compute: ThreadedEx keeps all {threads} cores busy and splits the \
+                 work so no thread waits for another"
+            )
+        },
+    );
+    Advice {
+        executor: format!("ThreadedEx::new().threads({threads}).basesize({basesize})"),
+        reasons,
+    }
+}
+
+/// Basesize for CPU-bound items: enough items per piece to carry [`MIN_PIECE`] of work, but
+/// never so many that the pieces are fewer than four per worker (or, for uneven items, more
+/// than one item).
+fn cpu_basesize(w: &Workload, workers: usize, reasons: &mut Vec<String>) -> usize {
+    if w.uneven {
+        reasons.push("basesize 1: with uneven items, the smallest pieces balance best".to_owned());
+        return 1;
+    }
+    let per_piece = MIN_PIECE.as_nanos().div_ceil(w.cost.as_nanos().max(1));
+    let balance_cap = (w.n / (4 * workers)).max(1);
+    let basesize = usize::try_from(per_piece)
+        .unwrap_or(usize::MAX)
+        .clamp(1, balance_cap);
+    reasons.push(if basesize == 1 {
+        format!(
+            "basesize 1: one item ({}) already outweighs the cost of scheduling it",
+            format_duration(w.cost)
+        )
+    } else {
+        format!(
+            "basesize {basesize}: pieces of {basesize} items carry about {} of work each, enough \
+             to hide the cost of scheduling them, and still make at least four pieces per worker",
+            format_duration(w.cost * basesize as u32)
+        )
+    });
+    basesize
+}
+
+/// What a calibration measured of a built-in workload's items.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    /// Items timed.
+    pub items: usize,
+    /// Mean wall time per item.
+    pub cost: Duration,
+    /// Share of that time spent on a CPU, if it could be read.
+    pub cpu_share: Option<f64>,
+}
+
+/// Times a few items of `data` on this thread: at least 3 and at most 50, for about 200 ms.
+pub fn calibrate(data: &TimeDataset) -> Calibration {
+    let budget = Duration::from_millis(200);
+    let cpu_before = cputime::thread();
+    let started = Instant::now();
+    let mut items = 0;
+    while items < data.n.min(50) && (items < 3 || started.elapsed() < budget) {
+        std::hint::black_box(data.get(items));
+        items += 1;
+    }
+    let wall = started.elapsed();
+    let cpu = cputime::thread()
+        .zip(cpu_before)
+        .map(|(after, before)| after.saturating_sub(before));
+    Calibration {
+        items,
+        cost: wall / items as u32,
+        cpu_share: cpu.map(|c| (c.as_secs_f64() / wall.as_secs_f64()).min(1.0)),
+    }
+}
+
+/// The advice as the command prints it.
+pub fn render(w: &Workload, advice: &Advice) -> String {
+    let total = w
+        .cost
+        .saturating_mul(u32::try_from(w.n).unwrap_or(u32::MAX));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "workload: {} items of {} ({} in all), {}{}{}, {} core(s)",
+        w.n,
+        format_duration(w.cost),
+        format_duration(total),
+        if w.io { "I/O-bound" } else { "CPU-bound" },
+        if w.uneven { ", uneven" } else { "" },
+        if w.busy_consumer {
+            ", busy consumer"
+        } else {
+            ""
+        },
+        w.cores
+    );
+    let _ = writeln!(out, "use:      {}", advice.executor);
+    for (i, reason) in advice.reasons.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}- {reason}",
+            if i == 0 { "why:      " } else { "          " }
+        );
+    }
+    out
+}
+
+/// Whether a calibrated item counts as I/O-bound.
+pub fn is_io(calibration: &Calibration, variant: Variant) -> bool {
+    calibration
+        .cpu_share
+        .map_or(variant == Variant::Sleep, |share| share < IO_CPU_SHARE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload(n: usize, cost_us: u64, io: bool) -> Workload {
+        Workload {
+            n,
+            cost: Duration::from_micros(cost_us),
+            io,
+            uneven: false,
+            busy_consumer: false,
+            cores: 2,
+        }
+    }
+
+    #[test]
+    fn tiny_runs_stay_sequential() {
+        assert_eq!(advise(&workload(10, 10, false)).executor, "SequentialEx");
+        assert_eq!(
+            advise(&workload(1, 1_000_000, true)).executor,
+            "SequentialEx"
+        );
+    }
+
+    #[test]
+    fn io_gets_an_oversubscribed_background_task_pool() {
+        let advice = advise(&workload(10_000, 1000, true));
+        assert_eq!(
+            advice.executor,
+            "TaskPoolEx::new().ntasks(8).basesize(1).background(true)"
+        );
+        assert_eq!(
+            advise(&workload(5, 1000, true)).executor,
+            "TaskPoolEx::new().ntasks(5).basesize(1).background(true)"
+        );
+    }
+
+    #[test]
+    fn cpu_gets_threaded_with_pieces_worth_scheduling() {
+        assert_eq!(
+            advise(&workload(10_000, 100, false)).executor,
+            "ThreadedEx::new().threads(2).basesize(1)"
+        );
+        assert_eq!(
+            advise(&workload(10_000, 10, false)).executor,
+            "ThreadedEx::new().threads(2).basesize(5)"
+        );
+        // Never fewer than four pieces per worker.
+        assert_eq!(
+            advise(&workload(200, 5, false)).executor,
+            "ThreadedEx::new().threads(2).basesize(10)"
+        );
+        let uneven = Workload {
+            uneven: true,
+            ..workload(10_000, 10, false)
+        };
+        assert_eq!(
+            advise(&uneven).executor,
+            "ThreadedEx::new().threads(2).basesize(1)"
+        );
+    }
+
+    #[test]
+    fn a_busy_consumer_keeps_its_core() {
+        let w = Workload {
+            busy_consumer: true,
+            cores: 4,
+            ..workload(10_000, 100, false)
+        };
+        assert_eq!(
+            advise(&w).executor,
+            "TaskPoolEx::new().ntasks(3).basesize(1).background(true)"
+        );
+        let one_core = Workload {
+            cores: 1,
+            ..workload(10_000, 100, false)
+        };
+        assert_eq!(advise(&one_core).executor, "SequentialEx");
+    }
+
+    #[test]
+    fn calibration_tells_sleep_from_spin() {
+        for variant in Variant::ALL {
+            let data = TimeDataset {
+                n: 1000,
+                t: Duration::from_millis(2),
+                variant,
+            };
+            let c = calibrate(&data);
+            assert!(c.items >= 3);
+            assert!(c.cost >= Duration::from_millis(2));
+            if variant == Variant::Sleep {
+                assert!(is_io(&c, variant), "{c:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn rendering_gives_the_code_and_the_reasons() {
+        let w = workload(10_000, 100, true);
+        let text = render(&w, &advise(&w));
+        assert!(text.contains("use:      TaskPoolEx::new().ntasks(8)"));
+        assert!(text.contains("why:      - the items wait"));
+        assert!(text.contains("1s in all"));
+    }
+}

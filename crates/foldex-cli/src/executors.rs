@@ -1,0 +1,119 @@
+//! The executors a benchmark row can run on, named as on the command line.
+
+use clap::ValueEnum;
+use serde::Serialize;
+use std::fmt;
+
+/// An executor family, as `--executors` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum, Serialize)]
+pub enum Kind {
+    /// `SequentialEx`: everything on one thread, in order.
+    #[serde(rename = "sequential")]
+    #[value(name = "sequential", alias = "seq", alias = "SequentialEx")]
+    Sequential,
+    /// `ThreadedEx`: recursive halving onto a work-stealing pool.
+    #[serde(rename = "threaded")]
+    #[value(name = "threaded", alias = "ThreadedEx")]
+    Threaded,
+    /// `TaskPoolEx` with `background(false)`: a waiting consumer runs chunks itself.
+    #[serde(rename = "taskpool")]
+    #[value(name = "taskpool", alias = "TaskPoolEx")]
+    TaskPool,
+    /// `TaskPoolEx` with `background(true)`: the consumer's thread never runs a chunk.
+    #[serde(rename = "taskpool-bg")]
+    #[value(name = "taskpool-bg", alias = "taskpool-background")]
+    TaskPoolBackground,
+    /// The reference: a rayon pool feeding a bounded crossbeam channel.
+    #[serde(rename = "rayon")]
+    #[value(name = "rayon", alias = "reference")]
+    Rayon,
+}
+
+impl Kind {
+    /// Every family, in the order rows are printed.
+    pub const ALL: [Kind; 5] = [
+        Kind::Sequential,
+        Kind::Threaded,
+        Kind::TaskPool,
+        Kind::TaskPoolBackground,
+        Kind::Rayon,
+    ];
+
+    /// Whether the family has a worker count to choose.
+    pub fn has_workers(self) -> bool {
+        self != Kind::Sequential
+    }
+
+    /// Whether the family is a `TaskPoolEx`, whose worker count is `ntasks`.
+    pub fn is_task_pool(self) -> bool {
+        matches!(self, Kind::TaskPool | Kind::TaskPoolBackground)
+    }
+}
+
+/// One executor configuration: a family, its worker count and its basesize.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Choice {
+    /// The family.
+    pub kind: Kind,
+    /// Threads (`ThreadedEx`, rayon) or `ntasks` (`TaskPoolEx`); 1 for `SequentialEx`.
+    pub workers: usize,
+    /// A fixed basesize, or `None` for the executor's default.
+    pub basesize: Option<usize>,
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let basesize = match self.basesize {
+            Some(b) => format!(", basesize={b}"),
+            None => String::new(),
+        };
+        match self.kind {
+            Kind::Sequential => f.write_str("SequentialEx"),
+            Kind::Threaded => write!(f, "ThreadedEx(threads={}{basesize})", self.workers),
+            Kind::TaskPool => write!(f, "TaskPoolEx(ntasks={}{basesize})", self.workers),
+            Kind::TaskPoolBackground => write!(
+                f,
+                "TaskPoolEx(ntasks={}{basesize}, background)",
+                self.workers
+            ),
+            Kind::Rayon => write!(f, "rayon+channel(threads={})", self.workers),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_name_the_settings() {
+        let choice = |kind, workers, basesize| Choice {
+            kind,
+            workers,
+            basesize,
+        };
+        assert_eq!(
+            choice(Kind::Sequential, 1, None).to_string(),
+            "SequentialEx"
+        );
+        assert_eq!(
+            choice(Kind::TaskPoolBackground, 8, Some(1)).to_string(),
+            "TaskPoolEx(ntasks=8, basesize=1, background)"
+        );
+        assert_eq!(
+            choice(Kind::Threaded, 2, None).to_string(),
+            "ThreadedEx(threads=2)"
+        );
+    }
+
+    #[test]
+    fn names_parse_with_aliases() {
+        assert_eq!(Kind::from_str("seq", true), Ok(Kind::Sequential));
+        assert_eq!(Kind::from_str("ThreadedEx", true), Ok(Kind::Threaded));
+        assert_eq!(
+            Kind::from_str("taskpool-bg", true),
+            Ok(Kind::TaskPoolBackground)
+        );
+        assert!(Kind::from_str("fastest", true).is_err());
+    }
+}

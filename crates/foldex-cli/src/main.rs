@@ -1,0 +1,225 @@
+//! `foldex`: compare executors on the TimeDataset matrix (`foldex bench`) and get advice on
+//! which one to use (`foldex advise`).
+//!
+//! Exit codes: 0 on success, 2 for bad input (clap's convention), 1 when a row or the chart
+//! could not be made, 130 when interrupted with Ctrl-C.
+#![forbid(unsafe_code)]
+
+mod advise;
+mod chart;
+mod cli;
+mod cputime;
+mod executors;
+mod matrix;
+mod measure;
+mod parse;
+mod pipeline;
+mod reference;
+mod report;
+mod workload;
+
+use clap::{CommandFactory, Parser};
+use cli::{AdviseArgs, BenchArgs, Cli, Command};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use matrix::{Event, Plan};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// After Ctrl-C, how long the run may take to wind down (finish the items in progress) before
+/// the command prints what it has and exits anyway.
+const WIND_DOWN: Duration = Duration::from_secs(3);
+
+/// The exit code for a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+const INTERRUPTED: u8 = 130;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Bench(args) => bench(&args),
+        Command::Advise(args) => advise(&args),
+    }
+}
+
+/// Reports a problem with the input the way clap does, and exits with code 2.
+fn usage_error(message: impl std::fmt::Display) -> ! {
+    Cli::command()
+        .error(clap::error::ErrorKind::ValueValidation, message)
+        .exit()
+}
+
+/// What the main thread hears about: the runner's events and Ctrl-C.
+enum Message {
+    Runner(Event),
+    Interrupt,
+}
+
+fn bench(args: &BenchArgs) -> ExitCode {
+    let cores = foldex::core::available_parallelism();
+    let plan = Plan::from_args(args, cores).unwrap_or_else(|e| usage_error(e));
+    let (messages, inbox) = crossbeam_channel::unbounded::<Message>();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let signals = AtomicUsize::new(0);
+    let on_interrupt = {
+        let (stop, messages) = (Arc::clone(&stop), messages.clone());
+        move || {
+            // A second Ctrl-C means "now": leave without waiting for anything.
+            if signals.fetch_add(1, Ordering::SeqCst) > 0 {
+                std::process::exit(i32::from(INTERRUPTED));
+            }
+            stop.store(true, Ordering::SeqCst);
+            let _ = messages.send(Message::Interrupt);
+        }
+    };
+    if let Err(e) = ctrlc::set_handler(on_interrupt) {
+        eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}");
+    }
+
+    let progress = progress_bar(&plan, args.no_progress);
+    let log_rows = progress.is_hidden();
+    let runner = {
+        let (plan, stop, progress) = (plan.clone(), Arc::clone(&stop), progress.clone());
+        std::thread::Builder::new()
+            .name("foldex-bench".to_owned())
+            .spawn(move || {
+                let on_item = || progress.inc(1);
+                matrix::run(&plan, &stop, &on_item, &mut |event| {
+                    let _ = messages.send(Message::Runner(event));
+                });
+            })
+            .expect("spawning the benchmark thread")
+    };
+
+    let mut outcomes = Vec::new();
+    let mut failures = 0;
+    let mut interrupted = false;
+    loop {
+        let message = if interrupted {
+            match inbox.recv_timeout(WIND_DOWN) {
+                Ok(m) => m,
+                Err(_) => break, // the items in progress did not finish in time: leave them
+            }
+        } else {
+            inbox
+                .recv()
+                .expect("the runner reports Done before it ends")
+        };
+        match message {
+            Message::Interrupt => interrupted = true,
+            Message::Runner(Event::Started(index)) => {
+                let (data, choice) = plan.cases[index];
+                progress.set_message(format!("{data}  {choice}"));
+            }
+            Message::Runner(Event::Finished(outcome)) => {
+                if log_rows {
+                    eprintln!(
+                        "finished: {}  {}  {:.3}s",
+                        outcome.data,
+                        outcome.choice,
+                        outcome.measurement.wall.as_secs_f64()
+                    );
+                }
+                outcomes.push(outcome);
+            }
+            Message::Runner(Event::Failed(reason)) => {
+                failures += 1;
+                progress.suspend(|| eprintln!("error: {reason}"));
+            }
+            Message::Runner(Event::Done) => break,
+        }
+    }
+    progress.finish_and_clear();
+
+    let rows = report::rows(&outcomes);
+    let mut code = if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    };
+    if args.json {
+        println!("{}", report::json(&rows, cores, interrupted));
+    } else if args.csv {
+        print!("{}", report::csv(&rows));
+    } else {
+        print!("{}", report::table(&rows));
+    }
+    if let Some(path) = &args.svg {
+        if let Err(e) = chart::draw(&rows, path) {
+            eprintln!("error: could not draw {}: {e}", path.display());
+            code = ExitCode::FAILURE;
+        }
+    }
+    if interrupted {
+        eprintln!(
+            "interrupted: {} of {} rows finished",
+            outcomes.len(),
+            plan.cases.len()
+        );
+        // Rows in progress may still be winding down; the results are out, so leave now.
+        std::process::exit(i32::from(INTERRUPTED));
+    }
+    if runner.join().is_err() {
+        eprintln!("error: the benchmark thread panicked");
+        return ExitCode::FAILURE;
+    }
+    code
+}
+
+fn progress_bar(plan: &Plan, disabled: bool) -> ProgressBar {
+    let target = if disabled || !std::io::stderr().is_terminal() {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    };
+    let bar = ProgressBar::with_draw_target(Some(plan.total_items()), target);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {percent:>3}% {elapsed_precise}  {wide_msg}")
+            .expect("a valid progress template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn advise(args: &AdviseArgs) -> ExitCode {
+    let cores = args
+        .cores
+        .unwrap_or_else(foldex::core::available_parallelism);
+    let (cost, io) = match (args.cost, args.workload, args.t) {
+        (Some(cost), _, _) => (cost, args.io),
+        (None, Some(variant), Some(t)) => {
+            let data = workload::TimeDataset {
+                n: args.n,
+                t,
+                variant,
+            };
+            let calibration = advise::calibrate(&data);
+            let share = calibration
+                .cpu_share
+                .map_or_else(|| "unknown".to_owned(), |s| format!("{:.0}%", s * 100.0));
+            println!(
+                "calibrated: {} {} item(s) took {} each, {share} of it on a CPU",
+                calibration.items,
+                variant.name(),
+                parse::format_duration(calibration.cost),
+            );
+            (
+                calibration.cost,
+                args.io || advise::is_io(&calibration, variant),
+            )
+        }
+        _ => usage_error("give --cost, or --workload and --t to calibrate a built-in workload"),
+    };
+    let workload = advise::Workload {
+        n: args.n,
+        cost,
+        io,
+        uneven: args.uneven,
+        busy_consumer: args.busy_consumer,
+        cores,
+    };
+    print!("{}", advise::render(&workload, &advise::advise(&workload)));
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,236 @@
+//! Drives the `foldex` binary: a tiny benchmark in every output format, advice, bad input, and
+//! Ctrl-C in the middle of a run.
+
+use foldex_testkit::watchdog;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+
+const EXECUTORS: [&str; 5] = [
+    "SequentialEx",
+    "ThreadedEx(threads=2)",
+    "TaskPoolEx(ntasks=2)",
+    "TaskPoolEx(ntasks=2, background)",
+    "rayon+channel(threads=2)",
+];
+
+fn foldex(args: &[&str]) -> Output {
+    watchdog(&format!("foldex {}", args.join(" ")), || {
+        Command::new(env!("CARGO_BIN_EXE_foldex"))
+            .args(args)
+            .output()
+            .expect("running foldex")
+    })
+}
+
+fn tiny_bench(extra: &[&str]) -> Output {
+    let mut args = vec!["bench", "--n", "20", "--t", "1ms", "--threads", "2"];
+    args.extend_from_slice(extra);
+    let out = foldex(&args);
+    assert!(
+        out.status.success(),
+        "foldex {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn the_table_has_a_row_per_executor_and_variant() {
+    let out = tiny_bench(&[]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("| workload"), "{table}");
+    for column in [
+        "executor",
+        "wall",
+        "speedup",
+        "efficiency",
+        "CPU",
+        "consumer waited",
+        "vs rayon",
+    ] {
+        assert!(lines[0].contains(column), "no {column} column: {table}");
+    }
+    // Header, rule, and five executors on each of the two variants.
+    assert_eq!(lines.len(), 2 + 2 * EXECUTORS.len(), "{table}");
+    for variant in ["sleep 20×1ms", "spin 20×1ms"] {
+        for executor in EXECUTORS {
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.contains(variant) && l.contains(&format!(" {executor} "))),
+                "no row for {executor} on {variant}: {table}"
+            );
+        }
+    }
+    assert!(!table.contains("incomplete"), "{table}");
+    let sequential = lines.iter().find(|l| l.contains("SequentialEx")).unwrap();
+    assert!(
+        sequential.contains("1.00×"),
+        "sequential is its own baseline: {sequential}"
+    );
+}
+
+#[test]
+fn json_gives_every_figure_for_every_row() {
+    let out = tiny_bench(&["--json", "--variant", "spin"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["interrupted"], false);
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), EXECUTORS.len());
+    for (row, executor) in rows.iter().zip(EXECUTORS) {
+        assert_eq!(row["executor"], executor);
+        assert_eq!(row["variant"], "spin");
+        assert_eq!(row["n"], 20);
+        assert_eq!(row["items"], 20);
+        assert_eq!(row["complete"], true);
+        let wall = row["wall_s"].as_f64().unwrap();
+        // 20 items of 1ms cannot finish faster than 20ms over 2 workers.
+        assert!(wall >= 0.01, "{row}");
+        assert!(row["speedup"].as_f64().unwrap() > 0.0);
+        let efficiency = row["efficiency"].as_f64().unwrap();
+        assert!(efficiency > 0.0 && efficiency <= 1.05, "{row}");
+        assert!(row["consumer_wait_s"].as_f64().unwrap() <= wall);
+        assert!(row.get("cpu_utilisation").is_some());
+    }
+    assert!(rows[4]["vs_rayon"].as_f64().unwrap() == 1.0);
+}
+
+#[test]
+fn csv_and_svg() {
+    let dir = std::env::temp_dir().join(format!("foldex-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("bench.svg");
+    let out = tiny_bench(&[
+        "--csv",
+        "--variant",
+        "sleep",
+        "-e",
+        "seq,threaded",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("variant,n,t_s,executor,kind,workers"));
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[2].starts_with("sleep,20,0.001,ThreadedEx(threads=2),threaded,2,"));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains("<svg") && drawn.contains("ThreadedEx(threads=2)"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_exits_with_2_and_says_why() {
+    let cases: [(&[&str], &str); 10] = [
+        (&["bench", "--executors", "fastest"], "fastest"),
+        (&["bench", "--n", "0"], "at least 1, got 0"),
+        (&["bench", "--n", "-5"], "at least 1, got -5"),
+        (&["bench", "--threads", "0"], "at least 1, got 0"),
+        (&["bench", "--t", "10"], "no unit"),
+        (&["bench", "--t", "fast"], "expected a duration"),
+        (&["bench", "--t", "-1ms"], "greater than zero"),
+        (
+            &["bench", "--n", "1,2,3", "--t", "1ms,2ms"],
+            "--n has 3 values",
+        ),
+        (
+            &["advise", "--cost", "1xs", "--n", "10"],
+            "expected a duration",
+        ),
+        (&["advise", "--n", "10"], "--cost"),
+    ];
+    for (args, expected) in cases {
+        let out = foldex(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "foldex {args:?}: {stderr}");
+        assert!(stderr.contains(expected), "foldex {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "foldex {args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn advice_follows_the_workload() {
+    let text = |args: &[&str]| {
+        let out = foldex(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let cpu = text(&["advise", "--cost", "100us", "--n", "10000", "--cores", "2"]);
+    assert!(
+        cpu.contains("use:      ThreadedEx::new().threads(2).basesize(1)"),
+        "{cpu}"
+    );
+    assert!(cpu.contains("why:"), "{cpu}");
+    let io = text(&[
+        "advise", "--cost", "1ms", "--n", "10000", "--io", "--cores", "2",
+    ]);
+    assert!(
+        io.contains("TaskPoolEx::new().ntasks(8).basesize(1).background(true)"),
+        "{io}"
+    );
+    let tiny = text(&["advise", "--cost", "1us", "--n", "100"]);
+    assert!(tiny.contains("use:      SequentialEx"), "{tiny}");
+    let calibrated = text(&[
+        "advise",
+        "--workload",
+        "sleep",
+        "--t",
+        "2ms",
+        "--n",
+        "1000",
+        "--cores",
+        "2",
+    ]);
+    assert!(calibrated.contains("calibrated:"), "{calibrated}");
+    assert!(
+        calibrated.contains("TaskPoolEx::new().ntasks(8)"),
+        "{calibrated}"
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_prints_what_finished() {
+    watchdog("foldex bench interrupted by SIGINT", || {
+        // The second row would take 1000 s: only an interrupt ends it in time.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_foldex"))
+            .args([
+                "bench",
+                "--variant",
+                "sleep",
+                "-e",
+                "seq",
+                "--n",
+                "10,100000",
+                "--t",
+                "1ms,10ms",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        while !line.starts_with("finished:") {
+            line.clear();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "no row finished");
+        }
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        assert_eq!(out.status.code(), Some(130), "{rest}");
+        assert!(rest.contains("interrupted: 1 of 2 rows finished"), "{rest}");
+        let table = String::from_utf8(out.stdout).unwrap();
+        assert!(table.contains("sleep 10×1ms"), "{table}");
+        assert!(!table.contains("100000"), "{table}");
+    });
+}
