@@ -1,6 +1,6 @@
 //! `ThreadedEx`: recursive halving down to `basesize`, the right halves offered to thieves.
 
-use crate::pool::{Context, Pool, Registry};
+use crate::pool::{wait_from_outside, Context, Pool, Registry};
 use foldex_core::{split, task_scope, Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
@@ -127,7 +127,7 @@ impl Executor for ThreadedEx {
                                 *slot = Some(run_task(registry, job, 0..len, basesize));
                             }));
                         },
-                        |latch| latch.wait(),
+                        wait_from_outside,
                     );
                     whole.expect("foldex-threaded: the root task finished without a result")
                 }

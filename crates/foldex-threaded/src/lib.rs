@@ -30,9 +30,10 @@
 //! back and runs it inline unless it was stolen, and otherwise runs other tasks until the
 //! scope's latch is set (`help`). That help loop is also why a fold nested in a fold on the
 //! same pool cannot deadlock: the waiting worker runs the very tasks it waits for if nobody
-//! else has taken them. A caller from outside the pool, including a worker of another pool,
-//! injects the whole range as one task and blocks on the latch; it holds nothing the pool
-//! needs, so that cannot deadlock either.
+//! else has taken them. A caller from outside the pool injects the whole range as one task and
+//! blocks on the latch. A worker of *another* pool does too, but keeps running its own pool's
+//! tasks while it waits (as rayon does): two pools whose workers fold on each other would
+//! otherwise deadlock, each holding the threads the other needs (tested in `tests/pool.rs`).
 //!
 //! **Early stop and panics.** `job.is_stopped(start)` is checked before every split, so once a
 //! `Break` or a panic is seen nothing to its right is split or scheduled further; pieces

@@ -199,6 +199,17 @@ impl<'r> Context<'r> {
     }
 }
 
+/// Blocks the calling thread, from outside `latch`'s pool, until `latch` is set. A worker of
+/// another pool keeps running its own pool's tasks meanwhile (as rayon does): two pools whose
+/// workers wait on each other would otherwise deadlock, each holding the threads the other
+/// needs.
+pub(crate) fn wait_from_outside(latch: &Latch) {
+    match CURRENT.with(|current| current.get().cloned()) {
+        Some(worker) => Context::Worker(worker).help_until(latch),
+        None => latch.wait(),
+    }
+}
+
 fn current_worker(registry: &Registry) -> Option<Rc<WorkerCtx>> {
     CURRENT.with(|current| {
         current

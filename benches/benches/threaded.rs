@@ -1,0 +1,151 @@
+//! ThreadedEx against rayon, with the same number of threads, in the same run.
+//!
+//! `cargo bench -p foldex-benches --bench threaded`
+//!
+//! Groups (compare the medians within a group):
+//! - `threaded/sum_1e7_u64`: sum of a 10^7-element `u64` slice vs `par_iter().sum()`;
+//! - `threaded/uneven`: 2000 items, item `i` spinning `i × 100 ns` (0.2 s of CPU in all), vs
+//!   `into_par_iter()`; also ThreadedEx with fixed leaves around the automatic one;
+//! - `threaded/items_100ns`: 10^6 items of about 100 ns, basesize 1 vs rayon `with_max_len(1)`,
+//!   and basesize 16, 256, auto and the sequential time, for the per-item overhead;
+//! - `threaded/small_fold`: a fold of `4 × threads` trivial items, latency.
+use criterion::{criterion_group, criterion_main, Criterion};
+use foldex::prelude::*;
+use foldex_benches::spin_for;
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::time::Duration;
+
+fn threads() -> usize {
+    foldex::core::available_parallelism()
+}
+
+fn rayon_pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool")
+}
+
+fn sum(c: &mut Criterion) {
+    let n = threads();
+    let (ex, pool) = (ThreadedEx::new().threads(n), rayon_pool(n));
+    let data: Vec<u64> = (0..10_000_000u64).collect();
+    let want: u64 = data.iter().sum();
+    let mut g = c.benchmark_group("threaded/sum_1e7_u64");
+    g.bench_function("rayon", |b| {
+        b.iter(|| {
+            assert_eq!(
+                pool.install(|| black_box(&data).par_iter().sum::<u64>()),
+                want
+            )
+        })
+    });
+    g.bench_function("ThreadedEx", |b| {
+        b.iter(|| assert_eq!(ex.sum::<u64>(black_box(&data)), want))
+    });
+    g.finish();
+}
+
+/// Item `i` costs about `i × 100 ns`.
+fn uneven_item(i: usize) -> u64 {
+    spin_for(i as u64 * 100);
+    i as u64
+}
+
+fn uneven(c: &mut Criterion) {
+    const LEN: usize = 2000;
+    let n = threads();
+    let (ex, pool) = (ThreadedEx::new().threads(n), rayon_pool(n));
+    let want = (LEN * (LEN - 1) / 2) as u64;
+    let mut g = c.benchmark_group("threaded/uneven");
+    g.bench_function("rayon", |b| {
+        b.iter(|| {
+            let got: u64 = pool.install(|| (0..LEN).into_par_iter().map(uneven_item).sum());
+            assert_eq!(got, want)
+        })
+    });
+    g.bench_function("ThreadedEx", |b| {
+        b.iter(|| assert_eq!(ex.map_reduce(0..LEN, uneven_item, || 0, |a, b| a + b), want))
+    });
+    // Leaves of len / (k × threads): how many pieces per worker the default should aim for.
+    for per_worker in [2, 8, 16] {
+        let ex = ex.clone().basesize(LEN / (per_worker * n));
+        g.bench_function(format!("ThreadedEx_{per_worker}_leaves_per_worker"), |b| {
+            b.iter(|| assert_eq!(ex.map_reduce(0..LEN, uneven_item, || 0, |a, b| a + b), want))
+        });
+    }
+    g.finish();
+}
+
+fn items_100ns(c: &mut Criterion) {
+    const LEN: usize = 1_000_000;
+    let n = threads();
+    let (ex, pool) = (ThreadedEx::new().threads(n), rayon_pool(n));
+    let item = |i: usize| {
+        spin_for(100);
+        i as u64
+    };
+    let want = (LEN * (LEN - 1) / 2) as u64;
+    let mut g = c.benchmark_group("threaded/items_100ns");
+    g.sample_size(10);
+    g.bench_function("sequential", |b| {
+        b.iter(|| {
+            assert_eq!(
+                SequentialEx.map_reduce(0..LEN, item, || 0, |a, b| a + b),
+                want
+            )
+        })
+    });
+    g.bench_function("rayon_max_len_1", |b| {
+        b.iter(|| {
+            let got: u64 =
+                pool.install(|| (0..LEN).into_par_iter().with_max_len(1).map(item).sum());
+            assert_eq!(got, want)
+        })
+    });
+    for basesize in [Some(1), Some(16), Some(256), None] {
+        let (ex, name) = match basesize {
+            Some(b) => (ex.clone().basesize(b), format!("ThreadedEx_basesize_{b}")),
+            None => (ex.clone(), "ThreadedEx_basesize_auto".to_owned()),
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| assert_eq!(ex.map_reduce(0..LEN, item, || 0, |a, b| a + b), want))
+        });
+    }
+    g.finish();
+}
+
+fn small_fold(c: &mut Criterion) {
+    let n = threads();
+    let len = 4 * n;
+    let (ex, pool) = (ThreadedEx::new().threads(n), rayon_pool(n));
+    let want = len * (len - 1) / 2;
+    let mut g = c.benchmark_group("threaded/small_fold");
+    g.bench_function("rayon", |b| {
+        b.iter(|| {
+            let got: usize = pool.install(|| (0..black_box(len)).into_par_iter().sum());
+            assert_eq!(got, want)
+        })
+    });
+    // Outside a pool, as the ThreadedEx call is: rayon's `install` from outside pays the same
+    // injection and wake-up.
+    g.bench_function("ThreadedEx", |b| {
+        b.iter(|| assert_eq!(ex.sum::<usize>(0..black_box(len)), want))
+    });
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = sum, uneven, items_100ns, small_fold
+}
+criterion_main!(benches);

@@ -1,0 +1,81 @@
+//! Idle cost and shutdown, each measured process-wide, so the tests run one at a time.
+use foldex_core::ExecutorExt;
+use foldex_testkit::watchdog;
+use foldex_threaded::{Pool, ThreadedEx};
+use std::sync::Mutex;
+use std::time::Duration;
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// CPU time (user + system) this process has used so far.
+fn cpu_time() -> Duration {
+    let usage = rusage();
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+#[allow(unsafe_code)] // tests only: getrusage has no safe wrapper in std
+fn rusage() -> libc::rusage {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is writable memory of the right type; getrusage fills it on success.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    assert_eq!(rc, 0, "getrusage failed");
+    // SAFETY: zero-initialised and filled by a successful getrusage.
+    unsafe { usage.assume_init() }
+}
+
+/// Names of this process's threads that belong to a foldex pool.
+fn pool_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|name| name.starts_with("foldex-threaded"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn an_idle_pool_of_8_uses_under_1_percent_of_a_core() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let ex = ThreadedEx::new().threads(8).basesize(1);
+    assert_eq!(ex.sum::<usize>(0..100_000), 4_999_950_000);
+    // Let the workers finish spinning and park.
+    std::thread::sleep(Duration::from_millis(200));
+    let before = cpu_time();
+    std::thread::sleep(Duration::from_secs(2));
+    let used = cpu_time() - before;
+    let share = used.as_secs_f64() / 2.0;
+    eprintln!(
+        "idle pool of 8 threads: {used:?} CPU over 2 s = {:.3}% of one core",
+        share * 100.0
+    );
+    assert!(share < 0.01, "an idle pool used {used:?} of CPU in 2 s");
+    // Still works after sleeping.
+    assert_eq!(ex.sum::<usize>(0..1000), 499_500);
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn dropping_the_last_handle_joins_the_threads() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    watchdog("pool shutdown", || {
+        let before = pool_threads();
+        let pool = Pool::new(5);
+        let ex = ThreadedEx::new().pool(pool.clone()).basesize(1);
+        // A thread takes its name once it runs; wait for all five.
+        while pool_threads() < before + 5 {
+            std::thread::yield_now();
+        }
+        assert_eq!(ex.sum::<usize>(0..10_000), 49_995_000);
+        drop(pool);
+        assert_eq!(pool_threads(), before + 5, "a handle is still alive");
+        let clone = ex.clone();
+        drop(ex);
+        assert_eq!(clone.sum::<usize>(0..100), 4950);
+        drop(clone);
+        // `drop` returned only after joining, so the threads are gone now.
+        assert_eq!(pool_threads(), before);
+    });
+}

@@ -1,0 +1,139 @@
+//! The pool's behaviour beyond the conformance suite: names, nesting across pools, helping,
+//! refused settings.
+use foldex_core::{Executor, ExecutorExt};
+use foldex_testkit::watchdog;
+use foldex_threaded::{Pool, ThreadedEx};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+#[test]
+fn workers_are_named_and_counted() {
+    let ex = ThreadedEx::new().threads(3).basesize(1);
+    assert_eq!(ex.workers(), 3);
+    assert!(!ex.is_worker_thread());
+    let names = Mutex::new(HashSet::new());
+    ex.for_each(0..1000usize, |_| {
+        assert!(ex.is_worker_thread());
+        let name = thread::current().name().map(str::to_owned);
+        names.lock().unwrap().insert(name.expect("a named worker"));
+    });
+    let names = names.into_inner().unwrap();
+    assert!(!names.is_empty());
+    for name in &names {
+        let n: usize = name
+            .strip_prefix("foldex-threaded-")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected thread name {name}"));
+        assert!(n < 3, "{name}");
+    }
+}
+
+#[test]
+fn global_pool_is_sized_by_available_parallelism() {
+    assert_eq!(
+        ThreadedEx::new().workers(),
+        foldex_core::available_parallelism()
+    );
+    assert!(Pool::global().ptr_eq(&Pool::global()));
+    assert!(ThreadedEx::default().current_pool().ptr_eq(&Pool::global()));
+}
+
+#[test]
+fn a_shared_pool_is_one_pool() {
+    let pool = Arc::new(Pool::new(2));
+    let a = ThreadedEx::new().pool(Arc::clone(&pool));
+    let b = ThreadedEx::new().pool(pool.as_ref()).basesize(3);
+    assert!(a.current_pool().ptr_eq(&b.current_pool()));
+    assert_eq!(a.sum::<usize>(0..10_000), b.sum::<usize>(0..10_000));
+    assert!(format!("{b:?}").contains("threads: 2"), "{b:?}");
+}
+
+#[test]
+fn a_fold_on_another_pool_inside_a_worker_completes() {
+    watchdog("fold on pool A inside pool B", || {
+        let a = ThreadedEx::new().threads(2).basesize(1);
+        let b = ThreadedEx::new().threads(2).basesize(1);
+        let total = b.map_reduce(0..50usize, |i| a.sum::<usize>(0..i) + i, || 0, |x, y| x + y);
+        let want: usize = (0..50usize).map(|i| (0..i).sum::<usize>() + i).sum();
+        assert_eq!(total, want);
+        // And the other way round, at the same time, from two outside threads.
+        thread::scope(|s| {
+            let ab =
+                s.spawn(|| a.map_reduce(0..40usize, |i| b.sum::<usize>(0..i), || 0, |x, y| x + y));
+            let ba =
+                s.spawn(|| b.map_reduce(0..40usize, |i| a.sum::<usize>(0..i), || 0, |x, y| x + y));
+            assert_eq!(ab.join().unwrap(), ba.join().unwrap());
+        });
+    });
+}
+
+#[test]
+fn deeply_nested_folds_on_one_worker_complete() {
+    watchdog("nesting on a single worker", || {
+        let ex = ThreadedEx::new().threads(1).basesize(1);
+        let got = ex.map_reduce(
+            0..8usize,
+            |i| ex.map_reduce(0..8usize, |j| ex.sum::<usize>(0..i + j), || 0, |a, b| a + b),
+            || 0,
+            |a, b| a + b,
+        );
+        let want: usize = (0..8usize)
+            .flat_map(|i| (0..8usize).map(move |j| (0..i + j).sum::<usize>()))
+            .sum();
+        assert_eq!(got, want);
+    });
+}
+
+#[test]
+fn help_runs_a_queued_task_on_the_calling_thread() {
+    watchdog("help", || {
+        let ex = ThreadedEx::new().threads(1).basesize(1);
+        assert!(!ex.help(), "nothing is queued yet");
+        let release = AtomicBool::new(false);
+        let ran_on = Mutex::new(Vec::new());
+        let main = thread::current().id();
+        thread::scope(|s| {
+            let folding = s.spawn(|| {
+                ex.for_each(0..64usize, |i| {
+                    // The single worker holds item 0 until the helper has run something (if
+                    // the helper took the whole fold, it runs item 0 itself and must not wait).
+                    while i == 0 && ex.is_worker_thread() && !release.load(Ordering::Acquire) {
+                        thread::yield_now();
+                    }
+                    ran_on.lock().unwrap().push(thread::current().id());
+                })
+            });
+            while !ex.help() {
+                thread::yield_now();
+            }
+            release.store(true, Ordering::Release);
+            folding.join().unwrap();
+        });
+        let ran_on = ran_on.into_inner().unwrap();
+        assert_eq!(ran_on.len(), 64);
+        assert!(
+            ran_on.contains(&main),
+            "help ran no item on the calling thread"
+        );
+    });
+}
+
+#[test]
+#[should_panic(expected = "threads must be at least 1, got 0")]
+fn zero_threads_is_refused() {
+    let _ = ThreadedEx::new().threads(0);
+}
+
+#[test]
+#[should_panic(expected = "threads must be at least 1, got 0")]
+fn a_pool_of_zero_threads_is_refused() {
+    let _ = Pool::new(0);
+}
+
+#[test]
+#[should_panic(expected = "basesize must be at least 1, got 0")]
+fn zero_basesize_is_refused() {
+    let _ = ThreadedEx::new().basesize(0);
+}
