@@ -29,7 +29,7 @@ pub fn prepare(choice: Choice) -> Result<Prepared, String> {
         }
         Kind::Rayon => return reference::pool(choice.workers).map(Prepared::Rayon),
         Kind::TaskPool | Kind::TaskPoolBackground => {
-            let ex = foldex_taskpool::TaskPoolEx::new()
+            let ex = foldex::TaskPoolEx::new()
                 .ntasks(choice.workers)
                 .background(choice.kind == Kind::TaskPoolBackground);
             Arc::new(match choice.basesize {
@@ -45,8 +45,8 @@ pub fn prepare(choice: Choice) -> Result<Prepared, String> {
     Ok(Prepared::Foldex(executor))
 }
 
-/// The reference's channel capacity when `--buffer` is not given: the loader's default for the
-/// same number of workers, so that both pipelines may hold as many items ready.
+/// The reference's channel capacity when `--buffer` is not given: the loader's default (twice
+/// the executor's workers), so that both pipelines may hold as many items ready.
 pub fn default_buffer(workers: usize) -> usize {
     2 * workers
 }
@@ -59,55 +59,31 @@ impl Prepared {
         workers: usize,
         buffer: Option<usize>,
     ) -> Box<dyn Iterator<Item = usize> + '_> {
-        let buffer = buffer.unwrap_or_else(|| default_buffer(workers));
         match self {
-            Prepared::Foldex(executor) => Box::new(feed(data, Arc::clone(executor), buffer)),
-            Prepared::Rayon(pool) => Box::new(reference::items(data, Arc::clone(pool), buffer)),
+            Prepared::Foldex(executor) => Box::new(load(data, Arc::clone(executor), buffer)),
+            Prepared::Rayon(pool) => {
+                let buffer = buffer.unwrap_or_else(|| default_buffer(workers));
+                Box::new(reference::items(data, Arc::clone(pool), buffer))
+            }
         }
     }
 }
 
-fn feed(
+/// The seed's benchmark: `eachobsparallel(data, executor)`, every item as it finishes. With an
+/// explicit buffer, the same through the `Loader` builder (`eachobsparallel` sizes its own).
+fn load(
     data: TimeDataset,
     executor: Arc<dyn Executor>,
-    buffer: usize,
-) -> impl Iterator<Item = usize> {
-    use std::ops::ControlFlow::{Break, Continue};
-    let (sender, receiver) = crossbeam_channel::bounded(buffer);
-    let producer = std::thread::spawn(move || {
-        let _ = executor.try_fold(
-            0..data.n,
-            || (),
-            |(), i| match sender.send(data.get(i)) {
-                Ok(()) => Continue(()),
-                Err(_) => Break(()),
-            },
-            |(), ()| (),
-        );
-    });
-    Feed {
-        receiver: Some(receiver),
-        producer: Some(producer),
-    }
-}
-
-struct Feed {
-    receiver: Option<crossbeam_channel::Receiver<usize>>,
-    producer: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Iterator for Feed {
-    type Item = usize;
-    fn next(&mut self) -> Option<usize> {
-        self.receiver.as_ref()?.recv().ok()
-    }
-}
-
-impl Drop for Feed {
-    fn drop(&mut self) {
-        drop(self.receiver.take());
-        if let Some(p) = self.producer.take() {
-            let _ = p.join();
-        }
+    buffer: Option<usize>,
+) -> foldex_loader::Iter<usize> {
+    let dataset = foldex_loader::from_fn(data.n, move |i| data.get(i));
+    match buffer {
+        None => foldex_loader::eachobsparallel(dataset, executor),
+        Some(buffer) => foldex_loader::Loader::new(dataset)
+            .executor(executor)
+            .ordered(false)
+            .buffer(buffer)
+            .collate(|batch: Vec<usize>| batch[0])
+            .iter(),
     }
 }
