@@ -310,6 +310,10 @@ impl fmt::Display for IterError {
 
 impl std::error::Error for IterError {}
 
+/// How many times the consumer looks for a batch, yielding in between, before it helps or
+/// sleeps.
+const POLL_ROUNDS: usize = 16;
+
 /// One epoch of a [`Loader`]: its batches, as they are loaded.
 ///
 /// An [`ExactSizeIterator`] (progress bars work on it). Dropping it early cancels the epoch: no
@@ -342,6 +346,19 @@ impl<B> Iter<B> {
         self.epoch
     }
 
+    /// Takes the next batch without sleeping; when none is there, polls a little first, since
+    /// with cheap items the next one is usually microseconds away, and a sleep and wake-up (or
+    /// a round of helping) costs more than that.
+    fn poll(&self) -> Recv<B> {
+        for _ in 0..POLL_ROUNDS {
+            match self.channel.try_recv() {
+                Recv::Empty => std::thread::yield_now(),
+                other => return other,
+            }
+        }
+        self.channel.try_recv()
+    }
+
     /// Stops the producers and waits until they have.
     fn shut_down(&mut self) {
         self.finished = true;
@@ -361,7 +378,7 @@ impl<B> Iterator for Iter<B> {
         if self.finished {
             return None;
         }
-        let received = match self.channel.try_recv() {
+        let received = match self.poll() {
             Recv::Empty => {
                 if self.executor.is_worker_thread() {
                     self.finished = true;

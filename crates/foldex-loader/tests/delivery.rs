@@ -1,0 +1,173 @@
+//! Exactly-once delivery, order and shuffling, for every executor, buffer and batch size.
+
+mod common;
+
+use foldex_loader::{from_fn, Dataset, Loader};
+use foldex_testkit::watchdog;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::sync::Arc;
+
+fn lengths() -> impl Strategy<Value = usize> {
+    prop_oneof![Just(0usize), Just(1usize), 2usize..300]
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    len: usize,
+    buffer: usize,
+    batch_size: usize,
+    ordered: bool,
+    partial: bool,
+    shuffle: Option<u64>,
+}
+
+fn cases() -> impl Strategy<Value = Case> {
+    (
+        lengths(),
+        prop_oneof![Just(1usize), Just(4), Just(64)],
+        prop_oneof![Just(1usize), Just(2), Just(3), Just(7), Just(32)],
+        any::<bool>(),
+        any::<bool>(),
+        proptest::option::of(any::<u64>()),
+    )
+        .prop_map(|(len, buffer, batch_size, ordered, partial, shuffle)| Case {
+            len,
+            buffer,
+            batch_size,
+            ordered,
+            partial,
+            shuffle,
+        })
+}
+
+fn check(name: &str, executor: &Arc<dyn foldex_core::Executor>, case: &Case) -> Result<(), TestCaseError> {
+    // Items of uneven cost, so that batches finish out of order.
+    let data = from_fn(case.len, |i| {
+        if i % 5 == 0 {
+            std::thread::yield_now();
+        }
+        i
+    });
+    let mut loader = Loader::new(data)
+        .executor(Arc::clone(executor))
+        .buffer(case.buffer)
+        .batch_size(case.batch_size)
+        .partial(case.partial)
+        .ordered(case.ordered);
+    if let Some(seed) = case.shuffle {
+        loader = loader.shuffle(seed);
+    }
+    for _epoch in 0..2 {
+        let order: Vec<usize> = loader.epoch_order(loader.next_epoch()).iter().collect();
+        let full = case.len / case.batch_size * case.batch_size;
+        let expected: Vec<Vec<usize>> = order[..if case.partial { case.len } else { full }]
+            .chunks(case.batch_size)
+            .map(<[usize]>::to_vec)
+            .collect();
+        let mut iter = loader.iter();
+        prop_assert_eq!(iter.len(), expected.len(), "{}", name);
+        let mut got = Vec::new();
+        while let Some(batch) = iter.next() {
+            got.push(batch);
+            prop_assert_eq!(iter.len(), expected.len() - got.len());
+        }
+        if case.ordered {
+            prop_assert_eq!(&got, &expected, "{}: ordered output is the epoch order", name);
+        } else {
+            let mut sorted = got.clone();
+            sorted.sort();
+            let mut want = expected.clone();
+            want.sort();
+            prop_assert_eq!(sorted, want, "{}: every batch exactly once", name);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_batch_exactly_once_and_in_order_when_ordered() {
+    let cases_per_executor = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    for (name, executor) in common::executors() {
+        watchdog(name, || {
+            let mut runner = TestRunner::new(Config {
+                cases: cases_per_executor,
+                failure_persistence: None,
+                ..Config::default()
+            });
+            if let Err(e) = runner.run(&cases(), |case| check(name, executor, &case)) {
+                panic!("{name}: {e}");
+            }
+        });
+    }
+}
+
+#[test]
+fn shuffle_is_reproducible_from_the_seed_and_differs_between_epochs() {
+    let epoch_orders = |seed| {
+        let loader = Loader::new(from_fn(200, |i| i)).shuffle(seed).batch_size(8);
+        (0..3)
+            .map(|_| loader.iter().flatten().collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    let a = epoch_orders(5);
+    assert_eq!(a, epoch_orders(5));
+    assert_ne!(a[0], a[1]);
+    assert_ne!(a[1], a[2]);
+    assert_ne!(a, epoch_orders(6));
+    for epoch in &a {
+        let mut sorted = epoch.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..200).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn the_shuffled_order_is_the_same_on_every_executor() {
+    let orders: Vec<Vec<usize>> = common::executors()
+        .iter()
+        .map(|(_, ex)| {
+            let loader = Loader::new(from_fn(100, |i| i))
+                .executor(Arc::clone(ex))
+                .shuffle(99)
+                .batch_size(3);
+            loader.iter().flatten().collect()
+        })
+        .collect();
+    assert!(orders.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn empty_and_single_item_datasets() {
+    let empty = Loader::new(Vec::<u8>::new());
+    assert!(empty.is_empty());
+    assert_eq!(empty.iter().count(), 0);
+    assert_eq!(foldex_loader::eachobsparallel(Vec::<u8>::new(), foldex_seq::SequentialEx).count(), 0);
+    let one = Loader::new(vec![7u8]).batch_size(4);
+    assert_eq!(one.iter().collect::<Vec<_>>(), vec![vec![7]]);
+    assert_eq!(Loader::new(vec![7u8]).batch_size(4).partial(false).iter().count(), 0);
+}
+
+#[test]
+fn eachobsparallel_yields_every_observation() {
+    for (name, executor) in common::executors() {
+        let data: Vec<String> = (0..500).map(|i| i.to_string()).collect();
+        let mut got: Vec<String> =
+            foldex_loader::eachobsparallel(data.clone().map(|s| s + "!"), Arc::clone(executor)).collect();
+        got.sort();
+        let mut want: Vec<String> = data.iter().map(|s| format!("{s}!")).collect();
+        want.sort();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
+fn collate_builds_batches_from_items_in_order() {
+    let loader = Loader::new(from_fn(10, |i| i as u64))
+        .batch_size(4)
+        .collate(|xs: Vec<u64>| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","));
+    assert_eq!(loader.iter().collect::<Vec<_>>(), vec!["0,1,2,3", "4,5,6,7", "8,9"]);
+}
