@@ -139,8 +139,12 @@ fn bench(args: &BenchArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     };
+    let load = report::load_average();
+    if let Some(load) = load {
+        eprintln!("{cores} cores; load average over the last minute: {load:.2}");
+    }
     if args.json {
-        println!("{}", report::json(&rows, cores, interrupted));
+        println!("{}", report::json(&rows, cores, load, interrupted));
     } else if args.csv {
         print!("{}", report::csv(&rows));
     } else {

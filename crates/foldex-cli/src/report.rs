@@ -181,16 +181,25 @@ pub fn table(rows: &[Row]) -> String {
     out
 }
 
+/// The machine's load average over the last minute (from `/proc/loadavg`): on a shared
+/// machine, a load above the core count means the figures were taken while others computed.
+pub fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 /// The whole report as JSON: the machine, the command's settings and the rows.
-pub fn json(rows: &[Row], cores: usize, interrupted: bool) -> String {
+pub fn json(rows: &[Row], cores: usize, load: Option<f64>, interrupted: bool) -> String {
     #[derive(Serialize)]
     struct Report<'r> {
         cores: usize,
+        load_average_1m: Option<f64>,
         interrupted: bool,
         rows: &'r [Row],
     }
     serde_json::to_string_pretty(&Report {
         cores,
+        load_average_1m: load,
         interrupted,
         rows,
     })
@@ -308,7 +317,8 @@ mod tests {
         let widths: Vec<usize> = lines.iter().map(|l| l.chars().count()).collect();
         assert!(widths.windows(2).all(|w| w[0] == w[1]), "{table}");
 
-        let json: serde_json::Value = serde_json::from_str(&json(&rows, 2, false)).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&json(&rows, 2, Some(0.5), false)).unwrap();
         assert_eq!(json["rows"][1]["kind"], "taskpool-bg");
         assert_eq!(json["rows"][1]["workers"], 2);
 
