@@ -44,18 +44,20 @@ where
     }
 }
 
-/// Batches of exactly one observation, delivered as the observation itself
-/// (`eachobsparallel`).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Unbatched;
+/// Batches of one observation, delivered as the observation itself: what
+/// [`eachobsparallel`](crate::eachobsparallel) and [`Loader::unbatched`](crate::Loader::unbatched)
+/// use. Only for batches of one: a larger batch fails with a panic that names the problem.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unbatched;
 
 impl<Item> Collate<Item> for Unbatched {
     type Batch = Item;
     fn collate(&self, items: Vec<Item>) -> Item {
+        let count = items.len();
         let mut items = items.into_iter();
         match (items.next(), items.next()) {
             (Some(item), None) => item,
-            _ => unreachable!("unbatched loading uses batches of one"),
+            _ => panic!("foldex-loader: Unbatched takes batches of one observation, got {count}"),
         }
     }
     fn collate_one(&self, item: Item) -> Item {

@@ -46,7 +46,7 @@ mod loader;
 mod order;
 mod sync;
 
-pub use collate::{Collate, VecCollate};
+pub use collate::{Collate, Unbatched, VecCollate};
 pub use dataset::{from_fn, Dataset, Fallible, FromFn, ItemError, Map, TryDataset};
 pub use loader::{eachobsparallel, Iter, IterError, Loader};
 pub use order::{permutation, EpochOrder};

@@ -157,6 +157,18 @@ impl<D: Dataset, C> Loader<D, C> {
         }
     }
 
+    /// Delivers each observation as it is, not in a batch: batches of one with the
+    /// [`Unbatched`] collate.
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader};
+    /// let loader = Loader::new(from_fn(3, |i| i * 10)).unbatched();
+    /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![0, 10, 20]);
+    /// ```
+    pub fn unbatched(self) -> Loader<D, Unbatched> {
+        self.batch_size(1).collate(Unbatched)
+    }
+
     /// The number of batches per epoch.
     pub fn len(&self) -> usize {
         self.batches().count()
@@ -284,7 +296,7 @@ where
     Loader::new(dataset)
         .executor(executor)
         .ordered(false)
-        .collate(Unbatched)
+        .unbatched()
         .iter()
 }
 

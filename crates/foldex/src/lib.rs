@@ -16,14 +16,22 @@ pub use foldex_core as core;
 pub use foldex_core::{
     Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Job, Partial, Source, SpawnExt,
 };
+pub use foldex_loader::{
+    eachobsparallel, from_fn, Collate, Dataset, EpochOrder, Fallible, ItemError, Loader,
+    TryDataset,
+};
 pub use foldex_seq::SequentialEx;
 pub use foldex_taskpool::TaskPoolEx;
 pub use foldex_threaded::{Pool, ThreadedEx};
+
+/// The data loader: [`Loader`], [`Dataset`] and [`eachobsparallel`], with every type they use.
+pub use foldex_loader as loader;
 
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
 /// friends, and `Source` for custom inputs.
 pub mod prelude {
     pub use foldex_core::{Basesize, Executor, ExecutorExt, Source, SpawnExt};
+    pub use foldex_loader::{eachobsparallel, Dataset, Loader, TryDataset};
     pub use foldex_seq::SequentialEx;
     pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{Pool, ThreadedEx};
