@@ -1,6 +1,6 @@
 //! A counting completion latch: the one way a fold learns that every piece it handed out is done.
 
-use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{fence, AtomicUsize, Condvar, Mutex, Ordering};
 use std::time::Duration;
 
 /// Counts pieces of work that are still outstanding; it is *set* once the count is zero.
@@ -21,6 +21,10 @@ use std::time::Duration;
 #[derive(Debug)]
 pub struct Latch {
     pending: AtomicUsize,
+    /// Threads inside `wait`/`wait_timeout`. The last count-down signals only when there are
+    /// some: a condition variable's notify is a system call even with nobody waiting, and a
+    /// pooled executor counts down one latch per fork.
+    waiters: AtomicUsize,
     lock: Mutex<()>,
     done: Condvar,
 }
@@ -30,6 +34,7 @@ impl Latch {
     pub fn new(pending: usize) -> Self {
         Self {
             pending: AtomicUsize::new(pending),
+            waiters: AtomicUsize::new(0),
             lock: Mutex::new(()),
             done: Condvar::new(),
         }
@@ -49,10 +54,15 @@ impl Latch {
         let before = self.pending.fetch_sub(1, Ordering::AcqRel);
         assert!(before > 0, "Latch::count_down called more times than pieces were counted");
         if before == 1 {
-            // Taking the lock orders this notification after any waiter's check of `pending`:
-            // a waiter either saw zero, or is already inside `Condvar::wait` and gets woken.
-            let _guard = lock(&self.lock);
-            self.done.notify_all();
+            // With the fence in `wait_registered` (Dekker's pattern): either a waiter sees
+            // `pending == 0`, or this sees it counted in `waiters`. Taking the lock then orders
+            // the notification after that waiter's check of `pending`: it is already inside
+            // `Condvar::wait` and gets woken.
+            fence(Ordering::SeqCst);
+            if self.waiters.load(Ordering::Relaxed) > 0 {
+                let _guard = lock(&self.lock);
+                self.done.notify_all();
+            }
         }
     }
 
@@ -63,23 +73,39 @@ impl Latch {
 
     /// Blocks the calling thread until the latch is set.
     pub fn wait(&self) {
-        let mut guard = lock(&self.lock);
+        if self.is_set() {
+            return;
+        }
+        let mut guard = self.register_waiter();
         while !self.is_set() {
             guard = self.done.wait(guard).unwrap_or_else(|e| e.into_inner());
         }
+        drop(guard);
+        self.waiters.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Takes the lock and counts the caller among the waiters, before it checks `pending`.
+    fn register_waiter(&self) -> crate::sync::MutexGuard<'_, ()> {
+        let guard = lock(&self.lock);
+        self.waiters.fetch_add(1, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        guard
     }
 
     /// Blocks until the latch is set or `timeout` passes; returns [`Latch::is_set`].
     #[cfg(not(loom))]
     pub fn wait_timeout(&self, timeout: Duration) -> bool {
-        let guard = lock(&self.lock);
         if self.is_set() {
             return true;
         }
-        let _ = self
-            .done
-            .wait_timeout(guard, timeout)
-            .unwrap_or_else(|e| e.into_inner());
+        let guard = self.register_waiter();
+        if !self.is_set() {
+            let _ = self
+                .done
+                .wait_timeout(guard, timeout)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        self.waiters.fetch_sub(1, Ordering::Relaxed);
         self.is_set()
     }
 

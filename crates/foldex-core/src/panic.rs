@@ -58,6 +58,10 @@ impl PanicSlot {
 
     /// Re-raises the held panic with its original payload, if there is one.
     pub fn resume(&self) {
+        // Skips the lock in the common case; `store` sets the flag after the payload.
+        if !self.has_panicked() {
+            return;
+        }
         if let Some(payload) = self.take() {
             panic::resume_unwind(payload);
         }
