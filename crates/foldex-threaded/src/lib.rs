@@ -55,14 +55,14 @@
 //! work every 200 µs, since new work does not signal a latch.
 //!
 //! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto):
-//! `len / (4 × threads)`, four leaves per worker. Measured on the benches in
-//! `benches/benches/threaded.rs` (see docs/benchmarks.md for the figures and the command): for
-//! a memory-bound sum of 10^7 `u64` the leaf size hardly matters once leaves are large, and
-//! the four-per-worker floor keeps the fork count (and its allocations) at a few dozen; for
-//! uneven work (item `i` costs `∝ i`) four leaves per worker leave the last, most expensive
-//! leaf small enough that stealing evens out the load within the bench's target of rayon. Finer
-//! leaves (`basesize(1)`) pay about a fork per item, which only items costing well over the
-//! fork itself repay.
+//! `len / (4 × threads)`, four leaves per worker. Measured in `benches/benches/threaded.rs`
+//! (figures and command in docs/benchmarks.md): on uneven work (item `i` costs `i × 100 ns`)
+//! fixed leaves of `len / (k × threads)` for k = 2, 8, 16 were never faster than k = 4 in two
+//! runs, and ThreadedEx at k = 4 came within 0.89–1.06 of rayon; fewer leaves leave the last,
+//! most expensive one too large to balance, more leaves add forks without evening the load
+//! further. For cheap items the leaf size only has to be large enough to hide the fork (tens of
+//! items of 100 ns already do), which four leaves per worker always are on large inputs.
+//! `basesize(1)` costs about one fork per item, for items that each take far longer than that.
 #![forbid(unsafe_code)]
 
 mod executor;
