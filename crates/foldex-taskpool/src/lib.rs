@@ -23,5 +23,6 @@
 mod executor;
 mod pool;
 mod run;
+mod sync;
 
 pub use executor::TaskPoolEx;

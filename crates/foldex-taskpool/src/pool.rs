@@ -1,15 +1,21 @@
 //! The persistent worker threads and the queue they take tasks from.
 
+use crate::sync::{thread, Condvar, Mutex, MutexGuard};
 use foldex_core::TaskRef;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::{self, JoinHandle};
+use std::sync::Arc;
 
-thread_local! {
+#[cfg(not(loom))]
+std::thread_local! {
     /// The id of the pool whose worker this thread is (0: none).
     static WORKER_OF: Cell<u64> = const { Cell::new(0) };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static WORKER_OF: Cell<u64> = Cell::new(0);
 }
 
 /// Ids for pools and folds; 0 is never handed out.
@@ -120,7 +126,7 @@ fn work(shared: Arc<Shared>) {
 /// The running threads of one pool; dropping it stops and joins them.
 pub(crate) struct Pool {
     shared: Arc<Shared>,
-    threads: Vec<JoinHandle<()>>,
+    threads: Vec<thread::JoinHandle<()>>,
 }
 
 impl Pool {

@@ -1,16 +1,15 @@
 //! One fold on the pool: a shared cursor over numbered chunks, and the slots that claim them.
 //!
-//! A fold gets `ntasks` *slots*. A slot is one chunk in flight: a queued task that claims the
-//! next chunk from the cursor, runs it, and queues its own successor, so that chunks leave the
-//! cursor in index order and at most `ntasks` run at once. Because each task runs one chunk, a
-//! thread that helps (a loader's consumer) is lent for one chunk, not for the rest of the fold.
+//! A fold gets `ntasks` *slots*. A slot is at most one chunk in flight: a queued task that
+//! claims the next chunk from the cursor and runs it, again and again, so that chunks leave the
+//! cursor in index order and at most `ntasks` run at once. A slot taken by a helper (a loader's
+//! consumer) runs one chunk and queues itself again, so the helper is lent for one chunk only.
 
 use crate::pool::{next_id, Shared};
+use crate::sync::{thread, AtomicUsize, Mutex};
 use foldex_core::{chunk, Job, OrderedCombiner, Partial, Scope, TaskRef};
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::thread;
+use std::sync::atomic::Ordering;
 
 pub(crate) struct FoldRun<'j, 'a> {
     job: &'j dyn Job<'a>,
@@ -114,10 +113,16 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         );
     }
 
-    /// A task that runs one chunk and then queues its successor.
+    /// A task that holds one slot: on a pool worker it runs chunks until none is left; on any
+    /// other thread (a consumer lending itself through `Executor::help`) it runs one chunk and
+    /// queues its successor, so that the helper is lent for one chunk only.
     fn slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) -> TaskRef {
         scope.spawn(move || {
-            if self.run_one() {
+            if self.shared.is_current_worker() {
+                // Looping here rather than queueing a successor per chunk keeps the queue lock
+                // (and wake-ups) out of the per-chunk path.
+                self.run_inline();
+            } else if self.run_one() {
                 self.queue_slots(scope, 1);
             }
         })

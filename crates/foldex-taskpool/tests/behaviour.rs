@@ -200,6 +200,8 @@ fn a_waiting_consumer_helps_with_queued_chunks_in_foreground_mode() {
         let ran_here = Arc::new(AtomicUsize::new(0));
         let r = Arc::clone(&ran_here);
         let producer = pool.spawn_for_each(0..40, move |_| {
+            // Long enough that the fold's own thread cannot run them all before we help.
+            thread::sleep(Duration::from_millis(1));
             if thread::current().id() == me {
                 r.fetch_add(1, Ordering::SeqCst);
             }
