@@ -8,7 +8,8 @@
 //!   consumer. Ordered, a push of batch `k` waits while `k >= next + capacity`, where `next` is
 //!   the batch the consumer needs next; so at most `capacity` finished batches wait in the reorder
 //!   window. Batch `next` itself never waits, which is why producers that take batches in
-//!   sequence order can never all be stuck (see `epoch.rs`).
+//!   sequence order can never all be stuck (see `epoch.rs`). Waiting producers are woken once
+//!   half the room is free (or the consumer is about to run dry), not after every take.
 //! - **Helping.** While the consumer lends its thread to the executor ([`Channel::recv`] calls
 //!   `help`), no push waits: a producer the consumer's help is waiting for must not wait for the
 //!   consumer. Producers skip new batches instead (see [`Channel::should_skip`]), so the overshoot
@@ -80,7 +81,10 @@ pub struct Channel<T> {
 impl<T> Channel<T> {
     /// A channel for `total` batches that holds at most `capacity` finished ones (`capacity >= 1`).
     pub fn new(capacity: usize, ordered: bool, total: usize) -> Self {
-        assert!(capacity >= 1, "a loader channel needs room for at least one batch");
+        assert!(
+            capacity >= 1,
+            "a loader channel needs room for at least one batch"
+        );
         Self {
             state: Mutex::new(State {
                 fifo: VecDeque::new(),
@@ -188,6 +192,19 @@ impl<T> Channel<T> {
         }
     }
 
+    /// Whether to wake the waiting producers after a take. Not after every take: a producer
+    /// woken for one free place pushes one batch and sleeps again, a wake-up per batch. Wake
+    /// them once half the room is free, so that each wake-up fills several places; and always
+    /// when the consumer is about to run dry, so that it never waits on a sleeping producer.
+    fn worth_waking(&self, s: &State<T>) -> bool {
+        let half = (self.capacity / 2).max(1);
+        if self.ordered {
+            !self.has_deliverable(s) || s.delivered % half == 0
+        } else {
+            s.fifo.len() + half <= self.capacity
+        }
+    }
+
     fn take(&self, s: &mut State<T>) -> Recv<T> {
         if let Some(payload) = s.failure.take() {
             return Recv::Failed(payload);
@@ -202,14 +219,8 @@ impl<T> Channel<T> {
         };
         if let Some(item) = item {
             s.delivered += 1;
-            if s.producers_waiting > 0 {
-                // Ordered: the window moved, and only the producer of one batch can use it;
-                // wake them all rather than the wrong one.
-                if self.ordered {
-                    self.room.notify_all();
-                } else {
-                    self.room.notify_one();
-                }
+            if s.producers_waiting > 0 && self.worth_waking(s) {
+                self.room.notify_all();
             }
             return Recv::Item(item);
         }
@@ -430,7 +441,10 @@ mod tests {
         ch.push(0, 0, true).unwrap();
         ch.close();
         assert!(matches!(ch.recv(|| false), Recv::Item(0)));
-        assert!(matches!(ch.recv(|| false), Recv::Incomplete { delivered: 1 }));
+        assert!(matches!(
+            ch.recv(|| false),
+            Recv::Incomplete { delivered: 1 }
+        ));
     }
 
     #[test]

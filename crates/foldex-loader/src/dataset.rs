@@ -86,7 +86,9 @@ pub struct FromFn<F> {
 
 impl<F> fmt::Debug for FromFn<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FromFn").field("len", &self.len).finish_non_exhaustive()
+        f.debug_struct("FromFn")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
     }
 }
 
@@ -120,7 +122,9 @@ pub struct Map<D, F> {
 
 impl<D: fmt::Debug, F> fmt::Debug for Map<D, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Map").field("dataset", &self.dataset).finish_non_exhaustive()
+        f.debug_struct("Map")
+            .field("dataset", &self.dataset)
+            .finish_non_exhaustive()
     }
 }
 
@@ -186,7 +190,11 @@ pub struct ItemError<E> {
 
 impl<E: fmt::Display> fmt::Display for ItemError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "observation {} failed to load: {}", self.index, self.error)
+        write!(
+            f,
+            "observation {} failed to load: {}",
+            self.index, self.error
+        )
     }
 }
 
@@ -225,7 +233,9 @@ impl<D: TryDataset> Dataset for Fallible<D> {
         self.0.len()
     }
     fn get(&self, index: usize) -> Self::Item {
-        self.0.try_get(index).map_err(|error| ItemError { index, error })
+        self.0
+            .try_get(index)
+            .map_err(|error| ItemError { index, error })
     }
 }
 
@@ -249,7 +259,10 @@ mod tests {
     #[test]
     fn map_composes() {
         let d = from_fn(5, |i| i).map(|i| i * 10).map(|i| i + 1);
-        assert_eq!((0..5).map(|i| d.get(i)).collect::<Vec<_>>(), vec![1, 11, 21, 31, 41]);
+        assert_eq!(
+            (0..5).map(|i| d.get(i)).collect::<Vec<_>>(),
+            vec![1, 11, 21, 31, 41]
+        );
         assert!(!d.is_empty());
         assert!(from_fn(0, |i| i).is_empty());
     }

@@ -2,7 +2,8 @@
 //! pushes it into the epoch's [`Channel`].
 //!
 //! **Tickets.** The job's indices are *slots*, not batches: a slot takes the next batch number
-//! from a shared counter (`tickets`) and computes that batch. Batches are therefore started in
+//! from a shared counter (`tickets`), computes that batch, and goes on with the next number
+//! until none is left. Batches are therefore started in
 //! sequence order whatever order the executor runs its slots in (work stealing, chunks of
 //! several slots, any custom executor). That is what makes the ordered window deadlock-free:
 //! every batch below a producer's is already finished or being computed by a producer that does
@@ -93,15 +94,17 @@ where
         count - self.tickets.load(Ordering::Acquire).min(count)
     }
 
-    /// One slot: take the next batch, compute it, push it.
-    fn run_slot(&self, on_consumer: bool) {
+    /// Takes the next batch, computes it and pushes it; `false` when there was none to take
+    /// (all taken, or left for a later round).
+    fn run_batch(&self, on_consumer: bool) -> bool {
+        let count = self.batches.count();
         let next = self.tickets.load(Ordering::Relaxed);
-        if next >= self.batches.count() || self.channel.should_skip(next, on_consumer) {
-            return;
+        if next >= count || self.channel.should_skip(next, on_consumer) {
+            return false;
         }
         let k = self.tickets.fetch_add(1, Ordering::AcqRel);
-        if k >= self.batches.count() {
-            return;
+        if k >= count {
+            return false;
         }
         match panic::catch_unwind(AssertUnwindSafe(|| self.compute(k))) {
             Ok(Some(batch)) => {
@@ -111,6 +114,11 @@ where
             Ok(None) => {}
             Err(payload) => self.channel.fail(payload),
         }
+        true
+    }
+
+    fn all_taken(&self) -> bool {
+        self.tickets.load(Ordering::Relaxed) >= self.batches.count()
     }
 
     /// Batch `k`, or `None` if the epoch was stopped while computing it.
@@ -154,20 +162,19 @@ where
         self.len
     }
 
+    /// A slot takes batches until none is left: the executor decides how many slots run at
+    /// once and on which threads, and each running slot keeps its thread busy with one batch
+    /// after another (one counter increment per batch, no task per batch). Once every batch is
+    /// taken, the remaining slots return at once.
     fn run(&self, range: Range<usize>) -> Partial<'e> {
         let on_consumer = on_helping_consumer();
         if !range.is_empty() {
             self.pieces.fetch_add(1, Ordering::Relaxed);
-        }
-        for _ in range {
-            if self.epoch.channel.is_stopped() {
-                break;
-            }
-            self.epoch.run_slot(on_consumer);
             if on_consumer {
-                // One batch per help call: the rest of this piece goes to a later round, and
-                // the consumer goes back to delivering.
-                break;
+                // One batch per help call, so that the consumer goes back to delivering.
+                self.epoch.run_batch(true);
+            } else {
+                while !self.epoch.channel.is_stopped() && self.epoch.run_batch(false) {}
             }
         }
         self.brand.wrap(())
@@ -177,12 +184,12 @@ where
         right
     }
 
-    /// Stopped for everyone once the epoch is cancelled or failed; and always on a helping
-    /// consumer's thread, so that an executor does not split or queue work from there (work the
-    /// consumer would then have to wait for): it hands the piece to `run` whole, which computes
-    /// one batch of it at most.
+    /// Stopped for everyone once the epoch is cancelled or failed, or every batch is taken; and
+    /// always on a helping consumer's thread, so that an executor does not split or queue work
+    /// from there (work the consumer would then have to wait for): it hands the piece to `run`
+    /// whole, which computes one batch at most.
     fn is_stopped(&self, _from: usize) -> bool {
-        self.epoch.channel.is_stopped() || on_helping_consumer()
+        self.epoch.channel.is_stopped() || self.epoch.all_taken() || on_helping_consumer()
     }
 }
 

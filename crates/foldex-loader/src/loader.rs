@@ -256,7 +256,7 @@ where
     }
 }
 
-impl<'l, D, C> IntoIterator for &'l Loader<D, C>
+impl<D, C> IntoIterator for &Loader<D, C>
 where
     D: Dataset + 'static,
     C: Collate<D::Item> + 'static,

@@ -172,7 +172,10 @@ mod tests {
     fn tiny_orders() {
         assert!(permutation(0, 1, 1).is_empty());
         assert_eq!(permutation(1, 1, 1), vec![0]);
-        assert_eq!(EpochOrder::new(3, None, 9).iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(
+            EpochOrder::new(3, None, 9).iter().collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
     }
 
     #[test]
@@ -183,6 +186,9 @@ mod tests {
             *counts.entry(permutation(3, 11, epoch)).or_insert(0usize) += 1;
         }
         assert_eq!(counts.len(), 6);
-        assert!(counts.values().all(|&c| (800..1200).contains(&c)), "{counts:?}");
+        assert!(
+            counts.values().all(|&c| (800..1200).contains(&c)),
+            "{counts:?}"
+        );
     }
 }

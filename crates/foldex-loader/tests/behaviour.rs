@@ -3,7 +3,7 @@
 mod common;
 
 use foldex_core::{Executor, ExecutorExt};
-use foldex_loader::{eachobsparallel, from_fn, Fallible, IterError, ItemError, Loader};
+use foldex_loader::{eachobsparallel, from_fn, Fallible, ItemError, IterError, Loader};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use foldex_threaded::ThreadedEx;
@@ -43,7 +43,11 @@ fn a_panic_in_get_reaches_next_with_its_payload_and_the_loader_still_works() {
             assert!(delivered < 300, "{name}");
             armed.store(false, Ordering::Relaxed);
             let again: Vec<usize> = loader.iter().flatten().collect();
-            assert_eq!(again, (0..300).collect::<Vec<_>>(), "{name}: the next epoch works");
+            assert_eq!(
+                again,
+                (0..300).collect::<Vec<_>>(),
+                "{name}: the next epoch works"
+            );
         });
     }
 }
@@ -51,7 +55,13 @@ fn a_panic_in_get_reaches_next_with_its_payload_and_the_loader_still_works() {
 #[test]
 fn fallible_items_carry_their_index_and_the_epoch_goes_on() {
     for (name, executor) in common::executors() {
-        let data = Fallible::new(from_fn(100, |i| if i % 10 == 3 { Err("corrupt") } else { Ok(i) }));
+        let data = Fallible::new(from_fn(100, |i| {
+            if i % 10 == 3 {
+                Err("corrupt")
+            } else {
+                Ok(i)
+            }
+        }));
         let mut ok = Vec::new();
         let mut failed = Vec::new();
         for item in eachobsparallel(data, Arc::clone(executor)) {
@@ -70,7 +80,10 @@ fn fallible_items_carry_their_index_and_the_epoch_goes_on() {
     }
 }
 
-fn threads_that_loaded(executor: impl Executor + 'static, slow_consumer: bool) -> (ThreadId, HashSet<ThreadId>) {
+fn threads_that_loaded(
+    executor: impl Executor + 'static,
+    slow_consumer: bool,
+) -> (ThreadId, HashSet<ThreadId>) {
     let seen = Arc::new(Mutex::new(HashSet::new()));
     let record = Arc::clone(&seen);
     let loader = Loader::new(from_fn(200, move |i| {
@@ -147,14 +160,19 @@ fn refuses_inside(executor: Arc<dyn Executor>) {
             assert_eq!(refused, None);
         }
     });
-    assert!(on_worker.load(Ordering::Relaxed) > 0, "no item ran on a worker");
+    assert!(
+        on_worker.load(Ordering::Relaxed) > 0,
+        "no item ran on a worker"
+    );
 }
 
 #[test]
 fn iterating_inside_the_feeding_pool_is_refused() {
     watchdog("refusal", || {
         refuses_inside(Arc::new(ThreadedEx::new().threads(2).basesize(1)));
-        refuses_inside(Arc::new(TaskPoolEx::new().ntasks(2).basesize(1).background(true)));
+        refuses_inside(Arc::new(
+            TaskPoolEx::new().ntasks(2).basesize(1).background(true),
+        ));
     });
 }
 
@@ -170,7 +188,10 @@ fn iter_inside_the_feeding_pool_panics_with_a_clear_message() {
         *message.lock().unwrap() = err.downcast_ref::<String>().cloned().unwrap_or_default();
     });
     let message = message.into_inner().unwrap();
-    assert!(message.contains("worker thread of the executor that feeds it"), "{message}");
+    assert!(
+        message.contains("worker thread of the executor that feeds it"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -196,6 +217,18 @@ fn the_default_buffer_is_twice_the_workers() {
 fn boxed_and_shared_executors_work() {
     let boxed: Box<dyn Executor> = Box::new(ThreadedEx::new());
     let shared: Arc<dyn Executor> = Arc::new(TaskPoolEx::new());
-    assert_eq!(Loader::new(from_fn(50, |i| i)).executor(boxed).iter().count(), 50);
-    assert_eq!(Loader::new(from_fn(50, |i| i)).executor(shared).iter().count(), 50);
+    assert_eq!(
+        Loader::new(from_fn(50, |i| i))
+            .executor(boxed)
+            .iter()
+            .count(),
+        50
+    );
+    assert_eq!(
+        Loader::new(from_fn(50, |i| i))
+            .executor(shared)
+            .iter()
+            .count(),
+        50
+    );
 }

@@ -31,17 +31,23 @@ fn cases() -> impl Strategy<Value = Case> {
         any::<bool>(),
         proptest::option::of(any::<u64>()),
     )
-        .prop_map(|(len, buffer, batch_size, ordered, partial, shuffle)| Case {
-            len,
-            buffer,
-            batch_size,
-            ordered,
-            partial,
-            shuffle,
-        })
+        .prop_map(
+            |(len, buffer, batch_size, ordered, partial, shuffle)| Case {
+                len,
+                buffer,
+                batch_size,
+                ordered,
+                partial,
+                shuffle,
+            },
+        )
 }
 
-fn check(name: &str, executor: &Arc<dyn foldex_core::Executor>, case: &Case) -> Result<(), TestCaseError> {
+fn check(
+    name: &str,
+    executor: &Arc<dyn foldex_core::Executor>,
+    case: &Case,
+) -> Result<(), TestCaseError> {
     // Items of uneven cost, so that batches finish out of order.
     let data = from_fn(case.len, |i| {
         if i % 5 == 0 {
@@ -73,7 +79,12 @@ fn check(name: &str, executor: &Arc<dyn foldex_core::Executor>, case: &Case) -> 
             prop_assert_eq!(iter.len(), expected.len() - got.len());
         }
         if case.ordered {
-            prop_assert_eq!(&got, &expected, "{}: ordered output is the epoch order", name);
+            prop_assert_eq!(
+                &got,
+                &expected,
+                "{}: ordered output is the epoch order",
+                name
+            );
         } else {
             let mut sorted = got.clone();
             sorted.sort();
@@ -145,10 +156,20 @@ fn empty_and_single_item_datasets() {
     let empty = Loader::new(Vec::<u8>::new());
     assert!(empty.is_empty());
     assert_eq!(empty.iter().count(), 0);
-    assert_eq!(foldex_loader::eachobsparallel(Vec::<u8>::new(), foldex_seq::SequentialEx).count(), 0);
+    assert_eq!(
+        foldex_loader::eachobsparallel(Vec::<u8>::new(), foldex_seq::SequentialEx).count(),
+        0
+    );
     let one = Loader::new(vec![7u8]).batch_size(4);
     assert_eq!(one.iter().collect::<Vec<_>>(), vec![vec![7]]);
-    assert_eq!(Loader::new(vec![7u8]).batch_size(4).partial(false).iter().count(), 0);
+    assert_eq!(
+        Loader::new(vec![7u8])
+            .batch_size(4)
+            .partial(false)
+            .iter()
+            .count(),
+        0
+    );
 }
 
 #[test]
@@ -156,7 +177,8 @@ fn eachobsparallel_yields_every_observation() {
     for (name, executor) in common::executors() {
         let data: Vec<String> = (0..500).map(|i| i.to_string()).collect();
         let mut got: Vec<String> =
-            foldex_loader::eachobsparallel(data.clone().map(|s| s + "!"), Arc::clone(executor)).collect();
+            foldex_loader::eachobsparallel(data.clone().map(|s| s + "!"), Arc::clone(executor))
+                .collect();
         got.sort();
         let mut want: Vec<String> = data.iter().map(|s| format!("{s}!")).collect();
         want.sort();
@@ -168,6 +190,14 @@ fn eachobsparallel_yields_every_observation() {
 fn collate_builds_batches_from_items_in_order() {
     let loader = Loader::new(from_fn(10, |i| i as u64))
         .batch_size(4)
-        .collate(|xs: Vec<u64>| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","));
-    assert_eq!(loader.iter().collect::<Vec<_>>(), vec!["0,1,2,3", "4,5,6,7", "8,9"]);
+        .collate(|xs: Vec<u64>| {
+            xs.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        });
+    assert_eq!(
+        loader.iter().collect::<Vec<_>>(),
+        vec!["0,1,2,3", "4,5,6,7", "8,9"]
+    );
 }

@@ -74,12 +74,21 @@ fn break_after_ten(name: &str, executor: Arc<dyn Executor>, ordered: bool) {
         "{name} (ordered {ordered}): drop took {drop_time:?}; {stopped_at} items computed at the \
          break, {finally} in all; threads {before} -> {threads_after}"
     );
-    assert!(drop_time < Duration::from_secs(1), "{name}: drop took {drop_time:?}");
-    assert_eq!(after_drop, finally, "{name}: work went on after the drop returned");
+    assert!(
+        drop_time < Duration::from_secs(1),
+        "{name}: drop took {drop_time:?}"
+    );
+    assert_eq!(
+        after_drop, finally,
+        "{name}: work went on after the drop returned"
+    );
     // Computed after the consumer stopped: at most the buffer plus the items in progress
     // (one per worker, and one for the driver thread, which some executors let help).
     let bound = 10 + loader.buffer_size() + executor.workers() + 1;
-    assert!(finally <= bound, "{name}: {finally} items computed, bound {bound}");
+    assert!(
+        finally <= bound,
+        "{name}: {finally} items computed, bound {bound}"
+    );
     assert_eq!(threads_after, before, "{name}: a thread was left behind");
 }
 
@@ -87,10 +96,22 @@ fn break_after_ten(name: &str, executor: Arc<dyn Executor>, ordered: bool) {
 fn break_returns_promptly_and_leaves_no_thread_behind() {
     watchdog("early exit", || {
         let executors: Vec<(&str, Arc<dyn Executor>)> = vec![
-            ("ThreadedEx (default)", Arc::new(ThreadedEx::new().basesize(1))),
-            ("ThreadedEx 4 threads", Arc::new(ThreadedEx::new().threads(4).basesize(1))),
-            ("TaskPoolEx", Arc::new(TaskPoolEx::new().ntasks(4).basesize(1))),
-            ("TaskPoolEx background", Arc::new(TaskPoolEx::new().ntasks(4).basesize(1).background(true))),
+            (
+                "ThreadedEx (default)",
+                Arc::new(ThreadedEx::new().basesize(1)),
+            ),
+            (
+                "ThreadedEx 4 threads",
+                Arc::new(ThreadedEx::new().threads(4).basesize(1)),
+            ),
+            (
+                "TaskPoolEx",
+                Arc::new(TaskPoolEx::new().ntasks(4).basesize(1)),
+            ),
+            (
+                "TaskPoolEx background",
+                Arc::new(TaskPoolEx::new().ntasks(4).basesize(1).background(true)),
+            ),
             ("SequentialEx", Arc::new(SequentialEx)),
             ("BackwardsEx", Arc::new(common::BackwardsEx)),
         ];

@@ -2,10 +2,10 @@
 #![allow(dead_code)]
 
 use foldex_core::{chunk, Executor, Job, Partial};
-use std::collections::BTreeMap;
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -57,10 +57,19 @@ pub fn executors() -> &'static [(&'static str, Arc<dyn Executor>)] {
     ALL.get_or_init(|| {
         vec![
             ("SequentialEx", Arc::new(SequentialEx) as Arc<dyn Executor>),
-            ("ThreadedEx basesize 1", Arc::new(ThreadedEx::new().basesize(1))),
-            ("ThreadedEx 3 threads basesize 3", Arc::new(ThreadedEx::new().threads(3).basesize(3))),
+            (
+                "ThreadedEx basesize 1",
+                Arc::new(ThreadedEx::new().basesize(1)),
+            ),
+            (
+                "ThreadedEx 3 threads basesize 3",
+                Arc::new(ThreadedEx::new().threads(3).basesize(3)),
+            ),
             ("ThreadedEx auto basesize", Arc::new(ThreadedEx::new())),
-            ("TaskPoolEx 3 tasks basesize 1", Arc::new(TaskPoolEx::new().ntasks(3).basesize(1))),
+            (
+                "TaskPoolEx 3 tasks basesize 1",
+                Arc::new(TaskPoolEx::new().ntasks(3).basesize(1)),
+            ),
             (
                 "TaskPoolEx 2 tasks basesize 4 background",
                 Arc::new(TaskPoolEx::new().ntasks(2).basesize(4).background(true)),
