@@ -1,0 +1,119 @@
+//! Loader throughput against rayon + crossbeam-channel, and the seed's sleep matrix.
+//!
+//! Run: `cargo bench -p foldex-benches --bench loader`.
+//!
+//! - `loader_throughput`: 100 000 observations that cost nothing, through a buffer of 16.
+//!   The reference is rayon's `for_each_with` sending into crossbeam-channel's `bounded(16)`,
+//!   drained by the calling thread. Ours: unbatched observations, unordered and ordered.
+//! - `loader_sleep`: the seed's `TimeDataset` (each observation sleeps for `t`), per executor,
+//!   with `n` chosen so that an ideal run on 2 workers takes about 50 ms. Efficiency is
+//!   `n * t / workers` divided by the median time.
+#![forbid(unsafe_code)]
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use crossbeam_channel::bounded;
+use foldex::{from_fn, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+const BUFFER: usize = 16;
+
+fn reference(n: usize, item: impl Fn(usize) -> usize + Sync + Send) -> usize {
+    let (tx, rx) = bounded(BUFFER);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            (0..n)
+                .into_par_iter()
+                .for_each_with(tx, |tx, i| tx.send(item(i)).unwrap())
+        });
+        rx.iter()
+            .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
+    })
+}
+
+fn throughput(c: &mut Criterion) {
+    const N: usize = 100_000;
+    let mut group = c.benchmark_group("loader_throughput");
+    group
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20);
+    group.bench_function("rayon+crossbeam", |b| b.iter(|| reference(N, |i| i)));
+    for ordered in [false, true] {
+        let loader = Loader::new(from_fn(N, |i| i))
+            .buffer(BUFFER)
+            .ordered(ordered)
+            .unbatched();
+        let name = if ordered {
+            "loader ordered"
+        } else {
+            "loader unordered"
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                loader
+                    .iter()
+                    .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
+            })
+        });
+    }
+    group.finish();
+}
+
+fn sleep_matrix(c: &mut Criterion) {
+    let mut group = c.benchmark_group("loader_sleep");
+    group
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .sample_size(10);
+    let executors: Vec<(&str, Arc<dyn Executor>)> = vec![
+        (
+            "ThreadedEx",
+            Arc::new(ThreadedEx::new().threads(2).basesize(1)),
+        ),
+        (
+            "TaskPoolEx",
+            Arc::new(TaskPoolEx::new().ntasks(2).basesize(1)),
+        ),
+        (
+            "TaskPoolEx background",
+            Arc::new(TaskPoolEx::new().ntasks(2).basesize(1).background(true)),
+        ),
+        ("SequentialEx", Arc::new(SequentialEx)),
+    ];
+    // (item time, n): n * t / 2 workers is about 50 ms.
+    let cells = [
+        (Duration::from_millis(10), 10usize),
+        (Duration::from_millis(1), 100),
+        (Duration::from_micros(100), 1_000),
+        (Duration::from_micros(10), 10_000),
+    ];
+    for (t, n) in cells {
+        let cell = format!("t={t:?} n={n}");
+        for (name, executor) in &executors {
+            let loader = Loader::new(from_fn(n, move |i| {
+                std::thread::sleep(t);
+                i
+            }))
+            .executor(Arc::clone(executor))
+            .unbatched();
+            group.bench_with_input(BenchmarkId::new(*name, &cell), &loader, |b, loader| {
+                b.iter(|| loader.iter().count())
+            });
+        }
+        group.bench_with_input(BenchmarkId::new("rayon+crossbeam", &cell), &n, |b, &n| {
+            b.iter(|| {
+                reference(n, |i| {
+                    std::thread::sleep(t);
+                    i
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, throughput, sleep_matrix);
+criterion_main!(benches);
