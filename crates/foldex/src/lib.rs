@@ -36,3 +36,8 @@ pub mod prelude {
     pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{Pool, ThreadedEx};
 }
+
+/// The README's examples, compiled and run as doc tests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
