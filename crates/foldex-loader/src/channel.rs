@@ -116,6 +116,11 @@ impl<T> Channel<T> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// `true` while the consumer lends its thread to the executor: producers must not wait.
+    pub fn is_helping(&self) -> bool {
+        self.helping.load(Ordering::Acquire)
+    }
+
     /// `true` once the epoch is cancelled or failed: producers should stop.
     pub fn is_stopped(&self) -> bool {
         self.stopped.load(Ordering::Acquire)
@@ -150,7 +155,9 @@ impl<T> Channel<T> {
                 break;
             }
             s.producers_waiting += 1;
+            let asleep = std::time::Instant::now();
             s = self.room.wait(s).unwrap_or_else(|e| e.into_inner());
+            crate::stats::note_blocked(asleep);
             s.producers_waiting -= 1;
         }
         let deliverable = if self.ordered {

@@ -1,5 +1,9 @@
 //! Turning the observations of one batch into the batch the consumer receives.
 
+use std::fmt;
+use std::marker::PhantomData;
+use std::mem;
+
 /// Builds a batch from its observations, in epoch order. Runs on the executor's threads.
 ///
 /// Any `Fn(Vec<Item>) -> B + Send + Sync` closure is a `Collate`; the default, [`VecCollate`],
@@ -21,6 +25,22 @@ pub trait Collate<Item>: Send + Sync {
     fn collate_one(&self, item: Item) -> Self::Batch {
         self.collate(vec![item])
     }
+
+    /// Builds the batch into `out`, reusing its memory; what a loader with
+    /// [`reuse_buffers(true)`](crate::Loader::reuse_buffers) calls. `items` holds the batch's
+    /// observations; whatever this leaves in it (buffers of an earlier batch, say) is reused to
+    /// load the next batch into. The default replaces `out` with `collate(items)`; [`VecCollate`]
+    /// swaps the two vectors, and [`in_place`] writes into `out`.
+    fn collate_into(&self, items: &mut Vec<Item>, out: &mut Self::Batch) {
+        *out = self.collate(mem::take(items));
+    }
+
+    /// The batch for a batch whose every observation the error policy skipped; `None` to
+    /// deliver nothing for it. The default collates an empty `Vec`.
+    #[doc(hidden)]
+    fn collate_empty(&self) -> Option<Self::Batch> {
+        Some(self.collate(Vec::new()))
+    }
 }
 
 /// The default collate: a batch is the `Vec` of its observations.
@@ -31,6 +51,65 @@ impl<Item> Collate<Item> for VecCollate {
     type Batch = Vec<Item>;
     fn collate(&self, items: Vec<Item>) -> Vec<Item> {
         items
+    }
+    /// The batch takes the observations' buffers, and hands its old ones back to be loaded
+    /// into: with buffer reuse, no observation is ever copied or allocated twice.
+    fn collate_into(&self, items: &mut Vec<Item>, out: &mut Vec<Item>) {
+        mem::swap(items, out);
+    }
+}
+
+/// A collate that writes each batch into a buffer, `f(items, &mut out)`; see [`in_place`].
+pub struct InPlace<F, B> {
+    f: F,
+    batch: PhantomData<fn() -> B>,
+}
+
+impl<F, B> fmt::Debug for InPlace<F, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InPlace").finish_non_exhaustive()
+    }
+}
+
+/// A collate that writes a batch into an existing buffer: `f(items, &mut out)` must fill
+/// `out` (clearing what it held). With [`reuse_buffers(true)`](crate::Loader::reuse_buffers)
+/// `out` is a recycled batch, so stacking observations into one tensor allocates nothing;
+/// otherwise `out` starts as `B::default()`.
+///
+/// ```
+/// use foldex_loader::{from_fn, in_place, Loader};
+/// // Stack batches of 4-float observations into one flat buffer per batch.
+/// let stack = in_place(|items: &[Vec<f32>], out: &mut Vec<f32>| {
+///     out.clear();
+///     items.iter().for_each(|x| out.extend_from_slice(x));
+/// });
+/// let loader = Loader::new(from_fn(6, |i| vec![i as f32; 4])).batch_size(3).collate(stack);
+/// assert_eq!(loader.iter().map(|b| b.len()).collect::<Vec<_>>(), vec![12, 12]);
+/// ```
+pub fn in_place<Item, B, F>(f: F) -> InPlace<F, B>
+where
+    B: Default,
+    F: Fn(&[Item], &mut B) + Send + Sync,
+{
+    InPlace {
+        f,
+        batch: PhantomData,
+    }
+}
+
+impl<Item, B, F> Collate<Item> for InPlace<F, B>
+where
+    B: Default,
+    F: Fn(&[Item], &mut B) + Send + Sync,
+{
+    type Batch = B;
+    fn collate(&self, items: Vec<Item>) -> B {
+        let mut out = B::default();
+        (self.f)(&items, &mut out);
+        out
+    }
+    fn collate_into(&self, items: &mut Vec<Item>, out: &mut B) {
+        (self.f)(items, out);
     }
 }
 
@@ -62,5 +141,8 @@ impl<Item> Collate<Item> for Unbatched {
     }
     fn collate_one(&self, item: Item) -> Item {
         item
+    }
+    fn collate_empty(&self) -> Option<Item> {
+        None
     }
 }

@@ -1,5 +1,6 @@
 //! What a loader loads from: anything with a length that gives an observation per index.
 
+use crate::policy::LoadCx;
 use std::fmt;
 use std::sync::Arc;
 
@@ -26,9 +27,53 @@ pub trait Dataset: Send + Sync {
     /// index once per epoch.
     fn get(&self, index: usize) -> Self::Item;
 
+    /// Loads the observation at `index` into `buf`, reusing its memory (the capacity of a
+    /// `Vec`, an image buffer). `buf` holds an earlier observation, or is fresh from `get`.
+    ///
+    /// A loader with [`reuse_buffers(true)`](crate::Loader::reuse_buffers) calls this instead
+    /// of `get`, so that its buffers are recycled and loading allocates nothing once warm. The
+    /// default replaces `buf` with `get(index)`.
+    ///
+    /// ```
+    /// use foldex_loader::Dataset;
+    /// struct Noise;
+    /// impl Dataset for Noise {
+    ///     type Item = Vec<f32>;
+    ///     fn len(&self) -> usize { 10 }
+    ///     fn get(&self, i: usize) -> Vec<f32> { vec![i as f32; 1024] }
+    ///     fn get_into(&self, i: usize, buf: &mut Vec<f32>) {
+    ///         buf.clear();
+    ///         buf.resize(1024, i as f32); // no allocation once `buf` has the capacity
+    ///     }
+    /// }
+    /// let mut buf = Noise.get(0);
+    /// Noise.get_into(7, &mut buf);
+    /// assert_eq!(buf[1023], 7.0);
+    /// ```
+    fn get_into(&self, index: usize, buf: &mut Self::Item) {
+        *buf = self.get(index);
+    }
+
     /// `true` when there are no observations.
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// What a loader calls: `get`, unless the dataset may leave observations out (an
+    /// [`ErrorPolicy`](crate::ErrorPolicy) that skips).
+    #[doc(hidden)]
+    fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<Self::Item> {
+        let _ = cx;
+        Some(self.get(index))
+    }
+
+    /// What a loader that reuses buffers calls: `get_into`, unless the dataset may leave
+    /// observations out; `false` when it did.
+    #[doc(hidden)]
+    fn load_into(&self, index: usize, buf: &mut Self::Item, cx: &LoadCx<'_>) -> bool {
+        let _ = cx;
+        self.get_into(index, buf);
+        true
     }
 
     /// A dataset whose observations are `f(self.get(i))`, computed when they are loaded.
@@ -70,6 +115,15 @@ macro_rules! forward_dataset {
             }
             fn get(&self, index: usize) -> D::Item {
                 (**self).get(index)
+            }
+            fn get_into(&self, index: usize, buf: &mut D::Item) {
+                (**self).get_into(index, buf)
+            }
+            fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<D::Item> {
+                (**self).load(index, cx)
+            }
+            fn load_into(&self, index: usize, buf: &mut D::Item, cx: &LoadCx<'_>) -> bool {
+                (**self).load_into(index, buf, cx)
             }
         }
     )*};
@@ -135,6 +189,9 @@ impl<D: Dataset, U, F: Fn(D::Item) -> U + Send + Sync> Dataset for Map<D, F> {
     }
     fn get(&self, index: usize) -> U {
         (self.f)(self.dataset.get(index))
+    }
+    fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<U> {
+        self.dataset.load(index, cx).map(&self.f)
     }
 }
 

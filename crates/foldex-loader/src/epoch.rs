@@ -17,9 +17,12 @@
 //! there is one round.
 
 use crate::channel::Channel;
-use crate::collate::Collate;
-use crate::dataset::Dataset;
 use crate::order::{Batches, EpochOrder};
+use crate::policy::LoadCx;
+use crate::produce::{Delivered, Produce};
+use crate::shard::Shard;
+use crate::state::Schedule;
+use crate::stats::{Recorder, Run};
 use foldex_core::{Brand, Executor, Job, Partial};
 use std::cell::Cell;
 use std::ops::Range;
@@ -52,64 +55,86 @@ fn on_helping_consumer() -> bool {
 }
 
 /// Everything the producers of one epoch share.
-pub(crate) struct Epoch<D, C>
-where
-    D: Dataset,
-    C: Collate<D::Item>,
-{
-    dataset: Arc<D>,
-    collate: Arc<C>,
+pub(crate) struct Epoch<P: Produce> {
+    producer: P,
     order: EpochOrder,
+    shard: Option<Shard>,
     batches: Batches,
-    /// The next batch number to hand out.
+    /// Which batches this epoch runs (all of them, unless it resumes an earlier one).
+    schedule: Schedule,
+    /// How many batches the schedule runs.
+    count: usize,
+    /// The next ticket to hand out: ticket `t` is batch `schedule.batch(t)`.
     tickets: AtomicUsize,
-    channel: Arc<Channel<C::Batch>>,
+    channel: Arc<Channel<Delivered<P::Out>>>,
+    recorder: Arc<Recorder>,
+    /// Time each run of batches (two clock readings per run).
+    timing: bool,
 }
 
-impl<D, C> Epoch<D, C>
-where
-    D: Dataset,
-    C: Collate<D::Item>,
-{
+/// An epoch's settings, for [`Epoch::new`].
+pub(crate) struct Plan {
+    pub order: EpochOrder,
+    pub shard: Option<Shard>,
+    pub batches: Batches,
+    pub schedule: Schedule,
+    pub timing: bool,
+}
+
+impl<P: Produce> Epoch<P> {
     pub fn new(
-        dataset: Arc<D>,
-        collate: Arc<C>,
-        order: EpochOrder,
-        batches: Batches,
-        channel: Arc<Channel<C::Batch>>,
+        producer: P,
+        plan: Plan,
+        channel: Arc<Channel<Delivered<P::Out>>>,
+        recorder: Arc<Recorder>,
     ) -> Self {
+        let count = plan.schedule.count(plan.batches.count());
         Self {
-            dataset,
-            collate,
-            order,
-            batches,
+            producer,
+            order: plan.order,
+            shard: plan.shard,
+            batches: plan.batches,
+            schedule: plan.schedule,
+            count,
             tickets: AtomicUsize::new(0),
             channel,
+            recorder,
+            timing: plan.timing,
         }
     }
 
     /// How many batches nobody has taken yet.
     fn untaken(&self) -> usize {
-        let count = self.batches.count();
-        count - self.tickets.load(Ordering::Acquire).min(count)
+        self.count - self.tickets.load(Ordering::Acquire).min(self.count)
     }
 
     /// Takes the next batch, computes it and pushes it; `false` when there was none to take
     /// (all taken, or left for a later round).
-    fn run_batch(&self, on_consumer: bool) -> bool {
-        let count = self.batches.count();
+    fn run_batch(&self, on_consumer: bool, run: &mut Run<'_>) -> bool {
+        let count = self.count;
         let next = self.tickets.load(Ordering::Relaxed);
         if next >= count || self.channel.should_skip(next, on_consumer) {
             return false;
         }
-        let k = self.tickets.fetch_add(1, Ordering::AcqRel);
-        if k >= count {
+        // The buffer comes before the ticket, so that the batch the consumer needs next never
+        // waits for one (see `ring.rs`). The consumer's own thread never waits for a buffer,
+        // and neither does anyone while it helps.
+        let channel = &self.channel;
+        let may_wait = || !on_consumer && !channel.is_stopped() && !channel.is_helping();
+        let Some(buffer) = self.producer.buffer(may_wait) else {
+            return false;
+        };
+        let t = self.tickets.fetch_add(1, Ordering::AcqRel);
+        if t >= count {
             return false;
         }
-        match panic::catch_unwind(AssertUnwindSafe(|| self.compute(k))) {
-            Ok(Some(batch)) => {
+        match panic::catch_unwind(AssertUnwindSafe(|| self.compute(buffer, t))) {
+            Ok(Some(delivered)) => {
+                let items = delivered.items;
                 // `Err` means the epoch was stopped meanwhile; the batch is dropped here.
-                let _ = self.channel.push(k, batch, !on_consumer);
+                if self.channel.push(t, delivered, !on_consumer).is_ok() {
+                    run.pushed(items);
+                }
             }
             Ok(None) => {}
             Err(payload) => self.channel.fail(payload),
@@ -118,46 +143,49 @@ where
     }
 
     fn all_taken(&self) -> bool {
-        self.tickets.load(Ordering::Relaxed) >= self.batches.count()
+        self.tickets.load(Ordering::Relaxed) >= self.count
     }
 
-    /// Batch `k`, or `None` if the epoch was stopped while computing it.
-    fn compute(&self, k: usize) -> Option<C::Batch> {
-        let positions = self.batches.positions(k);
-        if positions.len() == 1 {
-            let item = self.dataset.get(self.order.get(positions.start));
-            return Some(self.collate.collate_one(item));
-        }
-        let mut items = Vec::with_capacity(positions.len());
-        for position in positions {
-            if self.channel.is_stopped() {
-                return None;
-            }
-            items.push(self.dataset.get(self.order.get(position)));
-        }
-        Some(self.collate.collate(items))
+    /// The dataset index at `position` of this rank's part of the epoch.
+    fn index(&self, position: usize) -> usize {
+        let position = match self.shard {
+            Some(shard) => shard.position(self.order.len(), position),
+            None => position,
+        };
+        self.order.get(position)
+    }
+
+    /// The batch of ticket `t`, or `None` if the epoch was stopped while computing it.
+    fn compute(&self, buffer: P::Buffer, t: usize) -> Option<Delivered<P::Out>> {
+        let batch = self.schedule.batch(t);
+        let cx = LoadCx {
+            recorder: Some(&self.recorder),
+        };
+        let (value, items) = self.producer.make(
+            buffer,
+            self.batches.positions(batch),
+            |p| self.index(p),
+            &cx,
+            || self.channel.is_stopped(),
+        )?;
+        Some(Delivered {
+            batch,
+            items,
+            value,
+        })
     }
 }
 
 /// One round of an epoch, as the job an executor runs: `len` slots.
-struct Round<'e, D, C>
-where
-    D: Dataset,
-    C: Collate<D::Item>,
-{
-    epoch: &'e Epoch<D, C>,
+struct Round<'e, P: Produce> {
+    epoch: &'e Epoch<P>,
     len: usize,
     brand: Brand<()>,
     /// How many non-empty pieces the executor ran.
     pieces: AtomicUsize,
 }
 
-impl<'e, D, C> Job<'e> for Round<'e, D, C>
-where
-    D: Dataset,
-    C: Collate<D::Item>,
-    C::Batch: Send,
-{
+impl<'e, P: Produce> Job<'e> for Round<'e, P> {
     fn len(&self) -> usize {
         self.len
     }
@@ -170,11 +198,13 @@ where
         let on_consumer = on_helping_consumer();
         if !range.is_empty() {
             self.pieces.fetch_add(1, Ordering::Relaxed);
+            let epoch = self.epoch;
+            let mut run = epoch.recorder.run(epoch.timing);
             if on_consumer {
                 // One batch per help call, so that the consumer goes back to delivering.
-                self.epoch.run_batch(true);
+                epoch.run_batch(true, &mut run);
             } else {
-                while !self.epoch.channel.is_stopped() && self.epoch.run_batch(false) {}
+                while !epoch.channel.is_stopped() && epoch.run_batch(false, &mut run) {}
             }
         }
         self.brand.wrap(())
@@ -194,14 +224,10 @@ where
 }
 
 /// Starts the thread that runs the epoch's rounds through `executor`, then closes the channel.
-pub(crate) fn spawn_driver<D, C>(
-    epoch: Arc<Epoch<D, C>>,
-    executor: Arc<dyn Executor>,
-) -> JoinHandle<()>
+pub(crate) fn spawn_driver<P>(epoch: Arc<Epoch<P>>, executor: Arc<dyn Executor>) -> JoinHandle<()>
 where
-    D: Dataset + 'static,
-    C: Collate<D::Item> + 'static,
-    C::Batch: Send + 'static,
+    P: Produce + 'static,
+    P::Out: 'static,
 {
     thread::Builder::new()
         .name("foldex-loader".into())
@@ -216,12 +242,7 @@ where
         .expect("foldex-loader: failed to start the thread that drives an epoch")
 }
 
-fn drive<D, C>(epoch: &Epoch<D, C>, executor: &dyn Executor)
-where
-    D: Dataset,
-    C: Collate<D::Item>,
-    C::Batch: Send,
-{
+fn drive<P: Produce>(epoch: &Epoch<P>, executor: &dyn Executor) {
     loop {
         let len = epoch.untaken();
         if len == 0 || epoch.channel.is_stopped() {

@@ -44,9 +44,24 @@ mod dataset;
 mod epoch;
 mod loader;
 mod order;
+mod policy;
+mod produce;
+mod ring;
+mod rng;
+mod shard;
+mod state;
+mod stats;
 mod sync;
 
-pub use collate::{Collate, Unbatched, VecCollate};
+pub use collate::{in_place, Collate, InPlace, Unbatched, VecCollate};
 pub use dataset::{from_fn, Dataset, Fallible, FromFn, ItemError, Map, TryDataset};
-pub use loader::{eachobsparallel, Iter, IterError, Loader};
+pub use loader::{eachobsparallel, Iter, IterError, Loader, Owned, Reuse, ReusedBatch};
 pub use order::{permutation, EpochOrder};
+#[doc(hidden)]
+pub use policy::LoadCx;
+pub use policy::{Checked, ErrorPolicy};
+pub use ring::Reused;
+pub use rng::{rng_for, ItemRng};
+pub use shard::{Shard, Tail};
+pub use state::{LoaderState, ResumeError};
+pub use stats::{SkippedItem, Stats, Verdict, WorkerStats};

@@ -3,17 +3,24 @@
 use crate::channel::{Channel, Recv};
 use crate::collate::{Collate, Unbatched, VecCollate};
 use crate::dataset::Dataset;
-use crate::epoch::{as_helping_consumer, spawn_driver, Epoch};
+use crate::epoch::{as_helping_consumer, spawn_driver, Epoch, Plan};
 use crate::order::{Batches, EpochOrder};
+use crate::produce::{Delivered, Fresh, Produce, Recycled};
+use crate::ring::{Reused, Ring};
+use crate::shard::{Shard, Tail};
+use crate::state::{LoaderState, Received, ResumeError, Schedule};
+use crate::stats::{ConsumerStats, Recorder, Stats};
 use foldex_core::{ConfigError, Executor};
 use foldex_threaded::ThreadedEx;
+use std::any::Any;
 use std::fmt;
 use std::iter::FusedIterator;
 use std::num::NonZeroUsize;
 use std::panic;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 /// Loads a [`Dataset`] in parallel, batch by batch, through any executor; iterate `&loader`
 /// once per epoch.
@@ -41,7 +48,7 @@ use std::thread::JoinHandle;
 ///   order [`Loader::epoch_order`]`(e)`, a permutation of `(seed, e)` that no executor or thread
 ///   count changes; batches arrive in that order unless `ordered(false)` lets them arrive as
 ///   they finish.
-pub struct Loader<D, C = VecCollate> {
+pub struct Loader<D, C = VecCollate, M = Owned> {
     dataset: Arc<D>,
     collate: Arc<C>,
     executor: Arc<dyn Executor>,
@@ -51,9 +58,52 @@ pub struct Loader<D, C = VecCollate> {
     shuffle: Option<u64>,
     ordered: bool,
     next_epoch: AtomicU64,
+    shard: Option<(usize, usize)>,
+    tail: Tail,
+    diagnostics: bool,
+    mode: M,
 }
 
-impl<D, C> fmt::Debug for Loader<D, C> {
+/// A [`Loader`] whose batches are fresh values the consumer owns (the default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Owned;
+
+/// A [`Loader`] whose batches are [`Reused`] guards over recycled buffers; see
+/// [`Loader::reuse_buffers`].
+pub struct Reuse {
+    recycle: bool,
+    /// The loader's ring of buffers (a `Ring<Item, Batch>`), kept from epoch to epoch so that
+    /// later epochs start warm; made by the first epoch.
+    ring: Mutex<Option<Arc<dyn Any + Send + Sync>>>,
+}
+
+impl fmt::Debug for Reuse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reuse")
+            .field("recycle", &self.recycle)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Reuse {
+    /// The ring for buffers of these types, with room for `budget` of them.
+    fn ring<I, B>(&self, budget: usize) -> Arc<Ring<I, B>>
+    where
+        I: Send + 'static,
+        B: Default + Send + 'static,
+    {
+        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(typed) = ring.clone().and_then(|r| r.downcast::<Ring<I, B>>().ok()) {
+            typed.reserve(budget);
+            return typed;
+        }
+        let typed = Arc::new(Ring::<I, B>::new(budget, self.recycle));
+        *ring = Some(Arc::clone(&typed) as Arc<dyn Any + Send + Sync>);
+        typed
+    }
+}
+
+impl<D, C, M> fmt::Debug for Loader<D, C, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Loader")
             .field("buffer", &self.buffer)
@@ -61,6 +111,7 @@ impl<D, C> fmt::Debug for Loader<D, C> {
             .field("partial", &self.partial)
             .field("shuffle", &self.shuffle)
             .field("ordered", &self.ordered)
+            .field("shard", &self.shard)
             .field("next_epoch", &self.next_epoch.load(Ordering::Relaxed))
             .finish_non_exhaustive()
     }
@@ -80,11 +131,15 @@ impl<D: Dataset> Loader<D> {
             shuffle: None,
             ordered: true,
             next_epoch: AtomicU64::new(0),
+            shard: None,
+            tail: Tail::default(),
+            diagnostics: true,
+            mode: Owned,
         }
     }
 }
 
-impl<D: Dataset, C> Loader<D, C> {
+impl<D: Dataset, C, M> Loader<D, C, M> {
     /// Runs the loading on `executor` (any executor; `Box<dyn Executor>` and
     /// `Arc<dyn Executor>` work too).
     pub fn executor<E: Executor + 'static>(mut self, executor: E) -> Self {
@@ -143,10 +198,14 @@ impl<D: Dataset, C> Loader<D, C> {
     /// });
     /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![1.0, 4.0]);
     /// ```
-    pub fn collate<C2: Collate<D::Item>>(self, collate: C2) -> Loader<D, C2> {
+    pub fn collate<C2: Collate<D::Item>>(self, collate: C2) -> Loader<D, C2, M> {
+        self.rebuild(Arc::new(collate), |mode| mode)
+    }
+
+    fn rebuild<C2, M2>(self, collate: Arc<C2>, mode: impl FnOnce(M) -> M2) -> Loader<D, C2, M2> {
         Loader {
             dataset: self.dataset,
-            collate: Arc::new(collate),
+            collate,
             executor: self.executor,
             buffer: self.buffer,
             batch_size: self.batch_size,
@@ -154,7 +213,83 @@ impl<D: Dataset, C> Loader<D, C> {
             shuffle: self.shuffle,
             ordered: self.ordered,
             next_epoch: self.next_epoch,
+            shard: self.shard,
+            tail: self.tail,
+            diagnostics: self.diagnostics,
+            mode: mode(self.mode),
         }
+    }
+
+    /// Recycle batch buffers: the iterator yields [`Reused`] guards (dereferencing to the
+    /// batch) whose buffers go back to the loader when dropped, observations are loaded with
+    /// [`Dataset::get_into`] into buffers of earlier batches, and batches are built with
+    /// [`Collate::collate_into`]. Once warm, loading allocates nothing per observation.
+    ///
+    /// Holding a guard is safe: its buffers are not reused before it is dropped; producers
+    /// wait for a free buffer instead (there are `buffer + workers + 2`). With `false` the
+    /// guards free their buffers instead of recycling them (for comparisons).
+    ///
+    /// ```
+    /// use foldex_loader::{Dataset, Loader};
+    /// struct Rows;
+    /// impl Dataset for Rows {
+    ///     type Item = Vec<f32>;
+    ///     fn len(&self) -> usize { 100 }
+    ///     fn get(&self, i: usize) -> Vec<f32> { vec![i as f32; 256] }
+    ///     fn get_into(&self, i: usize, row: &mut Vec<f32>) {
+    ///         row.clear();
+    ///         row.resize(256, i as f32);
+    ///     }
+    /// }
+    /// let loader = Loader::new(Rows).batch_size(10).reuse_buffers(true);
+    /// for batch in &loader {
+    ///     // `batch` is a guard; `*batch` is the `Vec<Vec<f32>>`.
+    ///     assert_eq!(batch.len(), 10);
+    /// } // each guard hands its buffers back here
+    /// ```
+    pub fn reuse_buffers(self, recycle: bool) -> Loader<D, C, Reuse> {
+        let collate = Arc::clone(&self.collate);
+        self.rebuild(collate, |_| Reuse {
+            recycle,
+            ring: Mutex::new(None),
+        })
+    }
+
+    /// Load only rank `rank`'s part of each epoch, of `world` ranks (PyTorch's
+    /// `DistributedSampler`): every rank computes the same epoch order, and rank `r` takes its
+    /// positions `r, r + world, r + 2 * world, ...`. Set the same seed on every rank. When
+    /// `world` does not divide the dataset, [`Loader::shard_tail`] decides (default:
+    /// [`Tail::Pad`]).
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader, Tail};
+    /// let rank = |r| Loader::new(from_fn(10, |i| i)).shuffle(1).shard(r, 3).shard_tail(Tail::Uneven);
+    /// let mut all: Vec<usize> = (0..3).flat_map(|r| rank(r).iter().flatten().collect::<Vec<_>>()).collect();
+    /// all.sort();
+    /// assert_eq!(all, (0..10).collect::<Vec<_>>());
+    /// ```
+    ///
+    /// # Panics
+    /// If `world` is 0 or `rank >= world`.
+    #[track_caller]
+    pub fn shard(mut self, rank: usize, world: usize) -> Self {
+        Shard::new(rank, world, self.tail);
+        self.shard = Some((rank, world));
+        self
+    }
+
+    /// What sharding does with the last `len % world` observations; see [`Tail`].
+    pub fn shard_tail(mut self, tail: Tail) -> Self {
+        self.tail = tail;
+        self
+    }
+
+    /// Switches the clock readings and per-worker counters of [`Iter::stats`] off; exists to
+    /// measure what they cost.
+    #[doc(hidden)]
+    pub fn diagnostics(mut self, on: bool) -> Self {
+        self.diagnostics = on;
+        self
     }
 
     /// Delivers each observation as it is, not in a batch: batches of one with the
@@ -165,7 +300,7 @@ impl<D: Dataset, C> Loader<D, C> {
     /// let loader = Loader::new(from_fn(3, |i| i * 10)).unbatched();
     /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![0, 10, 20]);
     /// ```
-    pub fn unbatched(self) -> Loader<D, Unbatched> {
+    pub fn unbatched(self) -> Loader<D, Unbatched, M> {
         self.batch_size(1).collate(Unbatched)
     }
 
@@ -201,16 +336,133 @@ impl<D: Dataset, C> Loader<D, C> {
         EpochOrder::new(self.dataset.len(), self.shuffle, epoch)
     }
 
+    /// This rank's sharding, if any.
+    pub fn sharding(&self) -> Option<Shard> {
+        self.shard
+            .map(|(rank, world)| Shard::new(rank, world, self.tail))
+    }
+
+    /// The observations per epoch: the dataset's, or this rank's part of them.
+    fn epoch_len(&self) -> usize {
+        let len = self.dataset.len();
+        self.sharding().map_or(len, |shard| shard.len(len))
+    }
+
+    /// The state at the start of epoch `epoch` (nothing received yet).
+    fn initial_state(&self, epoch: u64) -> LoaderState {
+        LoaderState {
+            seed: self.shuffle,
+            epoch,
+            next_batch: 0,
+            received_above: Vec::new(),
+            batch_size: self.batch_size.get(),
+            len: self.epoch_len(),
+        }
+    }
+
+    /// Checks that `state` was taken from a loader with these settings.
+    fn check(&self, state: &LoaderState) -> Result<(), ResumeError> {
+        let mismatch = |setting, state: String, loader: String| {
+            Err(ResumeError::Mismatch {
+                setting,
+                state,
+                loader,
+            })
+        };
+        if state.seed != self.shuffle {
+            return mismatch(
+                "seed",
+                format!("{:?}", state.seed),
+                format!("{:?}", self.shuffle),
+            );
+        }
+        if state.batch_size != self.batch_size.get() {
+            let loader = self.batch_size.to_string();
+            return mismatch("batch_size", state.batch_size.to_string(), loader);
+        }
+        if state.len != self.epoch_len() {
+            return mismatch("len", state.len.to_string(), self.epoch_len().to_string());
+        }
+        Ok(())
+    }
+
+    /// Starts epoch `state.epoch` after what `state` says was received, making batches with
+    /// `producer`.
+    fn start<P: Produce + 'static>(
+        &self,
+        state: &LoaderState,
+        producer: impl FnOnce(usize) -> (P, Option<Arc<dyn RingHook>>),
+    ) -> Result<Iter<P::Out>, IterError>
+    where
+        P::Out: 'static,
+    {
+        if self.executor.is_worker_thread() {
+            return Err(IterError::InsideExecutorPool);
+        }
+        let batches = self.batches();
+        let schedule = Schedule::after(state, batches.count())
+            .expect("a checked state names batches of the epoch");
+        let total = schedule.count(batches.count());
+        let capacity = self.buffer_size();
+        let channel = Arc::new(Channel::new(capacity, self.ordered, total));
+        let recorder = Arc::new(Recorder::new(self.executor.workers() + 2));
+        let received = Received::new(&schedule);
+        // Producers hold one buffer each, at most: the executor's workers, the driver thread
+        // and the helping consumer.
+        let (producer, ring) = producer(capacity + self.executor.workers() + 2);
+        let driver = (total > 0).then(|| {
+            let plan = Plan {
+                order: self.epoch_order(state.epoch),
+                shard: self.sharding(),
+                batches,
+                schedule,
+                timing: self.diagnostics,
+            };
+            let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
+            spawn_driver(Arc::new(producers), Arc::clone(&self.executor))
+        });
+        Ok(Iter {
+            channel,
+            driver,
+            executor: Arc::clone(&self.executor),
+            remaining: total,
+            epoch: state.epoch,
+            finished: false,
+            recorder,
+            consumer: ConsumerStats::default(),
+            received,
+            ring,
+            capacity,
+            seed: self.shuffle,
+            batch_size: self.batch_size.get(),
+            len: self.epoch_len(),
+            diagnostics: self.diagnostics,
+        })
+    }
+
+    /// Takes the next epoch number, or, resuming, sets the next one after `state`'s.
+    fn claim_epoch(&self, resumed: Option<&LoaderState>) -> Result<LoaderState, ResumeError> {
+        match resumed {
+            None => Ok(self.initial_state(self.next_epoch.fetch_add(1, Ordering::Relaxed))),
+            Some(state) => {
+                self.check(state)?;
+                Schedule::after(state, self.batches().count())?;
+                self.next_epoch.store(state.epoch + 1, Ordering::Relaxed);
+                Ok(state.clone())
+            }
+        }
+    }
+
     fn batches(&self) -> Batches {
         Batches {
-            len: self.dataset.len(),
+            len: self.epoch_len(),
             batch_size: self.batch_size.get(),
             partial: self.partial,
         }
     }
 }
 
-impl<D, C> Loader<D, C>
+impl<D, C> Loader<D, C, Owned>
 where
     D: Dataset + 'static,
     C: Collate<D::Item> + 'static,
@@ -228,35 +480,104 @@ where
     /// Starts the next epoch, or refuses on a worker thread of the loader's own executor: that
     /// thread would wait for batches that the pool, with one worker fewer, may never compute.
     pub fn try_iter(&self) -> Result<Iter<C::Batch>, IterError> {
-        if self.executor.is_worker_thread() {
-            return Err(IterError::InsideExecutorPool);
-        }
-        let epoch = self.next_epoch.fetch_add(1, Ordering::Relaxed);
-        let batches = self.batches();
-        let total = batches.count();
-        let channel = Arc::new(Channel::new(self.buffer_size(), self.ordered, total));
-        let driver = (total > 0).then(|| {
-            let producers = Epoch::new(
-                Arc::clone(&self.dataset),
-                Arc::clone(&self.collate),
-                self.epoch_order(epoch),
-                batches,
-                Arc::clone(&channel),
-            );
-            spawn_driver(Arc::new(producers), Arc::clone(&self.executor))
-        });
-        Ok(Iter {
-            channel,
-            driver,
-            executor: Arc::clone(&self.executor),
-            remaining: total,
-            epoch,
-            finished: false,
+        let state = self
+            .claim_epoch(None)
+            .expect("a fresh epoch needs no check");
+        self.start_owned(&state)
+    }
+
+    /// Continues the epoch that `state` (from [`Iter::state`]) describes with exactly the
+    /// batch after what was received, without loading anything received before; the next
+    /// iteration after it is the following epoch. See [`LoaderState`].
+    ///
+    /// # Panics
+    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    #[track_caller]
+    pub fn resume(&self, state: &LoaderState) -> Result<Iter<C::Batch>, ResumeError> {
+        let state = self.claim_epoch(Some(state))?;
+        Ok(self.start_owned(&state).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    fn start_owned(&self, state: &LoaderState) -> Result<Iter<C::Batch>, IterError> {
+        let (dataset, collate) = (Arc::clone(&self.dataset), Arc::clone(&self.collate));
+        self.start(state, |_| (Fresh { dataset, collate }, None))
+    }
+}
+
+impl<D, C> Loader<D, C, Reuse>
+where
+    D: Dataset + 'static,
+    D::Item: Send + 'static,
+    C: Collate<D::Item> + 'static,
+    C::Batch: Send + Default + 'static,
+{
+    /// Starts the next epoch; its batches are [`Reused`] guards.
+    ///
+    /// # Panics
+    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    #[track_caller]
+    pub fn iter(&self) -> Iter<Reused<D::Item, C::Batch>> {
+        self.try_iter().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Starts the next epoch, or refuses on a worker thread of the loader's own executor.
+    pub fn try_iter(&self) -> Result<Iter<ReusedBatch<D, C>>, IterError> {
+        let state = self
+            .claim_epoch(None)
+            .expect("a fresh epoch needs no check");
+        self.start_reused(&state)
+    }
+
+    /// Continues the epoch that `state` describes; see [`Loader::resume`].
+    ///
+    /// # Panics
+    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    #[track_caller]
+    pub fn resume(&self, state: &LoaderState) -> Result<Iter<ReusedBatch<D, C>>, ResumeError> {
+        let state = self.claim_epoch(Some(state))?;
+        Ok(self.start_reused(&state).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    fn start_reused(&self, state: &LoaderState) -> Result<Iter<ReusedBatch<D, C>>, IterError> {
+        let (dataset, collate) = (Arc::clone(&self.dataset), Arc::clone(&self.collate));
+        self.start(state, |budget| {
+            let ring = self.mode.ring(budget);
+            let hook = Arc::clone(&ring) as Arc<dyn RingHook>;
+            (
+                Recycled {
+                    dataset,
+                    collate,
+                    ring,
+                },
+                Some(hook),
+            )
         })
     }
 }
 
-impl<D, C> IntoIterator for &Loader<D, C>
+/// The batches of a `Loader<D, C>` with [`Loader::reuse_buffers`]: [`Reused`] guards that
+/// dereference to `C`'s batch.
+pub type ReusedBatch<D, C> =
+    Reused<<D as Dataset>::Item, <C as Collate<<D as Dataset>::Item>>::Batch>;
+
+/// What the consumer tells an epoch's ring of buffers.
+pub(crate) trait RingHook: Send + Sync {
+    /// Before waiting for a batch that is not there.
+    fn ensure_progress(&self);
+    /// The epoch is over.
+    fn wake_all(&self);
+}
+
+impl<I: Send, B: Default + Send> RingHook for Ring<I, B> {
+    fn ensure_progress(&self) {
+        Ring::ensure_progress(self);
+    }
+    fn wake_all(&self) {
+        Ring::wake_all(self);
+    }
+}
+
+impl<D, C> IntoIterator for &Loader<D, C, Owned>
 where
     D: Dataset + 'static,
     C: Collate<D::Item> + 'static,
@@ -266,6 +587,21 @@ where
     type IntoIter = Iter<C::Batch>;
 
     fn into_iter(self) -> Iter<C::Batch> {
+        self.iter()
+    }
+}
+
+impl<D, C> IntoIterator for &Loader<D, C, Reuse>
+where
+    D: Dataset + 'static,
+    D::Item: Send + 'static,
+    C: Collate<D::Item> + 'static,
+    C::Batch: Send + Default + 'static,
+{
+    type Item = Reused<D::Item, C::Batch>;
+    type IntoIter = Iter<Reused<D::Item, C::Batch>>;
+
+    fn into_iter(self) -> Self::IntoIter {
         self.iter()
     }
 }
@@ -335,12 +671,21 @@ const POLL_ROUNDS: usize = 16;
 /// A panic in the dataset's `get` or in `collate` reaches `next()` with its original payload,
 /// after the epoch's producers have stopped; the loader can start another epoch afterwards.
 pub struct Iter<B> {
-    channel: Arc<Channel<B>>,
+    channel: Arc<Channel<Delivered<B>>>,
     driver: Option<JoinHandle<()>>,
     executor: Arc<dyn Executor>,
     remaining: usize,
     epoch: u64,
     finished: bool,
+    recorder: Arc<Recorder>,
+    consumer: ConsumerStats,
+    received: Received,
+    ring: Option<Arc<dyn RingHook>>,
+    capacity: usize,
+    seed: Option<u64>,
+    batch_size: usize,
+    len: usize,
+    diagnostics: bool,
 }
 
 impl<B> fmt::Debug for Iter<B> {
@@ -358,10 +703,23 @@ impl<B> Iter<B> {
         self.epoch
     }
 
+    /// The epoch's figures so far: what was delivered, where the time went, and a verdict
+    /// (`Display` prints one line). See [`Stats`].
+    pub fn stats(&self) -> Stats {
+        self.recorder.snapshot(&self.consumer, self.capacity)
+    }
+
+    /// What the consumer has received of this epoch, as a small serializable value:
+    /// [`Loader::resume`] continues from it with exactly the next batch.
+    pub fn state(&self) -> LoaderState {
+        self.received
+            .state(self.seed, self.epoch, self.batch_size, self.len)
+    }
+
     /// Takes the next batch without sleeping; when none is there, polls a little first, since
     /// with cheap items the next one is usually microseconds away, and a sleep and wake-up (or
     /// a round of helping) costs more than that.
-    fn poll(&self) -> Recv<B> {
+    fn poll(&self) -> Recv<Delivered<B>> {
         for _ in 0..POLL_ROUNDS {
             match self.channel.try_recv() {
                 Recv::Empty => std::thread::yield_now(),
@@ -371,26 +729,12 @@ impl<B> Iter<B> {
         self.channel.try_recv()
     }
 
-    /// Stops the producers and waits until they have.
-    fn shut_down(&mut self) {
-        self.finished = true;
-        self.remaining = 0;
-        if let Some(driver) = self.driver.take() {
-            self.channel.cancel();
-            // The driver catches every panic it can meet; nothing is left to report here.
-            let _ = driver.join();
+    /// Waits for the next batch: polls, then helps the executor or sleeps.
+    fn wait(&mut self) -> Recv<Delivered<B>> {
+        if let Some(ring) = &self.ring {
+            ring.ensure_progress();
         }
-    }
-}
-
-impl<B> Iterator for Iter<B> {
-    type Item = B;
-
-    fn next(&mut self) -> Option<B> {
-        if self.finished {
-            return None;
-        }
-        let received = match self.poll() {
+        match self.poll() {
             Recv::Empty => {
                 if self.executor.is_worker_thread() {
                     self.finished = true;
@@ -401,30 +745,76 @@ impl<B> Iterator for Iter<B> {
                     .recv(|| as_helping_consumer(|| executor.help()))
             }
             other => other,
-        };
-        match received {
-            Recv::Item(batch) => {
-                self.remaining -= 1;
-                Some(batch)
+        }
+    }
+
+    /// Stops the producers and waits until they have.
+    fn shut_down(&mut self) {
+        self.finished = true;
+        self.remaining = 0;
+        if let Some(driver) = self.driver.take() {
+            self.channel.cancel();
+            if let Some(ring) = &self.ring {
+                ring.wake_all();
             }
-            Recv::Finished => {
-                self.shut_down();
-                None
+            // The driver catches every panic it can meet; nothing is left to report here.
+            let _ = driver.join();
+        }
+    }
+}
+
+impl<B> Iterator for Iter<B> {
+    type Item = B;
+
+    fn next(&mut self) -> Option<B> {
+        loop {
+            if self.finished {
+                return None;
             }
-            Recv::Failed(payload) => {
-                self.shut_down();
-                panic::resume_unwind(payload)
+            // The clock is read only when the consumer has to wait: a batch that is ready
+            // costs no timing at all.
+            let received = match self.channel.try_recv() {
+                Recv::Empty => {
+                    let since = Instant::now();
+                    let received = self.wait();
+                    self.consumer.waited += since.elapsed();
+                    received
+                }
+                other => other,
+            };
+            match received {
+                Recv::Item(delivered) => {
+                    self.remaining -= 1;
+                    self.received.record(delivered.batch);
+                    if self.diagnostics {
+                        let (recorder, capacity) = (&self.recorder, self.capacity);
+                        self.consumer.delivered(delivered.items, recorder, capacity);
+                    }
+                    match delivered.value {
+                        Some(batch) => return Some(batch),
+                        // An unbatched observation the error policy skipped.
+                        None => continue,
+                    }
+                }
+                Recv::Finished => {
+                    self.shut_down();
+                    return None;
+                }
+                Recv::Failed(payload) => {
+                    self.shut_down();
+                    panic::resume_unwind(payload)
+                }
+                Recv::Incomplete { delivered } => {
+                    let total = self.channel.total();
+                    self.shut_down();
+                    panic!(
+                        "foldex-loader: the executor returned after {delivered} of {total} \
+                         batches of epoch {}: it did not run every index of its job",
+                        self.epoch
+                    )
+                }
+                Recv::Empty => unreachable!("a blocking receive returns something"),
             }
-            Recv::Incomplete { delivered } => {
-                let total = self.channel.total();
-                self.shut_down();
-                panic!(
-                    "foldex-loader: the executor returned after {delivered} of {total} batches \
-                     of epoch {}: it did not run every index of its job",
-                    self.epoch
-                )
-            }
-            Recv::Empty => unreachable!("a blocking receive returns something"),
         }
     }
 

@@ -1,0 +1,183 @@
+//! What a loader does when an observation fails to load: fail fast, skip and record, or retry.
+
+use crate::dataset::{Dataset, ItemError, TryDataset};
+use crate::stats::Recorder;
+use std::fmt;
+use std::panic;
+
+/// What a loader does with an observation of a [`TryDataset`] that fails to load; see
+/// [`Checked`].
+///
+/// - [`ErrorPolicy::fail_fast`] (the default): the epoch stops, and the consumer's `next()`
+///   panics with the [`ItemError`] as its payload (downcast it after `catch_unwind` to handle
+///   it), like any panic in a dataset.
+/// - [`ErrorPolicy::skip`]: the observation is left out of its batch (a batch may then be
+///   shorter, or empty) and recorded, with its error, in [`Stats::skipped`](crate::Stats).
+/// - [`ErrorPolicy::retry`]`(n)`: try again up to `n` times (for flaky storage), then fail fast,
+///   or skip with [`ErrorPolicy::then_skip`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ErrorPolicy {
+    retries: u32,
+    skip: bool,
+}
+
+impl ErrorPolicy {
+    /// Stop the epoch at the first failure (the default).
+    pub fn fail_fast() -> Self {
+        Self::default()
+    }
+
+    /// Leave failed observations out, and record them in the epoch's stats.
+    pub fn skip() -> Self {
+        Self {
+            retries: 0,
+            skip: true,
+        }
+    }
+
+    /// Try a failed observation again, up to `times` more times, then fail fast.
+    pub fn retry(times: u32) -> Self {
+        Self {
+            retries: times,
+            skip: false,
+        }
+    }
+
+    /// After the retries, skip rather than fail.
+    pub fn then_skip(self) -> Self {
+        Self { skip: true, ..self }
+    }
+
+    /// How many more times a failed load is tried.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// Whether a failure that survives its retries is skipped (else the epoch fails).
+    pub fn skips(&self) -> bool {
+        self.skip
+    }
+}
+
+/// What a dataset's load sees of the epoch it loads for.
+#[doc(hidden)]
+#[derive(Clone, Copy, Default)]
+pub struct LoadCx<'a> {
+    pub(crate) recorder: Option<&'a Recorder>,
+}
+
+impl fmt::Debug for LoadCx<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadCx").finish_non_exhaustive()
+    }
+}
+
+/// A [`TryDataset`] loaded under an [`ErrorPolicy`]: a [`Dataset`] of its successful outputs.
+///
+/// ```
+/// use foldex_loader::{from_fn, Checked, ErrorPolicy, Loader};
+/// let files = from_fn(10, |i| if i % 4 == 1 { Err(format!("file {i} is corrupt")) } else { Ok(i) });
+/// let loader = Loader::new(Checked::new(files, ErrorPolicy::skip())).batch_size(5);
+/// let mut iter = loader.iter();
+/// let batches: Vec<Vec<usize>> = iter.by_ref().collect();
+/// assert_eq!(batches, vec![vec![0, 2, 3, 4], vec![6, 7, 8]]);
+/// let skipped: Vec<usize> = iter.stats().skipped.iter().map(|s| s.index).collect();
+/// assert_eq!(skipped, vec![1, 5, 9]);
+/// ```
+///
+/// Called directly, outside a loader, [`Dataset::get`] has nowhere to skip to or record in: it
+/// retries as the policy says, then fails fast.
+#[derive(Debug, Clone)]
+pub struct Checked<D> {
+    dataset: D,
+    policy: ErrorPolicy,
+}
+
+impl<D: TryDataset> Checked<D> {
+    /// Loads `dataset` under `policy`.
+    pub fn new(dataset: D, policy: ErrorPolicy) -> Self {
+        Self { dataset, policy }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> ErrorPolicy {
+        self.policy
+    }
+
+    /// The wrapped dataset.
+    pub fn into_inner(self) -> D {
+        self.dataset
+    }
+}
+
+impl<D> Checked<D>
+where
+    D: TryDataset,
+    D::Error: fmt::Display + Send + 'static,
+{
+    fn try_with_retries(&self, index: usize, cx: &LoadCx<'_>) -> Result<D::Output, D::Error> {
+        let mut result = self.dataset.try_get(index);
+        for _ in 0..self.policy.retries {
+            if result.is_ok() {
+                break;
+            }
+            if let Some(recorder) = cx.recorder {
+                recorder.retried();
+            }
+            result = self.dataset.try_get(index);
+        }
+        result
+    }
+
+    fn settle(
+        &self,
+        index: usize,
+        result: Result<D::Output, D::Error>,
+        cx: &LoadCx<'_>,
+    ) -> Option<D::Output> {
+        match (result, cx.recorder) {
+            (Ok(output), _) => Some(output),
+            (Err(error), Some(recorder)) if self.policy.skip => {
+                recorder.skipped(index, error.to_string());
+                None
+            }
+            // `resume_unwind`, not `panic!`: the error is the payload the consumer receives,
+            // and a load failure is not a bug worth a panic message on every worker.
+            (Err(error), _) => panic::resume_unwind(Box::new(ItemError { index, error })),
+        }
+    }
+}
+
+impl<D> Dataset for Checked<D>
+where
+    D: TryDataset,
+    D::Error: fmt::Display + Send + 'static,
+{
+    type Item = D::Output;
+
+    fn len(&self) -> usize {
+        self.dataset.len()
+    }
+
+    fn get(&self, index: usize) -> D::Output {
+        let cx = LoadCx::default();
+        let result = self.try_with_retries(index, &cx);
+        self.settle(index, result, &cx)
+            .expect("without a loader, failures are not skipped")
+    }
+
+    fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<D::Output> {
+        let result = self.try_with_retries(index, cx);
+        self.settle(index, result, cx)
+    }
+
+    fn load_into(&self, index: usize, buf: &mut D::Output, cx: &LoadCx<'_>) -> bool {
+        match self.load(index, cx) {
+            Some(output) => {
+                *buf = output;
+                true
+            }
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! How a batch is made: into fresh memory, or into a recycled buffer of the ring.
+
+use crate::collate::Collate;
+use crate::dataset::Dataset;
+use crate::policy::LoadCx;
+use crate::ring::{Reused, Ring};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// What the channel carries: a batch, which one, and how many observations it holds.
+pub(crate) struct Delivered<T> {
+    /// The batch number in the epoch's order.
+    pub batch: usize,
+    /// Observations in the batch (fewer than its positions when the error policy skipped).
+    pub items: usize,
+    /// The batch; `None` for an unbatched observation that the error policy skipped.
+    pub value: Option<T>,
+}
+
+/// The batch-making half of an epoch.
+pub(crate) trait Produce: Send + Sync {
+    /// What the consumer receives.
+    type Out: Send;
+    /// What a batch needs before its number is taken.
+    type Buffer;
+
+    /// The buffer for the next batch, waiting for one while `may_wait()` allows; `None` when
+    /// none is available (the batch is then left for later).
+    fn buffer(&self, may_wait: impl FnMut() -> bool) -> Option<Self::Buffer>;
+
+    /// Makes the batch of the epoch `positions`; `index(p)` is the dataset index at position
+    /// `p`. `None` if `stopped()` turned true meanwhile.
+    fn make(
+        &self,
+        buffer: Self::Buffer,
+        positions: Range<usize>,
+        index: impl Fn(usize) -> usize,
+        cx: &LoadCx<'_>,
+        stopped: impl Fn() -> bool,
+    ) -> Option<(Option<Self::Out>, usize)>;
+}
+
+/// Batches in fresh memory: `get` each observation, `collate` them.
+pub(crate) struct Fresh<D, C> {
+    pub dataset: Arc<D>,
+    pub collate: Arc<C>,
+}
+
+impl<D, C> Produce for Fresh<D, C>
+where
+    D: Dataset,
+    C: Collate<D::Item>,
+    C::Batch: Send,
+{
+    type Out = C::Batch;
+    type Buffer = ();
+
+    fn buffer(&self, _may_wait: impl FnMut() -> bool) -> Option<()> {
+        Some(())
+    }
+
+    fn make(
+        &self,
+        (): (),
+        positions: Range<usize>,
+        index: impl Fn(usize) -> usize,
+        cx: &LoadCx<'_>,
+        stopped: impl Fn() -> bool,
+    ) -> Option<(Option<C::Batch>, usize)> {
+        if positions.len() == 1 {
+            return Some(match self.dataset.load(index(positions.start), cx) {
+                Some(item) => (Some(self.collate.collate_one(item)), 1),
+                None => (self.collate.collate_empty(), 0),
+            });
+        }
+        let mut items = Vec::with_capacity(positions.len());
+        for position in positions {
+            if stopped() {
+                return None;
+            }
+            items.extend(self.dataset.load(index(position), cx));
+        }
+        let count = items.len();
+        if count == 0 {
+            return Some((self.collate.collate_empty(), 0));
+        }
+        Some((Some(self.collate.collate(items)), count))
+    }
+}
+
+/// Batches in recycled buffers: `get_into` each observation's buffer, `collate_into` the
+/// batch's.
+pub(crate) struct Recycled<D: Dataset, C: Collate<D::Item>> {
+    pub dataset: Arc<D>,
+    pub collate: Arc<C>,
+    pub ring: Arc<Ring<D::Item, C::Batch>>,
+}
+
+impl<D, C> Produce for Recycled<D, C>
+where
+    D: Dataset,
+    D::Item: Send,
+    C: Collate<D::Item>,
+    C::Batch: Send + Default,
+{
+    type Out = Reused<D::Item, C::Batch>;
+    type Buffer = Reused<D::Item, C::Batch>;
+
+    fn buffer(&self, may_wait: impl FnMut() -> bool) -> Option<Self::Buffer> {
+        self.ring.acquire(may_wait)
+    }
+
+    fn make(
+        &self,
+        mut buffer: Self::Buffer,
+        positions: Range<usize>,
+        index: impl Fn(usize) -> usize,
+        cx: &LoadCx<'_>,
+        stopped: impl Fn() -> bool,
+    ) -> Option<(Option<Self::Out>, usize)> {
+        let slot = buffer.slot_mut();
+        let mut filled = 0;
+        for position in positions {
+            if stopped() {
+                return None;
+            }
+            let i = index(position);
+            if let Some(buf) = slot.items.get_mut(filled) {
+                filled += usize::from(self.dataset.load_into(i, buf, cx));
+            } else if let Some(item) = self.dataset.load(i, cx) {
+                slot.items.push(item);
+                filled += 1;
+            }
+        }
+        if filled == 0 && self.collate.collate_empty().is_none() {
+            return Some((None, 0));
+        }
+        // Spare buffers go only when a batch is shorter than the one before (the last one).
+        slot.items.truncate(filled);
+        self.collate.collate_into(&mut slot.items, &mut slot.batch);
+        Some((Some(buffer), filled))
+    }
+}

@@ -1,0 +1,295 @@
+//! Buffer reuse: a ring of batch buffers that producers fill in place and the consumer hands
+//! back by dropping a guard.
+//!
+//! The classic way to reuse buffers (MLUtils' `buffer = true`) hands the consumer a reference
+//! into a buffer that the loader overwrites on the next iteration, so a batch kept a little
+//! longer silently changes under the consumer's feet. Here the consumer gets a [`Reused`] guard
+//! that owns its buffer; the buffer goes back to the ring only when the guard is dropped. While
+//! the consumer holds guards, producers find fewer free buffers and wait: holding a batch longer
+//! slows loading down instead of corrupting the batch.
+//!
+//! **No hang.** A producer takes its buffer *before* it takes a batch number, so the batch the
+//! consumer needs next always has one. The one state without progress is a consumer that holds
+//! so many guards that no buffer is left for anyone while it waits for the next batch; it then
+//! grows the ring by one buffer ([`Ring::ensure_progress`]) rather than waiting forever.
+
+use crate::stats::note_blocked;
+use std::collections::VecDeque;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+impl<I, B: Default> Default for Slot<I, B> {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            batch: B::default(),
+        }
+    }
+}
+
+/// The reusable buffers of one batch: one per observation, and the collated batch.
+#[derive(Debug)]
+pub(crate) struct Slot<I, B> {
+    /// Buffers for the batch's observations, filled with `Dataset::get_into`.
+    pub items: Vec<I>,
+    /// The batch, filled with `Collate::collate_into`.
+    pub batch: B,
+}
+
+struct State<I, B> {
+    /// First freed, first reused: every buffer takes its turn, so after a warm-up all of them
+    /// have grown to their working size.
+    free: VecDeque<Slot<I, B>>,
+    /// Buffers in existence (free, being filled, buffered, or held by the consumer).
+    allocated: usize,
+    /// How many buffers may exist.
+    budget: usize,
+}
+
+/// The ring of one epoch. See the module docs.
+pub(crate) struct Ring<I, B> {
+    state: Mutex<State<I, B>>,
+    freed: Condvar,
+    /// Dropped guards hand their buffers back (else they free them).
+    recycle: bool,
+}
+
+/// How long a waiting producer sleeps before it checks again whether it may still wait (the
+/// consumer may have started helping, which the ring is not told about).
+const RECHECK: Duration = Duration::from_millis(1);
+
+impl<I, B: Default> Ring<I, B> {
+    /// A ring of at most `budget` buffers, created as needed; with `recycle` false, a dropped
+    /// guard frees its buffer rather than handing it back (the budget still bounds them).
+    pub fn new(budget: usize, recycle: bool) -> Self {
+        Self {
+            state: Mutex::new(State {
+                free: VecDeque::with_capacity(budget),
+                allocated: 0,
+                budget,
+            }),
+            freed: Condvar::new(),
+            recycle,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<I, B>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A free buffer (a fresh, empty one while the ring is below its budget), waiting while
+    /// there is none and `may_wait()` says a wait is allowed; `None` if none is free and
+    /// waiting is not allowed, or the epoch is over.
+    pub fn acquire(self: &Arc<Self>, mut may_wait: impl FnMut() -> bool) -> Option<Reused<I, B>> {
+        let mut s = self.lock();
+        let mut waiting_since = None::<Instant>;
+        let slot = loop {
+            if let Some(slot) = s.free.pop_front() {
+                break slot;
+            }
+            if s.allocated < s.budget {
+                s.allocated += 1;
+                break Slot::default();
+            }
+            if !may_wait() {
+                drop(s);
+                if let Some(since) = waiting_since {
+                    note_blocked(since);
+                }
+                return None;
+            }
+            waiting_since.get_or_insert_with(Instant::now);
+            s = self
+                .freed
+                .wait_timeout(s, RECHECK)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        };
+        drop(s);
+        if let Some(since) = waiting_since {
+            note_blocked(since);
+        }
+        Some(Reused {
+            slot: Some(slot),
+            ring: Arc::clone(self),
+        })
+    }
+
+    /// Called by the consumer before it waits for a batch it did not find: if every buffer
+    /// is out, the consumer may hold them all, and nothing could ever be delivered. Grow the
+    /// ring by one.
+    ///
+    /// Checked from the consumer alone, this cannot miss: a buffer that is not held by the
+    /// consumer is free, being filled, or in the channel, and each of those reaches the
+    /// consumer without its help. When a buffer is out for another reason (filled, ordered,
+    /// behind the batch the consumer needs next), the growth is one spare buffer, never needed
+    /// again: there are `buffer + producers + 2` buffers, and growth stops once there are more
+    /// than ever are out at once.
+    pub fn ensure_progress(&self) {
+        let mut s = self.lock();
+        if s.free.is_empty() && s.allocated >= s.budget {
+            s.budget += 1;
+            drop(s);
+            self.freed.notify_all();
+        }
+    }
+
+    /// Makes room for at least `budget` buffers (a loader's settings decide it per epoch).
+    pub fn reserve(&self, budget: usize) {
+        let mut s = self.lock();
+        s.budget = s.budget.max(budget);
+    }
+
+    /// An epoch is over: its waiting producers look at their `may_wait` again, now.
+    pub fn wake_all(&self) {
+        self.freed.notify_all();
+    }
+
+    /// How many buffers exist.
+    #[cfg(test)]
+    pub fn allocated(&self) -> usize {
+        self.lock().allocated
+    }
+}
+
+/// A batch whose buffers go back to the loader's ring when it is dropped; from a loader with
+/// [`reuse_buffers(true)`](crate::Loader::reuse_buffers). Dereferences to the batch.
+///
+/// Keep it as long as needed: its buffers are not reused before it is dropped. Holding many
+/// guards at once makes producers wait for free buffers (and, if the consumer holds them all,
+/// the ring grows by one rather than hang).
+pub struct Reused<I, B> {
+    slot: Option<Slot<I, B>>,
+    ring: Arc<Ring<I, B>>,
+}
+
+impl<I, B> Reused<I, B> {
+    fn slot(&self) -> &Slot<I, B> {
+        self.slot
+            .as_ref()
+            .expect("a guard holds its slot until dropped")
+    }
+
+    pub(crate) fn slot_mut(&mut self) -> &mut Slot<I, B> {
+        self.slot
+            .as_mut()
+            .expect("a guard holds its slot until dropped")
+    }
+}
+
+impl<I, B> Deref for Reused<I, B> {
+    type Target = B;
+    fn deref(&self) -> &B {
+        &self.slot().batch
+    }
+}
+
+impl<I, B> DerefMut for Reused<I, B> {
+    fn deref_mut(&mut self) -> &mut B {
+        &mut self.slot_mut().batch
+    }
+}
+
+impl<I, B: fmt::Debug> fmt::Debug for Reused<I, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Reused").field(&self.slot().batch).finish()
+    }
+}
+
+impl<I, B> Drop for Reused<I, B> {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot.take() {
+            // A slot filled halfway by a producer that panicked comes back too: its buffers
+            // are overwritten before they are read again.
+            let mut s = self.ring.state.lock().unwrap_or_else(|e| e.into_inner());
+            let freed = if self.ring.recycle {
+                s.free.push_back(slot);
+                None
+            } else {
+                s.allocated -= 1;
+                Some(slot)
+            };
+            drop(s);
+            self.ring.freed.notify_one();
+            drop(freed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::thread;
+
+    type TestRing = Ring<Vec<f32>, Vec<Vec<f32>>>;
+
+    #[test]
+    fn buffers_come_back_when_guards_drop_and_are_reused() {
+        let ring = Arc::new(TestRing::new(2, true));
+        let mut a = ring.acquire(|| false).unwrap();
+        a.slot_mut().batch.push(vec![1.0; 8]);
+        let ptr = a.slot().batch.as_ptr();
+        let _b = ring.acquire(|| false).unwrap();
+        assert!(ring.acquire(|| false).is_none(), "the budget is 2");
+        drop(a);
+        let again = ring.acquire(|| false).unwrap();
+        assert_eq!(
+            again.slot().batch.as_ptr(),
+            ptr,
+            "the dropped buffer is reused"
+        );
+        assert_eq!(ring.allocated(), 2);
+    }
+
+    #[test]
+    fn a_waiting_producer_wakes_when_a_guard_drops() {
+        let ring = Arc::new(TestRing::new(1, true));
+        let held = ring.acquire(|| false).unwrap();
+        let waiter = {
+            let ring = Arc::clone(&ring);
+            thread::spawn(move || {
+                let rec = crate::stats::Recorder::new(1);
+                let run = rec.run(true);
+                let got = ring.acquire(|| true).is_some();
+                drop(run);
+                (got, rec.snapshot(&Default::default(), 1).producers_blocked)
+            })
+        };
+        thread::sleep(Duration::from_millis(20));
+        drop(held);
+        let (got, blocked) = waiter.join().unwrap();
+        assert!(got);
+        assert!(
+            blocked >= Duration::from_millis(5),
+            "the wait is counted: {blocked:?}"
+        );
+    }
+
+    #[test]
+    fn stopped_waiters_give_up_and_a_starved_consumer_grows_the_ring() {
+        let ring = Arc::new(TestRing::new(1, true));
+        let held = ring.acquire(|| false).unwrap();
+        assert!(ring.acquire(|| false).is_none(), "the budget is 1");
+        ring.ensure_progress();
+        let grown = ring.acquire(|| false);
+        assert!(
+            grown.is_some(),
+            "the consumer holds every buffer: the ring grows"
+        );
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let waiter = {
+            let (ring, stop) = (Arc::clone(&ring), Arc::clone(&stop));
+            thread::spawn(move || {
+                let may_wait = || !stop.load(std::sync::atomic::Ordering::Relaxed);
+                ring.acquire(may_wait).is_none()
+            })
+        };
+        thread::sleep(Duration::from_millis(20));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        ring.wake_all();
+        assert!(waiter.join().unwrap(), "a stopped producer gets nothing");
+        drop((held, grown));
+    }
+}

@@ -1,0 +1,152 @@
+//! Splitting each epoch between the ranks of a distributed job (PyTorch's
+//! `DistributedSampler`).
+//!
+//! Every rank computes the same epoch order (it depends only on `(seed, epoch)`), and rank `r`
+//! of `world` takes the positions `r, r + world, r + 2 * world, ...` of it, so that the ranks'
+//! parts are disjoint. When `world` does not divide the dataset, the [`Tail`] decides.
+
+use serde::{Deserialize, Serialize};
+
+/// What to do with the last `len % world` positions of an epoch when sharding.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Tail {
+    /// Every rank gets `ceil(len / world)` observations: the short ranks repeat observations
+    /// from the start of the epoch order (PyTorch's default). Ranks stay in lockstep; a few
+    /// observations are seen twice per epoch.
+    #[default]
+    Pad,
+    /// Every rank gets `floor(len / world)` observations; the last `len % world` of the epoch
+    /// order are left out of this epoch.
+    Drop,
+    /// The first `len % world` ranks get one observation more than the others; the ranks'
+    /// parts together are exactly the epoch.
+    Uneven,
+}
+
+/// Rank `rank` of `world` ranks, with a [`Tail`] policy: which positions of an epoch this
+/// rank loads. See [`Loader::shard`](crate::Loader::shard).
+///
+/// ```
+/// use foldex_loader::{Shard, Tail};
+/// let shard = Shard::new(1, 3, Tail::Uneven);
+/// assert_eq!(shard.len(10), 3);
+/// assert_eq!((0..3).map(|p| shard.position(10, p)).collect::<Vec<_>>(), vec![1, 4, 7]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Shard {
+    rank: usize,
+    world: usize,
+    tail: Tail,
+}
+
+impl Shard {
+    /// Rank `rank` of `world`.
+    ///
+    /// # Panics
+    /// If `world` is 0 ("world must be at least 1, got 0") or `rank >= world`.
+    #[track_caller]
+    pub fn new(rank: usize, world: usize, tail: Tail) -> Self {
+        let world = foldex_core::ConfigError::require_nonzero("world", world).get();
+        assert!(
+            rank < world,
+            "rank must be below world ({world}), got {rank}"
+        );
+        Self { rank, world, tail }
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The number of ranks.
+    pub fn world(&self) -> usize {
+        self.world
+    }
+
+    /// The tail policy.
+    pub fn tail(&self) -> Tail {
+        self.tail
+    }
+
+    /// How many observations of an epoch of `len` this rank loads.
+    pub fn len(&self, len: usize) -> usize {
+        match self.tail {
+            Tail::Pad if len == 0 => 0,
+            Tail::Pad => len.div_ceil(self.world),
+            Tail::Drop => len / self.world,
+            Tail::Uneven => (len + self.world - 1 - self.rank) / self.world,
+        }
+    }
+
+    /// The epoch position (in `0..len`) of this rank's `p`-th observation (`p < self.len(len)`).
+    pub fn position(&self, len: usize, p: usize) -> usize {
+        debug_assert!(
+            p < self.len(len),
+            "position {p} out of this rank's {}",
+            self.len(len)
+        );
+        // Only `Pad` can run past the end; it wraps to the start of the order.
+        (self.rank + p * self.world) % len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn part(shard: Shard, len: usize) -> Vec<usize> {
+        (0..shard.len(len))
+            .map(|p| shard.position(len, p))
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn uneven_parts_are_disjoint_and_cover_the_epoch(len in 0usize..200, world in 1usize..9) {
+            let mut all: Vec<usize> = (0..world)
+                .flat_map(|r| part(Shard::new(r, world, Tail::Uneven), len))
+                .collect();
+            all.sort_unstable();
+            prop_assert_eq!(all, (0..len).collect::<Vec<_>>());
+        }
+
+        #[test]
+        fn pad_gives_every_rank_the_same_count_and_covers_the_epoch(
+            len in 1usize..200, world in 1usize..9,
+        ) {
+            let parts: Vec<Vec<usize>> =
+                (0..world).map(|r| part(Shard::new(r, world, Tail::Pad), len)).collect();
+            prop_assert!(parts.iter().all(|p| p.len() == len.div_ceil(world)));
+            let mut seen: Vec<usize> = parts.concat();
+            seen.sort_unstable();
+            seen.dedup();
+            prop_assert_eq!(seen, (0..len).collect::<Vec<_>>());
+        }
+
+        #[test]
+        fn drop_gives_every_rank_the_same_count_without_repeats(
+            len in 0usize..200, world in 1usize..9,
+        ) {
+            let mut all: Vec<usize> = (0..world)
+                .flat_map(|r| part(Shard::new(r, world, Tail::Drop), len))
+                .collect();
+            prop_assert_eq!(all.len(), len / world * world);
+            all.sort_unstable();
+            prop_assert_eq!(all, (0..len / world * world).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "rank must be below world (2), got 2")]
+    fn rank_must_be_below_world() {
+        Shard::new(2, 2, Tail::Pad);
+    }
+
+    #[test]
+    #[should_panic(expected = "world must be at least 1, got 0")]
+    fn world_must_be_nonzero() {
+        Shard::new(0, 0, Tail::Pad);
+    }
+}

@@ -1,0 +1,270 @@
+//! Exact resumption: what the consumer has received, as a small serializable value, and the
+//! schedule that continues an epoch from it without replaying anything.
+//!
+//! Batches are numbered in epoch order. In ordered mode the consumer has received a prefix
+//! `0..next_batch`. Unordered, it has received a prefix plus a few batches above it that
+//! finished early; there are never many, since a batch above the prefix can only have been
+//! delivered while an earlier one was still in progress or waiting, which the buffer bounds.
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// Where the consumer of an epoch stands: enough to continue with exactly the next batch, with
+/// [`Loader::resume`](crate::Loader::resume). From [`Iter::state`](crate::Iter::state); small,
+/// and serde-serializable so that it can go into a checkpoint.
+///
+/// ```
+/// use foldex_loader::{from_fn, Loader};
+/// let loader = Loader::new(from_fn(10, |i| i)).batch_size(2).shuffle(3);
+/// let mut first = loader.iter();
+/// let head: Vec<Vec<usize>> = first.by_ref().take(2).collect();
+/// let state = first.state();
+/// drop(first);
+/// let tail: Vec<Vec<usize>> = loader.resume(&state).unwrap().collect();
+/// let whole: Vec<Vec<usize>> = loader.epoch_order(0).iter().collect::<Vec<_>>()
+///     .chunks(2).map(<[usize]>::to_vec).collect();
+/// assert_eq!([head, tail].concat(), whole);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LoaderState {
+    /// The shuffle seed (`None`: not shuffled).
+    pub seed: Option<u64>,
+    /// The epoch.
+    pub epoch: u64,
+    /// Every batch below this one was received.
+    pub next_batch: usize,
+    /// Batches above `next_batch` that were received too (unordered delivery only), ascending.
+    pub received_above: Vec<usize>,
+    /// The loader's batch size, checked on resumption.
+    pub batch_size: usize,
+    /// The number of observations in the epoch (after sharding), checked on resumption.
+    pub len: usize,
+}
+
+/// Why a loader refused to resume from a [`LoaderState`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// The state was taken from a loader with other settings (seed, batch size or dataset
+    /// length); resuming would not continue the same epoch.
+    Mismatch {
+        /// Which setting differs.
+        setting: &'static str,
+        /// Its value in the state.
+        state: String,
+        /// Its value in this loader.
+        loader: String,
+    },
+    /// The state names batches this epoch does not have.
+    OutOfRange {
+        /// The batches in the epoch.
+        batches: usize,
+    },
+}
+
+impl fmt::Display for ResumeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Mismatch { setting, state, loader } => write!(
+                f,
+                "foldex-loader: cannot resume: the state has {setting} {state}, this loader {loader}"
+            ),
+            Self::OutOfRange { batches } => write!(
+                f,
+                "foldex-loader: cannot resume: the state names batches beyond the epoch's {batches}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResumeError {}
+
+/// Which batches an epoch still has to run: all from `first` on, except `skip`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Schedule {
+    pub first: usize,
+    /// Ascending, all `>= first`.
+    pub skip: Vec<usize>,
+}
+
+impl Schedule {
+    /// The schedule that continues after `state`, for an epoch of `batches` batches.
+    pub fn after(state: &LoaderState, batches: usize) -> Result<Self, ResumeError> {
+        let mut skip = state.received_above.clone();
+        skip.sort_unstable();
+        skip.dedup();
+        let in_range = state.next_batch <= batches
+            && skip.iter().all(|&b| b > state.next_batch && b < batches);
+        if !in_range {
+            return Err(ResumeError::OutOfRange { batches });
+        }
+        Ok(Self {
+            first: state.next_batch,
+            skip,
+        })
+    }
+
+    /// How many batches of an epoch of `batches` this schedule runs.
+    pub fn count(&self, batches: usize) -> usize {
+        batches - self.first - self.skip.len()
+    }
+
+    /// The batch number of the `ticket`-th batch this schedule runs, in O(skipped).
+    pub fn batch(&self, ticket: usize) -> usize {
+        let mut batch = self.first + ticket;
+        for &s in &self.skip {
+            if s > batch {
+                break;
+            }
+            batch += 1;
+        }
+        batch
+    }
+}
+
+/// What the consumer has received: a prefix, and a window of flags above it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Received {
+    /// Every batch below this was received.
+    low: usize,
+    /// `above[j]`: batch `low + 1 + j` was received. Empty whenever delivery is in order, so
+    /// ordered epochs never touch it; its capacity is reused, so it stops allocating.
+    above: VecDeque<bool>,
+}
+
+impl Received {
+    /// Starts after `schedule`: its skipped batches count as received.
+    pub fn new(schedule: &Schedule) -> Self {
+        let mut received = Self {
+            low: schedule.first,
+            above: VecDeque::new(),
+        };
+        for &b in &schedule.skip {
+            received.record(b);
+        }
+        received
+    }
+
+    /// Counts batch `batch` as received.
+    pub fn record(&mut self, batch: usize) {
+        if batch == self.low {
+            self.low += 1;
+            while self.above.pop_front() == Some(true) {
+                self.low += 1;
+            }
+            // `pop_front` took one flag too many if it was `false` (batch `low` not yet here):
+            // nothing to restore, since that flag stood for batch `low` itself.
+        } else {
+            debug_assert!(batch > self.low, "batch {batch} received twice");
+            let j = batch - self.low - 1;
+            if self.above.len() <= j {
+                self.above.resize(j + 1, false);
+            }
+            self.above[j] = true;
+        }
+    }
+
+    /// The state naming what was received.
+    pub fn state(
+        &self,
+        seed: Option<u64>,
+        epoch: u64,
+        batch_size: usize,
+        len: usize,
+    ) -> LoaderState {
+        let received_above = self
+            .above
+            .iter()
+            .enumerate()
+            .filter(|(_, &got)| got)
+            .map(|(j, _)| self.low + 1 + j)
+            .collect();
+        LoaderState {
+            seed,
+            epoch,
+            next_batch: self.low,
+            received_above,
+            batch_size,
+            len,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn state(next_batch: usize, received_above: Vec<usize>) -> LoaderState {
+        LoaderState {
+            seed: None,
+            epoch: 0,
+            next_batch,
+            received_above,
+            batch_size: 1,
+            len: 100,
+        }
+    }
+
+    proptest! {
+        /// Receiving any permutation of a prefix of batches, then resuming, runs exactly the
+        /// batches not received.
+        #[test]
+        fn a_schedule_runs_exactly_what_was_not_received(
+            order in Just((0..40usize).collect::<Vec<_>>()).prop_shuffle(),
+            cut in 0usize..40,
+        ) {
+            let mut received = Received::default();
+            for &b in &order[..cut] {
+                received.record(b);
+            }
+            let st = received.state(None, 0, 1, 40);
+            let schedule = Schedule::after(&st, 40).unwrap();
+            let rest: Vec<usize> = (0..schedule.count(40)).map(|t| schedule.batch(t)).collect();
+            let mut expected: Vec<usize> = order[cut..].to_vec();
+            expected.sort_unstable();
+            prop_assert_eq!(&rest, &expected);
+            // And resuming twice composes.
+            let mut again = Received::new(&schedule);
+            for t in 0..schedule.count(40) / 2 {
+                again.record(schedule.batch(t));
+            }
+            let second = Schedule::after(&again.state(None, 0, 1, 40), 40).unwrap();
+            let tail: Vec<usize> = (0..second.count(40)).map(|t| second.batch(t)).collect();
+            let mut expected_tail = expected.clone();
+            expected_tail.drain(..schedule.count(40) / 2);
+            prop_assert_eq!(tail, expected_tail);
+        }
+    }
+
+    #[test]
+    fn in_order_delivery_keeps_no_window() {
+        let mut received = Received::default();
+        for b in 0..1000 {
+            received.record(b);
+        }
+        assert_eq!(
+            received.state(Some(1), 2, 3, 4),
+            LoaderState {
+                seed: Some(1),
+                epoch: 2,
+                next_batch: 1000,
+                received_above: vec![],
+                batch_size: 3,
+                len: 4
+            }
+        );
+    }
+
+    #[test]
+    fn states_beyond_the_epoch_are_refused() {
+        assert!(Schedule::after(&state(11, vec![]), 10).is_err());
+        assert!(Schedule::after(&state(3, vec![10]), 10).is_err());
+        assert!(Schedule::after(&state(3, vec![3]), 10).is_err());
+        assert_eq!(
+            Schedule::after(&state(10, vec![]), 10).unwrap().count(10),
+            0
+        );
+    }
+}

@@ -1,0 +1,456 @@
+//! Always-on diagnostics of an epoch: where the time went, and a one-line verdict.
+//!
+//! Counting must cost next to nothing next to a batch that costs nothing, so:
+//!
+//! - Producers never share a hot counter: each thread that computes batches owns one
+//!   cache-padded slot. A producer reads the clock twice per *run* of batches (a slot of the
+//!   executor's job, which takes batches until none is left), not per batch; per batch it only
+//!   bumps its own counter. Time spent asleep for room or a buffer is noted in a thread-local
+//!   by whoever sleeps, and subtracted from the run's busy time.
+//! - The consumer's figures live in its iterator, without atomics; it reads the clock only
+//!   when it has to wait, and looks at the buffer's occupancy on a sample of deliveries.
+
+use crossbeam_utils::CachePadded;
+use std::cell::Cell;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+
+/// Figures of one epoch so far, from [`Iter::stats`](crate::Iter::stats).
+///
+/// `Display` prints one line with the rate and a verdict:
+///
+/// ```
+/// use foldex_loader::{from_fn, Loader};
+/// let loader = Loader::new(from_fn(1_000, |i| i)).batch_size(10);
+/// let mut iter = loader.iter();
+/// iter.by_ref().for_each(drop);
+/// let stats = iter.stats();
+/// assert_eq!((stats.items, stats.batches), (1_000, 100));
+/// println!("{stats}"); // e.g. "1000 items in 2.1ms (476190 items/s); input-bound: ..."
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Observations delivered to the consumer.
+    pub items: u64,
+    /// Batches delivered to the consumer.
+    pub batches: u64,
+    /// Time since the epoch started.
+    pub wall: Duration,
+    /// Time the consumer spent inside `next()` waiting for a batch (helping included).
+    pub consumer_waited: Duration,
+    /// Time producers slept waiting for room in the buffer (summed over producers), and, with
+    /// buffer reuse, for a free buffer.
+    pub producers_blocked: Duration,
+    /// The buffer's capacity (finished batches that may wait for the consumer).
+    pub buffer: usize,
+    /// Mean number of finished batches waiting (the one delivered included), over a sample of
+    /// deliveries (the first 16, then every 16th).
+    pub mean_occupancy: f64,
+    /// Share (`0.0..=1.0`) of the sampled deliveries that found the buffer full.
+    pub full: f64,
+    /// Per producing thread: its name and how long it spent computing batches.
+    pub workers: Vec<WorkerStats>,
+    /// Observations left out by [`ErrorPolicy::skip`](crate::ErrorPolicy::skip), with why.
+    pub skipped: Vec<SkippedItem>,
+    /// Failed loads that were tried again under [`ErrorPolicy::retry`](crate::ErrorPolicy::retry).
+    pub retries: u64,
+}
+
+/// One producing thread's share of an epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// The thread's name (`"?"` for an unnamed thread).
+    pub thread: String,
+    /// Time spent computing batches (loading, collating, handing them over), not counting
+    /// time asleep for room.
+    pub busy: Duration,
+    /// Observations loaded.
+    pub items: u64,
+}
+
+/// An observation the error policy left out: its index and the error, as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedItem {
+    /// The dataset index.
+    pub index: usize,
+    /// The error's `Display`.
+    pub error: String,
+}
+
+/// What limits an epoch, as [`Stats::verdict`] judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The consumer waited for batches a good part of the time: loading is the bottleneck.
+    InputBound,
+    /// The buffer was mostly full: the consumer is the bottleneck, loading keeps up.
+    ConsumerBound,
+    /// Neither: the consumer rarely waits and the buffer is rarely full.
+    Balanced,
+}
+
+/// The share of wall time the consumer must wait before an epoch counts as input-bound.
+const INPUT_BOUND: f64 = 0.10;
+/// How full (a share of its capacity) the buffer must be on average for an epoch to count as
+/// consumer-bound.
+const CONSUMER_BOUND: f64 = 0.50;
+
+impl Stats {
+    /// Observations delivered per second of wall time.
+    pub fn items_per_sec(&self) -> f64 {
+        self.items as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// The share of wall time (`0.0..=1.0`) the consumer spent waiting in `next()`.
+    pub fn waited(&self) -> f64 {
+        (self.consumer_waited.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)).min(1.0)
+    }
+
+    /// Input-bound when the consumer waited at least 10% of the time; else consumer-bound
+    /// when the buffer was at least half full on average (producers are woken in groups, so a
+    /// buffer that keeps up hovers between half full and full), balanced otherwise.
+    pub fn verdict(&self) -> Verdict {
+        if self.waited() >= INPUT_BOUND {
+            Verdict::InputBound
+        } else if self.mean_occupancy >= CONSUMER_BOUND * self.buffer as f64 {
+            Verdict::ConsumerBound
+        } else {
+            Verdict::Balanced
+        }
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} items in {:.1?} ({:.0} items/s); ",
+            self.items,
+            self.wall,
+            self.items_per_sec()
+        )?;
+        let waited = 100.0 * self.waited();
+        let full = 100.0 * self.full;
+        match self.verdict() {
+            Verdict::InputBound => write!(
+                f,
+                "input-bound: the consumer waited {waited:.0}% of the time; add workers or make \
+                 items cheaper"
+            )?,
+            Verdict::ConsumerBound => write!(
+                f,
+                "consumer-bound: the buffer was full {full:.0}% of the time ({:.1} of {} batches \
+                 waiting on average); loading keeps up",
+                self.mean_occupancy, self.buffer
+            )?,
+            Verdict::Balanced => write!(
+                f,
+                "balanced: the consumer waited {waited:.0}% of the time, the buffer was full \
+                 {full:.0}% of the time"
+            )?,
+        }
+        if !self.skipped.is_empty() {
+            write!(f, "; {} observations skipped", self.skipped.len())?;
+        }
+        Ok(())
+    }
+}
+
+/// One producing thread's counters.
+#[derive(Default)]
+struct Slot {
+    busy_nanos: AtomicU64,
+    blocked_nanos: AtomicU64,
+    items: AtomicU64,
+    /// Batches handed to the channel, updated per batch (the consumer samples the sum).
+    pushed: AtomicU64,
+    /// The thread (a handle: naming it would allocate on the hot path).
+    thread: OnceLock<Thread>,
+}
+
+static NEXT_RECORDER: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The recorder this thread last claimed a slot in, and the slot.
+    static CLAIMED: Cell<(u64, usize)> = const { Cell::new((0, 0)) };
+    /// Nanoseconds this thread has slept for room or a buffer, ever.
+    static BLOCKED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Notes that this thread slept since `since` (waiting for room or a buffer).
+pub(crate) fn note_blocked(since: Instant) {
+    let nanos = since.elapsed().as_nanos() as u64;
+    BLOCKED.with(|b| b.set(b.get() + nanos));
+}
+
+/// How often the consumer samples the buffer's occupancy (after the first `SAMPLE` deliveries).
+const SAMPLE: u64 = 16;
+
+/// A run of batches on one thread: timed as a whole, counted per batch.
+pub(crate) struct Run<'r> {
+    slot: &'r Slot,
+    clock: Option<(Instant, u64)>,
+    items: u64,
+}
+
+impl Run<'_> {
+    /// Counts a batch of `items` observations handed to the channel.
+    pub fn pushed(&mut self, items: usize) {
+        self.items += items as u64;
+        self.slot.pushed.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Run<'_> {
+    fn drop(&mut self) {
+        self.slot.items.fetch_add(self.items, Ordering::Relaxed);
+        if let Some((started, blocked_before)) = self.clock {
+            let blocked = BLOCKED.with(Cell::get) - blocked_before;
+            let total = started.elapsed().as_nanos() as u64;
+            self.slot
+                .busy_nanos
+                .fetch_add(total.saturating_sub(blocked), Ordering::Relaxed);
+            self.slot
+                .blocked_nanos
+                .fetch_add(blocked, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The producers' side of an epoch's statistics.
+pub(crate) struct Recorder {
+    id: u64,
+    started: Instant,
+    slots: Box<[CachePadded<Slot>]>,
+    claimed: AtomicUsize,
+    retries: AtomicU64,
+    skipped: Mutex<Vec<SkippedItem>>,
+}
+
+impl Recorder {
+    /// A recorder with room for `threads` producing threads; more share the last slot.
+    pub fn new(threads: usize) -> Self {
+        Self {
+            id: NEXT_RECORDER.fetch_add(1, Ordering::Relaxed),
+            started: Instant::now(),
+            slots: (0..threads.max(1))
+                .map(|_| CachePadded::new(Slot::default()))
+                .collect(),
+            claimed: AtomicUsize::new(0),
+            retries: AtomicU64::new(0),
+            skipped: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn slot(&self) -> &Slot {
+        let (id, index) = CLAIMED.with(Cell::get);
+        if id == self.id {
+            return &self.slots[index];
+        }
+        // A thread that serves two epochs in turn finds its slot again, once per switch.
+        let me = thread::current().id();
+        let claimed = self.claimed.load(Ordering::Acquire).min(self.slots.len());
+        let index = (0..claimed)
+            .find(|&i| matches!(self.slots[i].thread.get(), Some(t) if t.id() == me))
+            .unwrap_or_else(|| {
+                let index = self
+                    .claimed
+                    .fetch_add(1, Ordering::AcqRel)
+                    .min(self.slots.len() - 1);
+                self.slots[index].thread.get_or_init(thread::current);
+                index
+            });
+        CLAIMED.with(|c| c.set((self.id, index)));
+        &self.slots[index]
+    }
+
+    /// Starts a run of batches on this thread; `timed` reads the clock at its start and end.
+    pub fn run(&self, timed: bool) -> Run<'_> {
+        Run {
+            slot: self.slot(),
+            clock: timed.then(|| (Instant::now(), BLOCKED.with(Cell::get))),
+            items: 0,
+        }
+    }
+
+    /// Batches handed to the channel so far.
+    fn pushed(&self) -> u64 {
+        let claimed = self.claimed.load(Ordering::Acquire).min(self.slots.len());
+        self.slots[..claimed]
+            .iter()
+            .map(|slot| slot.pushed.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Counts one retried load.
+    pub fn retried(&self) {
+        self.retries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records an observation the error policy left out.
+    pub fn skipped(&self, index: usize, error: String) {
+        self.skipped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(SkippedItem { index, error });
+    }
+
+    /// The producers' figures, completed with the consumer's.
+    pub fn snapshot(&self, consumer: &ConsumerStats, buffer: usize) -> Stats {
+        let claimed = self.claimed.load(Ordering::Relaxed).min(self.slots.len());
+        let workers = self.slots[..claimed]
+            .iter()
+            .map(|slot| WorkerStats {
+                thread: slot
+                    .thread
+                    .get()
+                    .and_then(Thread::name)
+                    .unwrap_or("?")
+                    .to_owned(),
+                busy: Duration::from_nanos(slot.busy_nanos.load(Ordering::Relaxed)),
+                items: slot.items.load(Ordering::Relaxed),
+            })
+            .collect();
+        let mut skipped = self
+            .skipped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        skipped.sort_by_key(|s| s.index);
+        let samples = consumer.samples.max(1) as f64;
+        let blocked = self.slots[..claimed]
+            .iter()
+            .map(|slot| slot.blocked_nanos.load(Ordering::Relaxed))
+            .sum();
+        Stats {
+            items: consumer.items,
+            batches: consumer.batches,
+            wall: self.started.elapsed(),
+            consumer_waited: consumer.waited,
+            producers_blocked: Duration::from_nanos(blocked),
+            buffer,
+            mean_occupancy: consumer.occupancy_sum as f64 / samples,
+            full: consumer.full as f64 / samples,
+            workers,
+            skipped,
+            retries: self.retries.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The consumer's side of an epoch's statistics, kept by its iterator.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ConsumerStats {
+    pub items: u64,
+    pub batches: u64,
+    pub waited: Duration,
+    /// Deliveries at which the occupancy was sampled.
+    pub samples: u64,
+    /// Sum over the samples of the batches waiting (the delivered one included).
+    pub occupancy_sum: u64,
+    /// Samples that found the buffer full.
+    pub full: u64,
+}
+
+impl ConsumerStats {
+    /// Counts one delivered batch of `items` observations, from a buffer of `capacity`.
+    pub fn delivered(&mut self, items: usize, recorder: &Recorder, capacity: usize) {
+        if self.batches < SAMPLE || self.batches % SAMPLE == 0 {
+            let waiting = recorder.pushed().saturating_sub(self.batches);
+            self.samples += 1;
+            self.occupancy_sum += waiting;
+            self.full += u64::from(waiting >= capacity as u64);
+        }
+        self.items += items as u64;
+        self.batches += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(wall_ms: u64, waited_ms: u64, full: f64) -> Stats {
+        Stats {
+            items: 100,
+            batches: 10,
+            wall: Duration::from_millis(wall_ms),
+            consumer_waited: Duration::from_millis(waited_ms),
+            producers_blocked: Duration::ZERO,
+            buffer: 4,
+            mean_occupancy: 1.0,
+            full,
+            workers: Vec::new(),
+            skipped: Vec::new(),
+            retries: 0,
+        }
+    }
+
+    #[test]
+    fn verdicts_and_their_lines() {
+        let input = stats(1000, 380, 0.0);
+        assert_eq!(input.verdict(), Verdict::InputBound);
+        assert!(input.to_string().ends_with(
+            "input-bound: the consumer waited 38% of the time; add workers or make items cheaper"
+        ));
+        let mut consumer = stats(1000, 10, 0.9);
+        consumer.mean_occupancy = 3.5;
+        assert_eq!(consumer.verdict(), Verdict::ConsumerBound);
+        assert!(consumer
+            .to_string()
+            .contains("consumer-bound: the buffer was full 90% of the time"));
+        assert_eq!(stats(1000, 10, 0.2).verdict(), Verdict::Balanced);
+        assert!(stats(1000, 10, 0.2)
+            .to_string()
+            .contains("balanced: the consumer waited 1%"));
+        assert!((input.items_per_sec() - 100.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn threads_get_their_own_slots_and_extra_threads_share_the_last() {
+        let recorder = Recorder::new(2);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| recorder.run(true).pushed(5));
+            }
+        });
+        recorder.run(false).pushed(1);
+        let snap = recorder.snapshot(&ConsumerStats::default(), 1);
+        assert_eq!(snap.workers.len(), 2);
+        assert_eq!(snap.workers.iter().map(|w| w.items).sum::<u64>(), 21);
+    }
+
+    #[test]
+    fn a_new_recorder_on_the_same_thread_claims_a_new_slot() {
+        let a = Recorder::new(2);
+        a.run(true).pushed(1);
+        let b = Recorder::new(2);
+        b.run(true).pushed(1);
+        a.run(true).pushed(1);
+        assert_eq!(a.snapshot(&ConsumerStats::default(), 1).workers[0].items, 2);
+        assert_eq!(b.snapshot(&ConsumerStats::default(), 1).workers[0].items, 1);
+        assert_eq!(a.pushed(), 2);
+    }
+
+    #[test]
+    fn sleep_is_not_busy_time() {
+        let recorder = Recorder::new(1);
+        {
+            let mut run = recorder.run(true);
+            let since = Instant::now();
+            std::thread::sleep(Duration::from_millis(30));
+            note_blocked(since);
+            run.pushed(1);
+        }
+        let snap = recorder.snapshot(&ConsumerStats::default(), 1);
+        assert!(
+            snap.producers_blocked >= Duration::from_millis(30),
+            "{snap:?}"
+        );
+        assert!(snap.workers[0].busy < Duration::from_millis(10), "{snap:?}");
+    }
+}

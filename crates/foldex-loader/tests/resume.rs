@@ -1,0 +1,176 @@
+//! Exact resumption: stop anywhere, resume from the state, and the epoch is whole.
+
+mod common;
+
+use foldex_loader::{from_fn, Loader, LoaderState, ResumeError};
+use foldex_testkit::watchdog;
+use proptest::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+fn loader(executor: &Arc<dyn foldex_core::Executor>, ordered: bool) -> Loader<Numbers> {
+    Loader::new(numbers(97))
+        .executor(Arc::clone(executor))
+        .batch_size(3)
+        .buffer(4)
+        .shuffle(11)
+        .ordered(ordered)
+}
+
+/// Takes `stop` batches of epoch 0, saves the state through JSON, resumes on a fresh loader.
+fn stop_and_resume(
+    executor: &Arc<dyn foldex_core::Executor>,
+    ordered: bool,
+    stop: usize,
+) -> (Vec<usize>, Vec<usize>) {
+    let first = loader(executor, ordered);
+    let mut iter = first.iter();
+    let mut got: Vec<usize> = iter.by_ref().take(stop).flatten().collect();
+    let json = serde_json::to_string(&iter.state()).unwrap();
+    drop(iter);
+    let state: LoaderState = serde_json::from_str(&json).unwrap();
+    let second = loader(executor, ordered);
+    got.extend(second.resume(&state).unwrap().flatten());
+    assert_eq!(
+        second.next_epoch(),
+        1,
+        "after resuming epoch 0 the next iteration is epoch 1"
+    );
+    (got, second.epoch_order(0).iter().collect())
+}
+
+#[test]
+fn ordered_resumption_continues_with_exactly_the_next_batch() {
+    for (name, executor) in common::executors() {
+        watchdog(name, || {
+            for stop in [0, 1, 7, 32, 33] {
+                let (got, epoch) = stop_and_resume(executor, true, stop);
+                assert_eq!(got, epoch, "{name}, stopped after {stop}");
+            }
+        });
+    }
+}
+
+#[test]
+fn unordered_resumption_delivers_every_observation_once() {
+    for (name, executor) in common::executors() {
+        watchdog(name, || {
+            for stop in [0, 5, 20, 33] {
+                let (mut got, mut epoch) = stop_and_resume(executor, false, stop);
+                got.sort_unstable();
+                epoch.sort_unstable();
+                assert_eq!(got, epoch, "{name}, stopped after {stop}");
+            }
+        });
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #[test]
+    fn resumption_at_a_random_point_is_whole(which in 0usize..8, stop in 0usize..34, ordered: bool) {
+        let (name, executor) = &common::executors()[which % common::executors().len()];
+        let (mut got, mut epoch) = watchdog(name, || stop_and_resume(executor, ordered, stop));
+        if !ordered {
+            got.sort_unstable();
+            epoch.sort_unstable();
+        }
+        prop_assert_eq!(got, epoch);
+    }
+}
+
+#[test]
+fn unordered_state_is_a_low_water_mark_and_a_few_batches_above_it() {
+    // Batch 0 is slow, so later ones are delivered first.
+    let slow = Loader::new(from_fn(40, |i| {
+        if i == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        i
+    }))
+    .executor(foldex_threaded::ThreadedEx::new().threads(2).basesize(1))
+    .buffer(4)
+    .ordered(false);
+    let mut iter = slow.iter();
+    let early: Vec<Vec<usize>> = iter.by_ref().take(3).collect();
+    let state = iter.state();
+    if !early.contains(&vec![0]) {
+        assert_eq!(state.next_batch, 0);
+        let mut above: Vec<usize> = early.iter().map(|b| b[0]).collect();
+        above.sort_unstable();
+        assert_eq!(state.received_above, above);
+    }
+    assert!(state.received_above.len() <= 3);
+}
+
+#[test]
+fn resumption_costs_no_loading_of_what_was_received() {
+    let loads = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&loads);
+    let loader = Loader::new(from_fn(1_000, move |i| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        i
+    }))
+    .batch_size(10)
+    .shuffle(1);
+    let state = LoaderState {
+        seed: Some(1),
+        epoch: 3,
+        next_batch: 90,
+        received_above: vec![],
+        batch_size: 10,
+        len: 1_000,
+    };
+    let rest: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
+    assert_eq!(
+        rest,
+        loader.epoch_order(3).iter().skip(900).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        loads.load(Ordering::Relaxed),
+        100,
+        "only the remaining observations load"
+    );
+    assert_eq!(loader.next_epoch(), 4);
+}
+
+#[test]
+fn a_finished_epoch_resumes_empty_and_the_next_epoch_follows() {
+    let loader = Loader::new(from_fn(10, |i| i)).batch_size(5);
+    let mut iter = loader.iter();
+    iter.by_ref().for_each(drop);
+    let state = iter.state();
+    assert_eq!(state.next_batch, 2);
+    let again = Loader::new(from_fn(10, |i| i)).batch_size(5);
+    assert_eq!(again.resume(&state).unwrap().count(), 0);
+    assert_eq!(again.iter().epoch(), 1);
+}
+
+type Numbers = foldex_loader::FromFn<fn(usize) -> usize>;
+
+fn numbers(len: usize) -> Numbers {
+    from_fn(len, |i| i)
+}
+
+#[test]
+fn a_state_from_other_settings_is_refused() {
+    let loader = Loader::new(numbers(10)).batch_size(5).shuffle(2);
+    let state = loader.iter().state();
+    let refused = |l: &Loader<Numbers>| l.resume(&state).map(|_| ()).unwrap_err();
+    assert!(matches!(
+        refused(&Loader::new(numbers(10)).batch_size(5).shuffle(3)),
+        ResumeError::Mismatch {
+            setting: "seed",
+            ..
+        }
+    ));
+    assert!(matches!(
+        refused(&Loader::new(numbers(10)).batch_size(2).shuffle(2)),
+        ResumeError::Mismatch {
+            setting: "batch_size",
+            ..
+        }
+    ));
+    let err = refused(&Loader::new(numbers(11)).batch_size(5).shuffle(2));
+    assert!(err.to_string().contains("len"), "{err}");
+}
