@@ -1,6 +1,6 @@
 //! The audited module: the only `unsafe` code in foldex.
 //!
-//! Two things cannot be written in safe Rust, and both are wrapped here behind safe APIs:
+//! Three things cannot be written in safe Rust, and all are wrapped here behind safe APIs:
 //!
 //! 1. **Type-erased partial results that may borrow.** A fold's accumulator may borrow from the
 //!    caller's stack (`Vec<&T>`), so it is not `'static` and `Box<dyn Any>` cannot carry it.
@@ -11,12 +11,22 @@
 //!    `'static` [`TaskRef`] and does not return, by value or by unwinding, until every `TaskRef`
 //!    it made has run or been dropped. This is the completion-latch pattern that rayon uses,
 //!    with the latch in an `Arc` so that the last `count_down` never touches freed memory.
+//! 3. **Fork-join without allocating.** [`join_stack`] is rayon's `join` with a `StackJob`: the
+//!    forked closure, its result slot and its [`JoinLatch`] live on the forking frame, and the
+//!    [`TaskRef`] handed to other threads is a pointer to them. `join_stack` does not return or
+//!    unwind until the latch is set; the latch is set exactly once, by the `TaskRef` that ran
+//!    or dropped the closure, as its last access to the frame; and the latch's own setter
+//!    never touches it after the store that sets it (so the owner may return at once). A fork
+//!    costs no allocation and no reference count, where a one-task [`task_scope`] costs two.
 #![allow(unsafe_code)]
 
-use crate::latch::Latch;
-use crate::panic::PanicSlot;
+use crate::latch::{JoinLatch, Latch};
+use crate::panic::{PanicPayload, PanicSlot};
+use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -130,10 +140,33 @@ struct ScopeState {
 /// that is leaked (`mem::forget`) keeps its scope waiting forever: a hang, never a dangling
 /// borrow.
 pub struct TaskRef {
-    // Lifetime-erased: really `'scope`. See `Scope::spawn` for why this is sound.
-    task: Option<Box<dyn FnOnce() + Send + 'static>>,
-    scope: Arc<ScopeState>,
+    repr: Repr,
 }
+
+enum Repr {
+    /// Made by [`Scope::spawn`].
+    Scoped {
+        // Lifetime-erased: really `'scope`. See `Scope::spawn` for why this is sound.
+        task: Option<Box<dyn FnOnce() + Send + 'static>>,
+        scope: Arc<ScopeState>,
+    },
+    /// Made by [`join_stack`]: a pointer to the `StackJob` on the forking frame, and the
+    /// function that runs it (`true`) or gives it back unrun (`false`), then sets its latch.
+    /// `None` once that function has been called.
+    Stack {
+        job: Option<NonNull<()>>,
+        execute: unsafe fn(NonNull<()>, bool),
+    },
+}
+
+// SAFETY: a `Scoped` task is `Send` by construction (its closure is `Send`, `ScopeState` is
+// `Sync`). A `Stack` task is a pointer to a `StackJob<B, RB>` made by `join_stack` with
+// `B: Send` and `RB: Send`; the one thing done through it is `execute`, once, on whichever
+// thread holds the `TaskRef`: it takes the closure out (moving a `B` to this thread), writes an
+// `RB` (or a panic payload, which is `Send`) back, and sets a `JoinLatch`, which is `Sync`.
+// The owner touches the closure and the result only after the latch is set. `TaskRef` stays
+// `!Sync`, as the boxed closure makes it.
+unsafe impl Send for TaskRef {}
 
 impl fmt::Debug for TaskRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -145,19 +178,44 @@ impl TaskRef {
     /// Runs the task on the current thread. A panic is captured and re-raised by the scope's
     /// owner, after every task of the scope has finished.
     pub fn run(mut self) {
-        if let Some(task) = self.task.take() {
-            // The closure and everything it captured are dropped inside `catch`, before the
-            // count-down in `Drop` releases the scope.
-            self.scope.panic.catch(task);
+        match &mut self.repr {
+            Repr::Scoped { task, scope } => {
+                if let Some(task) = task.take() {
+                    // The closure and everything it captured are dropped inside `catch`,
+                    // before the count-down in `Drop` releases the scope.
+                    scope.panic.catch(task);
+                }
+            }
+            Repr::Stack { job, execute } => {
+                if let Some(job) = job.take() {
+                    // SAFETY: `job` and `execute` were paired by `join_stack`, which keeps the
+                    // `StackJob` alive until its latch is set; `take` makes this the only call
+                    // of `execute` for this job (`Drop` finds `None`), and `execute` sets the
+                    // latch as its last access to the job.
+                    unsafe { execute(job, true) }
+                }
+            }
         }
     }
 }
 
 impl Drop for TaskRef {
     fn drop(&mut self) {
-        // An unrun task is dropped here, while the scope still waits for us.
-        drop(self.task.take());
-        self.scope.latch.count_down();
+        match &mut self.repr {
+            Repr::Scoped { task, scope } => {
+                // An unrun task is dropped here, while the scope still waits for us.
+                drop(task.take());
+                scope.latch.count_down();
+            }
+            Repr::Stack { job, execute } => {
+                if let Some(job) = job.take() {
+                    // SAFETY: as in `run`: the job is alive until its latch is set, and this is
+                    // the only call of `execute` for it. `false` leaves the closure in place
+                    // for the owner to run; `execute` sets the latch as its last access.
+                    unsafe { execute(job, false) }
+                }
+            }
+        }
     }
 }
 
@@ -193,8 +251,10 @@ impl<'scope> Scope<'scope, '_> {
         // `TaskRef` and cannot be moved out. So the task is never used after `'scope` ends.
         let task: Box<dyn FnOnce() + Send + 'static> = unsafe { std::mem::transmute(task) };
         TaskRef {
-            task: Some(task),
-            scope: Arc::clone(&self.state),
+            repr: Repr::Scoped {
+                task: Some(task),
+                scope: Arc::clone(&self.state),
+            },
         }
     }
 
@@ -270,4 +330,132 @@ pub fn task_scope<'env, R>(
     };
     state.panic.resume();
     result
+}
+
+// ----------------------------------------------------------------------------------------------
+// Fork-join with the forked half on the stack
+// ----------------------------------------------------------------------------------------------
+
+/// The forked half of a [`join_stack`], on the forking frame.
+struct StackJob<B, RB> {
+    latch: JoinLatch,
+    /// Taken by whoever runs the job; left in place by a `TaskRef` dropped unrun, for the
+    /// owner to run.
+    func: UnsafeCell<Option<B>>,
+    /// Written by whoever runs the job, before it sets the latch.
+    result: UnsafeCell<Option<Result<RB, PanicPayload>>>,
+}
+
+impl<B, RB> StackJob<B, RB>
+where
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    /// Runs the job (`run`) or leaves it for the owner (`!run`), then sets the latch.
+    ///
+    /// # Safety
+    /// `job` points to a live `StackJob<B, RB>` whose latch is not set, and this is the only
+    /// call for it.
+    unsafe fn execute(job: NonNull<()>, run: bool) {
+        let job = job.cast::<Self>().as_ptr();
+        if run {
+            // SAFETY: the caller guarantees the job is alive and that this is the only
+            // execution; the owner reads `func` and `result` only once the latch is set, which
+            // happens below, after these accesses. No reference to the job outlives this
+            // block.
+            unsafe {
+                if let Some(func) = (*(*job).func.get()).take() {
+                    let result = panic::catch_unwind(AssertUnwindSafe(func));
+                    *(*job).result.get() = Some(result);
+                }
+            }
+        }
+        // SAFETY: the job is alive until its latch is set, and `JoinLatch::set` makes the store
+        // that sets it its last access to the latch: the owner may free the job the moment it
+        // sees the latch set, and nothing here touches the job after that.
+        unsafe { JoinLatch::set(&(*job).latch) }
+    }
+}
+
+/// Blocks until `latch` is set, on every exit path out of `join_stack` including unwinding.
+struct WaitOnLatch<'a>(&'a JoinLatch);
+
+impl Drop for WaitOnLatch<'_> {
+    fn drop(&mut self) {
+        self.0.wait();
+    }
+}
+
+/// Runs `a` here and offers `b` to other threads, rayon's `join` with the forked half on the
+/// stack: no allocation, no reference count.
+///
+/// `push` receives the [`TaskRef`] that runs `b` (a worker pushes it onto its deque, where it
+/// may take it back or a thief may steal it). After `a`, `wait` is called with `b`'s latch: a
+/// pool worker passes a closure that runs other tasks (its own deque first, which usually
+/// gives `b` back at once) until the latch is set. Whatever `wait` does, `join_stack` then
+/// blocks until the latch is set, and does not return or unwind before that. If the `TaskRef`
+/// is dropped unrun, `b` runs here. A panic in `a` or `b` is re-raised here once both are done
+/// (`a`'s first).
+///
+/// ```
+/// use foldex_core::join_stack;
+/// let data = vec![1, 2, 3, 4];
+/// let (left, right) = join_stack(
+///     || data[..2].iter().sum::<i32>(),
+///     || data[2..].iter().sum::<i32>(),
+///     |task| { std::thread::scope(|s| { s.spawn(move || task.run()); }); },
+///     |latch| latch.wait(),
+/// );
+/// assert_eq!((left, right), (3, 7));
+/// ```
+pub fn join_stack<A, B, RA, RB>(
+    a: A,
+    b: B,
+    push: impl FnOnce(TaskRef),
+    wait: impl FnOnce(&JoinLatch),
+) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    let job = StackJob {
+        latch: JoinLatch::new(),
+        func: UnsafeCell::new(Some(b)),
+        result: UnsafeCell::new(None),
+    };
+    let ra = {
+        // From here on, every way out of this block (unwinding included) first waits for the
+        // latch: the `TaskRef` below points into `job`.
+        let _wait = WaitOnLatch(&job.latch);
+        let task = TaskRef {
+            repr: Repr::Stack {
+                job: Some(NonNull::from(&job).cast()),
+                execute: StackJob::<B, RB>::execute,
+            },
+        };
+        push(task);
+        let ra = panic::catch_unwind(AssertUnwindSafe(a));
+        wait(&job.latch);
+        ra
+    };
+    // `_wait` has returned: the latch is set. (Lifetimes: `B` may borrow from the caller's
+    // frame; the `TaskRef` erased that, and it is sound because the job, and everything `B`
+    // borrows, outlive every use of the pointer, which ends when the latch is set.)
+    job.latch.retire();
+    let StackJob { func, result, .. } = job;
+    let rb = match result.into_inner() {
+        Some(result) => result,
+        // Given back unrun: the closure is still here.
+        None => {
+            let b = func
+                .into_inner()
+                .expect("foldex: a forked closure was taken but left no result");
+            panic::catch_unwind(AssertUnwindSafe(b))
+        }
+    };
+    match (ra, rb) {
+        (Ok(ra), Ok(rb)) => (ra, rb),
+        (Err(payload), _) | (Ok(_), Err(payload)) => panic::resume_unwind(payload),
+    }
 }

@@ -120,3 +120,171 @@ impl Latch {
 fn lock(mutex: &Mutex<()>) -> crate::sync::MutexGuard<'_, ()> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The latch of one [`join_stack`](crate::join_stack): set once, by whichever thread ran (or
+/// dropped) the forked closure, and built to live on the forking thread's stack.
+///
+/// A [`Latch`] cannot live there: its last `count_down` still touches the latch (to wake a
+/// waiter) after another thread may have seen it set and returned. Here the setter's **last**
+/// access is the store that makes [`JoinLatch::is_set`] true; once the owner sees it, nothing
+/// touches the latch again, so the owner may free it at once.
+///
+/// The owner polls [`JoinLatch::is_set`] between tasks of its own, and sleeps in
+/// [`JoinLatch::wait_timeout`] or [`JoinLatch::wait`] when it has none. The protocol
+/// (model-checked with loom in `tests/loom.rs`, including "no access after set"): the owner
+/// moves the state from `UNSET` to `SLEEPING` under the lock before it waits on the condition
+/// variable, and back to `UNSET` under the lock when a timed wait runs out. The setter first
+/// tries `UNSET → SET`, which needs no lock and is the whole cost when nobody sleeps. If that
+/// fails, the owner sleeps (or is about to, or is just waking): under the lock the setter
+/// moves to `WAKING`, notifies, unlocks, and only then stores `SET`. An owner that sees
+/// `WAKING` waits for `SET` (the setter is between its unlock and that store).
+#[derive(Debug)]
+pub struct JoinLatch {
+    state: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+    /// Loom only: stands for the latch's memory, so that a setter touching the latch after the
+    /// owner may have freed it is reported as a data race.
+    #[cfg(loom)]
+    alive: loom::cell::UnsafeCell<()>,
+}
+
+const UNSET: usize = 0;
+const SLEEPING: usize = 1;
+const WAKING: usize = 2;
+const SET: usize = 3;
+
+impl Default for JoinLatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JoinLatch {
+    /// A latch that is not set.
+    pub fn new() -> Self {
+        Self {
+            state: AtomicUsize::new(UNSET),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+            #[cfg(loom)]
+            alive: loom::cell::UnsafeCell::new(()),
+        }
+    }
+
+    /// `true` once the latch is set. Everything the setter wrote before setting it is then
+    /// visible, and the setter will not touch the latch again.
+    pub fn is_set(&self) -> bool {
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// Sets the latch, waking the owner if it sleeps. Call at most once. The last access to
+    /// `self` is the store that sets it: the owner may free the latch as soon as it sees it
+    /// set, so this never touches it afterwards.
+    pub(crate) fn set(&self) {
+        self.touch();
+        if self
+            .state
+            .compare_exchange(UNSET, SET, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+        // The owner sleeps, or is about to, or has just timed out: settle it under the lock,
+        // which the owner holds whenever it changes the state.
+        self.touch();
+        let guard = lock(&self.lock);
+        self.touch();
+        if self.state.swap(WAKING, Ordering::Relaxed) == SLEEPING {
+            self.wake.notify_one();
+        }
+        self.touch();
+        drop(guard);
+        self.touch();
+        self.state.store(SET, Ordering::Release);
+    }
+
+    /// Blocks until the latch is set.
+    pub fn wait(&self) {
+        self.sleep(None);
+    }
+
+    /// Blocks until the latch is set or about `timeout` passes (spurious returns are allowed);
+    /// returns [`JoinLatch::is_set`]. Under loom the timeout is taken as expired at once.
+    pub fn wait_timeout(&self, timeout: Duration) -> bool {
+        self.sleep(Some(timeout));
+        self.is_set()
+    }
+
+    fn sleep(&self, timeout: Option<Duration>) {
+        if self.is_set() {
+            return;
+        }
+        let mut guard = lock(&self.lock);
+        if self
+            .state
+            .compare_exchange(UNSET, SLEEPING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            match timeout {
+                None => {
+                    while self.state.load(Ordering::Relaxed) == SLEEPING {
+                        guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+                    }
+                }
+                Some(timeout) => {
+                    guard = wait_timeout(&self.wake, guard, timeout);
+                    // Still unset: go back to polling. The setter changes `SLEEPING` only
+                    // under the lock, which we hold.
+                    let _ = self.state.compare_exchange(
+                        SLEEPING,
+                        UNSET,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
+                }
+            }
+        }
+        drop(guard);
+        // `WAKING`: the setter has unlocked, or is about to, and then stores `SET`.
+        while self.state.load(Ordering::Acquire) == WAKING {
+            crate::sync::yield_now();
+        }
+    }
+
+    /// Marks the point where the owner is done with the latch and may free it (loom checks
+    /// that no setter access comes after it); nothing outside loom.
+    #[inline]
+    pub(crate) fn retire(&self) {
+        #[cfg(loom)]
+        self.alive.with_mut(|_| ());
+    }
+
+    #[inline]
+    fn touch(&self) {
+        #[cfg(loom)]
+        self.alive.with(|_| ());
+    }
+}
+
+#[cfg(not(loom))]
+fn wait_timeout<'g>(
+    wake: &Condvar,
+    guard: crate::sync::MutexGuard<'g, ()>,
+    timeout: Duration,
+) -> crate::sync::MutexGuard<'g, ()> {
+    wake.wait_timeout(guard, timeout)
+        .map(|(guard, _)| guard)
+        .unwrap_or_else(|e| e.into_inner().0)
+}
+
+/// Loom has no clock: a timed wait is modelled as one that times out at once, which is the
+/// path that exercises the owner's return to polling.
+#[cfg(loom)]
+fn wait_timeout<'g>(
+    _wake: &Condvar,
+    guard: crate::sync::MutexGuard<'g, ()>,
+    _timeout: Duration,
+) -> crate::sync::MutexGuard<'g, ()> {
+    guard
+}

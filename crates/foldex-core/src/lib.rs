@@ -15,7 +15,8 @@
 //!
 //! Executors share the pieces they all need from here: [`Basesize`] and [`split`]/[`chunks`] for
 //! chunking, [`OrderedCombiner`] for combining out-of-order results, [`task_scope`] for running
-//! borrowed work on a pool's `'static` threads, and [`Latch`] for completion.
+//! borrowed work on a pool's `'static` threads, [`join_stack`] for a fork-join that allocates
+//! nothing, and [`Latch`]/[`JoinLatch`] for completion.
 //!
 //! ```
 //! use foldex_core::{Executor, ExecutorExt};
@@ -41,10 +42,10 @@ mod sync;
 
 pub use chunk::{chunk, chunks, split, OrderedCombiner};
 pub use config::{available_parallelism, Basesize, ConfigError};
-pub use erased::{task_scope, Brand, Partial, Scope, TaskRef};
+pub use erased::{join_stack, task_scope, Brand, Partial, Scope, TaskRef};
 pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, Summand};
-pub use latch::Latch;
+pub use latch::{JoinLatch, Latch};
 pub use panic::{PanicPayload, PanicSlot};
 pub use source::{RangeVisitor, Source};
 pub use spawn::{FoldHandle, SpawnExt};

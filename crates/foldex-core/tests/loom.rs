@@ -76,3 +76,64 @@ fn task_scope_returns_only_after_its_tasks() {
         runner.join().unwrap();
     });
 }
+
+/// A fork's latch wakes an owner that sleeps on it without a timeout, and the setter touches
+/// the latch no more once the owner can see it set (`retire`, which `join_stack` calls before
+/// its frame goes, is where loom checks that).
+#[test]
+fn join_stack_latch_wakes_a_sleeping_owner() {
+    loom::model(|| {
+        let hits = AtomicUsize::new(0);
+        let ((), ()) = foldex_core::join_stack(
+            || (),
+            || {
+                hits.fetch_add(1, Ordering::Relaxed);
+            },
+            |task| {
+                // The task borrows `hits`; loom threads must be 'static, so it crosses as a
+                // TaskRef, which is what the API is for.
+                let runner = thread::spawn(move || task.run());
+                drop(runner);
+            },
+            |latch| latch.wait(),
+        );
+        assert_eq!(hits.load(Ordering::Relaxed), 1);
+    });
+}
+
+/// An owner that polls with timed waits (each one timing out at once under loom) and goes back
+/// to polling is never left asleep, and sees the forked half's writes.
+#[test]
+fn join_stack_latch_with_timed_waits() {
+    loom::model(|| {
+        let hits = AtomicUsize::new(0);
+        let ((), ()) = foldex_core::join_stack(
+            || (),
+            || {
+                hits.fetch_add(1, Ordering::Relaxed);
+            },
+            |task| drop(thread::spawn(move || task.run())),
+            |latch| {
+                while !latch.wait_timeout(std::time::Duration::from_micros(200)) {
+                    thread::yield_now();
+                }
+            },
+        );
+        assert_eq!(hits.load(Ordering::Relaxed), 1);
+    });
+}
+
+/// A forked half given back unrun from another thread runs on the owner.
+#[test]
+fn join_stack_runs_a_dropped_half_itself() {
+    loom::model(|| {
+        let me = thread::current().id();
+        let ((), ran_on) = foldex_core::join_stack(
+            || (),
+            || thread::current().id(),
+            |task| drop(thread::spawn(move || drop(task))),
+            |latch| latch.wait(),
+        );
+        assert_eq!(ran_on, me);
+    });
+}
