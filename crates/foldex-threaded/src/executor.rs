@@ -1,7 +1,7 @@
 //! `ThreadedEx`: recursive halving down to `basesize`, the right halves offered to thieves.
 
-use crate::pool::{wait_from_outside, Context, Pool, Registry};
-use foldex_core::{split, task_scope, Basesize, ConfigError, Executor, Job, Partial};
+use crate::pool::{wait_from_outside, Context, Pool};
+use foldex_core::{join_stack, split, Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
 
@@ -119,17 +119,14 @@ impl Executor for ThreadedEx {
             match Context::current(registry) {
                 ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, basesize),
                 Context::Outside(_) => {
-                    let mut whole = None;
-                    task_scope(
-                        |scope| {
-                            let slot = &mut whole;
-                            registry.inject(scope.spawn(move || {
-                                *slot = Some(run_task(registry, job, 0..len, basesize));
-                            }));
-                        },
+                    // The whole range as one task for the workers; this thread only waits.
+                    let ((), whole) = join_stack(
+                        || (),
+                        || fold_range(&Context::current(registry), job, 0..len, basesize),
+                        |task| registry.inject(task),
                         wait_from_outside,
                     );
-                    whole.expect("foldex-threaded: the root task finished without a result")
+                    whole
                 }
             }
         })
@@ -143,9 +140,11 @@ impl Executor for ThreadedEx {
         self.with_pool(Pool::is_worker_thread)
     }
 
-    /// Runs one queued task of this executor's pool on the calling thread. Safe from any
-    /// thread: a task that forks while running here pushes its halves to the pool's injector,
-    /// and waits for them by running pool tasks.
+    /// Runs one queued task of this executor's pool on the calling thread, and never waits:
+    /// from outside the pool the task's whole range runs here as one leaf, since halves forked
+    /// from here would have to be waited for, perhaps on workers that are themselves waiting
+    /// for this thread (a loader's consumer, blocked producers). A pool worker (a fold nested
+    /// in one of its tasks) forks and helps as usual.
     fn help(&self) -> bool {
         self.with_pool(|pool| {
             let ctx = Context::current(pool.registry());
@@ -160,18 +159,8 @@ impl Executor for ThreadedEx {
     }
 }
 
-/// A forked half, running on whichever thread took it.
-fn run_task<'a>(
-    registry: &Registry,
-    job: &dyn Job<'a>,
-    range: Range<usize>,
-    basesize: usize,
-) -> Partial<'a> {
-    fold_range(&Context::current(registry), job, range, basesize)
-}
-
-/// Folds `range`: one leaf if it is short enough (or the job has stopped), else fork the right
-/// half, fold the left one here, and combine.
+/// Folds `range`: one leaf if it is short enough (or the job has stopped, or this thread is
+/// outside the pool), else fork the right half, fold the left one here, and combine.
 fn fold_range<'a>(
     ctx: &Context<'_>,
     job: &dyn Job<'a>,
@@ -182,29 +171,22 @@ fn fold_range<'a>(
         // Cheap: `run` of a stopped range returns at once; it must still give its partial.
         return job.run(range);
     }
+    let Context::Worker(_) = ctx else {
+        // A task taken by `help` from outside the pool: this thread has no deque, and could
+        // only wait for forked halves, so it runs the whole range.
+        return job.run(range);
+    };
     let Some((left, right)) = split(range.clone(), basesize) else {
         return job.run(range);
     };
     let registry = ctx.registry();
-    let mut right_partial = None;
-    let left_partial = task_scope(
-        |scope| {
-            let slot = &mut right_partial;
-            ctx.push(scope.spawn(move || {
-                *slot = Some(run_task(registry, job, right, basesize));
-            }));
-            let left_partial = fold_range(ctx, job, left, basesize);
-            // Every task pushed while folding the left half was taken back or stolen by now,
-            // so the top of the deque is the right half, unless a thief has it. (If a thief
-            // has it, this is an older task of ours, which needs running all the same.)
-            if let Some(task) = ctx.pop() {
-                task.run();
-            }
-            left_partial
-        },
+    let (left_partial, right_partial) = join_stack(
+        || fold_range(ctx, job, left, basesize),
+        move || fold_range(&Context::current(registry), job, right, basesize),
+        |task| ctx.push(task),
+        // The deque's top is the right half unless a thief has it (every task pushed while
+        // folding the left half was taken back or stolen by now); `help_until` pops it first.
         |latch| ctx.help_until(latch),
     );
-    let right_partial =
-        right_partial.expect("foldex-threaded: a forked half finished without a result");
     job.combine(left_partial, right_partial)
 }

@@ -2,7 +2,7 @@
 
 use crate::sleep::Sleep;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
-use foldex_core::{ConfigError, Latch, TaskRef};
+use foldex_core::{ConfigError, JoinLatch, TaskRef};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::rc::Rc;
@@ -159,14 +159,6 @@ impl<'r> Context<'r> {
         self.registry().sleep.notify_work();
     }
 
-    /// The most recently pushed task still in this thread's deque, if nobody stole it.
-    pub(crate) fn pop(&self) -> Option<TaskRef> {
-        match self {
-            Self::Worker(w) => w.deque.pop(),
-            Self::Outside(_) => None,
-        }
-    }
-
     /// Any task of the pool this thread may run now.
     pub(crate) fn find_work(&self) -> Option<TaskRef> {
         match self {
@@ -179,7 +171,7 @@ impl<'r> Context<'r> {
     /// there is nothing to steal. This is what keeps a waiting worker busy, and what lets a
     /// fold nested in a fold on the same pool finish: the waiter runs the very tasks it waits
     /// for if nobody else does.
-    pub(crate) fn help_until(&self, latch: &Latch) {
+    pub(crate) fn help_until(&self, latch: &JoinLatch) {
         let mut idle_rounds = 0;
         while !latch.is_set() {
             if let Some(task) = self.find_work() {
@@ -203,7 +195,7 @@ impl<'r> Context<'r> {
 /// another pool keeps running its own pool's tasks meanwhile (as rayon does): two pools whose
 /// workers wait on each other would otherwise deadlock, each holding the threads the other
 /// needs.
-pub(crate) fn wait_from_outside(latch: &Latch) {
+pub(crate) fn wait_from_outside(latch: &JoinLatch) {
     match CURRENT.with(|current| current.get().cloned()) {
         Some(worker) => Context::Worker(worker).help_until(latch),
         None => latch.wait(),

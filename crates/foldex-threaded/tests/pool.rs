@@ -120,6 +120,67 @@ fn help_runs_a_queued_task_on_the_calling_thread() {
     });
 }
 
+/// `help` from outside the pool runs the task it takes as one piece: it forks nothing that it
+/// would then have to wait for (perhaps on workers waiting for this very thread, as a loader's
+/// producers wait for its consumer), so nothing is queued while it runs, and it never blocks.
+#[test]
+fn help_from_outside_runs_its_task_whole_and_queues_nothing() {
+    watchdog("help runs its task whole", || {
+        let ex = ThreadedEx::new().threads(1).basesize(1);
+        let release = AtomicBool::new(false);
+        let (started_tx, started) = std::sync::mpsc::channel();
+        let main = thread::current().id();
+        let ran_on = Mutex::new(Vec::new());
+        let nested_help_found_work = Mutex::new(None);
+        thread::scope(|s| {
+            // Occupies the single worker: it forks item 1 and blocks in item 0.
+            let blocker = s.spawn(|| {
+                ex.for_each(0..2usize, |i| {
+                    if i == 0 {
+                        started_tx.send(()).unwrap();
+                        while !release.load(Ordering::Acquire) {
+                            thread::yield_now();
+                        }
+                    }
+                })
+            });
+            started.recv().unwrap();
+            // Item 1, the only queued task.
+            while !ex.help() {
+                thread::yield_now();
+            }
+            let folding = s.spawn(|| {
+                ex.map_reduce(
+                    0..8usize,
+                    |i| {
+                        if i == 0 && thread::current().id() == main {
+                            *nested_help_found_work.lock().unwrap() = Some(ex.help());
+                        }
+                        ran_on.lock().unwrap().push(thread::current().id());
+                        i
+                    },
+                    || 0,
+                    |a, b| a + b,
+                )
+            });
+            // The worker is blocked, so this takes the whole fold of 8 items.
+            while !ex.help() {
+                thread::yield_now();
+            }
+            release.store(true, Ordering::Release);
+            assert_eq!(folding.join().unwrap(), 28);
+            blocker.join().unwrap();
+        });
+        let ran_on = ran_on.into_inner().unwrap();
+        assert_eq!(ran_on, vec![main; 8], "every item ran inside `help`");
+        assert_eq!(
+            nested_help_found_work.into_inner().unwrap(),
+            Some(false),
+            "the helper queued part of its task instead of running it"
+        );
+    });
+}
+
 #[test]
 #[should_panic(expected = "threads must be at least 1, got 0")]
 fn zero_threads_is_refused() {
