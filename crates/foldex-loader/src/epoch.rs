@@ -199,7 +199,9 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
         if !range.is_empty() {
             self.pieces.fetch_add(1, Ordering::Relaxed);
             let epoch = self.epoch;
-            let mut run = epoch.recorder.run(epoch.timing);
+            // A helping consumer computes one batch per call: timing that would cost two clock
+            // readings per batch, so its runs are counted, not timed.
+            let mut run = epoch.recorder.run(epoch.timing && !on_consumer);
             if on_consumer {
                 // One batch per help call, so that the consumer goes back to delivering.
                 epoch.run_batch(true, &mut run);
