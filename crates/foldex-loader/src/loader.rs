@@ -480,6 +480,10 @@ where
     /// Starts the next epoch, or refuses on a worker thread of the loader's own executor: that
     /// thread would wait for batches that the pool, with one worker fewer, may never compute.
     pub fn try_iter(&self) -> Result<Iter<C::Batch>, IterError> {
+        if self.executor.is_worker_thread() {
+            // Refused before the epoch number is taken.
+            return Err(IterError::InsideExecutorPool);
+        }
         let state = self
             .claim_epoch(None)
             .expect("a fresh epoch needs no check");
@@ -522,6 +526,10 @@ where
 
     /// Starts the next epoch, or refuses on a worker thread of the loader's own executor.
     pub fn try_iter(&self) -> Result<Iter<ReusedBatch<D, C>>, IterError> {
+        if self.executor.is_worker_thread() {
+            // Refused before the epoch number is taken.
+            return Err(IterError::InsideExecutorPool);
+        }
         let state = self
             .claim_epoch(None)
             .expect("a fresh epoch needs no check");

@@ -13,6 +13,8 @@ use std::panic;
 ///   it), like any panic in a dataset.
 /// - [`ErrorPolicy::skip`]: the observation is left out of its batch (a batch may then be
 ///   shorter, or empty) and recorded, with its error, in [`Stats::skipped`](crate::Stats).
+///   Unbatched ([`Loader::unbatched`](crate::Loader::unbatched), `eachobsparallel`), a skipped
+///   observation is simply not delivered, so the iterator's `len()` counted it.
 /// - [`ErrorPolicy::retry`]`(n)`: try again up to `n` times (for flaky storage), then fail fast,
 ///   or skip with [`ErrorPolicy::then_skip`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -154,3 +154,33 @@ fn a_batch_of_skipped_observations_arrives_empty() {
         vec![vec![], vec![3, 4, 5]]
     );
 }
+
+#[test]
+fn unbatched_skipped_observations_are_not_delivered() {
+    for (name, executor) in common::executors() {
+        watchdog(name, || {
+            let data = Checked::new(from_fn(50, corrupt_every_seventh), ErrorPolicy::skip());
+            let mut got: Vec<usize> =
+                foldex_loader::eachobsparallel(data, Arc::clone(executor)).collect();
+            got.sort_unstable();
+            assert_eq!(
+                got,
+                (0..50).filter(|i| i % 7 != 3).collect::<Vec<_>>(),
+                "{name}"
+            );
+            let reused = Loader::new(Checked::new(
+                from_fn(50, corrupt_every_seventh),
+                ErrorPolicy::skip(),
+            ))
+            .executor(Arc::clone(executor))
+            .unbatched()
+            .reuse_buffers(true);
+            let in_order: Vec<usize> = reused.iter().map(|i| *i).collect();
+            assert_eq!(
+                in_order,
+                (0..50).filter(|i| i % 7 != 3).collect::<Vec<_>>(),
+                "{name}"
+            );
+        });
+    }
+}

@@ -61,7 +61,7 @@ fn one_round(name: &str) -> bool {
 
 #[test]
 fn no_allocation_per_item_after_warm_up() {
-    let _serial = SERIAL.lock().unwrap();
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for (name, executor) in common::executors()
         .iter()
         .filter(|(name, _)| one_round(name))
@@ -91,7 +91,7 @@ fn no_allocation_per_item_after_warm_up() {
 
 #[test]
 fn without_reuse_every_observation_allocates() {
-    let _serial = SERIAL.lock().unwrap();
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let loader = Loader::new(Floats)
         .executor(foldex_seq::SequentialEx)
         .batch_size(8)
