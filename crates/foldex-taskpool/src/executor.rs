@@ -145,7 +145,7 @@ impl Executor for TaskPoolEx {
         let pool = self.threads.pool();
         let shared = pool.shared();
         let chunk_len = self.basesize.resolve(job.len(), ntasks);
-        let run = FoldRun::new(job, shared, chunk_len);
+        let run = FoldRun::new(job, shared, chunk_len, !self.background);
         let caller_runs = !self.background || shared.is_current_worker();
         // The caller, when it runs chunks, is one of the `ntasks` slots.
         let queued = if caller_runs {
@@ -183,8 +183,10 @@ impl Executor for TaskPoolEx {
             .is_some_and(|pool| pool.shared().is_current_worker())
     }
 
-    /// With background off: takes the next chunk of a fold in flight on this pool and runs it
-    /// on the calling thread. With background on: always `false`.
+    /// With background off: takes the next chunk of a fold in flight on this pool in
+    /// foreground mode, whose slot waits for a thread, and runs it on the calling thread; the
+    /// slot then goes back to the queue. With background on: always `false`. Chunks of folds
+    /// in background mode are never lent to a helper.
     fn help(&self) -> bool {
         if self.background {
             return false;
@@ -193,7 +195,7 @@ impl Executor for TaskPoolEx {
             .threads
             .pool
             .get()
-            .and_then(|pool| pool.shared().try_pop())
+            .and_then(|pool| pool.shared().try_pop_helpable())
         else {
             return false;
         };

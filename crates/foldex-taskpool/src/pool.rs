@@ -28,6 +28,10 @@ pub(crate) fn next_id() -> u64 {
 /// the tasks it no longer needs.
 struct Queued {
     fold: u64,
+    /// Whether a thread outside the pool may run it ([`Shared::try_pop_helpable`]): only the
+    /// slots of folds in foreground mode, so that a background fold's chunks never run on a
+    /// helping consumer.
+    helpable: bool,
     task: TaskRef,
 }
 
@@ -62,6 +66,7 @@ impl Shared {
     pub(crate) fn push_if(
         &self,
         fold: u64,
+        helpable: bool,
         still_wanted: impl FnOnce() -> bool,
         make: impl FnOnce() -> Vec<TaskRef>,
     ) {
@@ -71,18 +76,22 @@ impl Shared {
         }
         let tasks = make();
         let wake = tasks.len().min(queue.sleeping);
-        queue
-            .tasks
-            .extend(tasks.into_iter().map(|task| Queued { fold, task }));
+        queue.tasks.extend(tasks.into_iter().map(|task| Queued {
+            fold,
+            helpable,
+            task,
+        }));
         drop(queue);
         for _ in 0..wake {
             self.work.notify_one();
         }
     }
 
-    /// Takes the oldest queued task, if any.
-    pub(crate) fn try_pop(&self) -> Option<TaskRef> {
-        self.lock().tasks.pop_front().map(|q| q.task)
+    /// Takes the oldest queued task that a thread outside the pool may run, if any.
+    pub(crate) fn try_pop_helpable(&self) -> Option<TaskRef> {
+        let mut queue = self.lock();
+        let at = queue.tasks.iter().position(|q| q.helpable)?;
+        queue.tasks.remove(at).map(|q| q.task)
     }
 
     /// Removes every queued task of `fold` and returns them, to be dropped (unrun) outside the

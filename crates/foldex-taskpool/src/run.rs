@@ -22,12 +22,19 @@ pub(crate) struct FoldRun<'j, 'a> {
     /// The number of the next chunk to hand out; `nchunks` or more once none is left.
     cursor: AtomicUsize,
     combiner: Mutex<OrderedCombiner<'a>>,
+    /// Foreground mode: a helping thread may run this fold's chunks.
+    helpable: bool,
 }
 
 impl<'j, 'a> FoldRun<'j, 'a> {
     /// A fold of `job` in chunks of `chunk_len` indices (an empty job is one empty chunk, so
     /// that even its identity is made where chunks run).
-    pub(crate) fn new(job: &'j dyn Job<'a>, shared: &'j Shared, chunk_len: usize) -> Self {
+    pub(crate) fn new(
+        job: &'j dyn Job<'a>,
+        shared: &'j Shared,
+        chunk_len: usize,
+        helpable: bool,
+    ) -> Self {
         let len = job.len();
         Self {
             job,
@@ -38,6 +45,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
             nchunks: len.div_ceil(chunk_len).max(1),
             cursor: AtomicUsize::new(0),
             combiner: Mutex::new(OrderedCombiner::new()),
+            helpable,
         }
     }
 
@@ -108,6 +116,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
     ) {
         self.shared.push_if(
             self.id,
+            self.helpable,
             || !self.exhausted(),
             || (0..count).map(|_| self.slot(scope)).collect(),
         );

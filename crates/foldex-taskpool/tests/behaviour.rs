@@ -52,15 +52,35 @@ fn foreground_mode_runs_chunks_on_the_caller_too() {
         let caller = thread::current().id();
         for ntasks in [1, 2, 5] {
             let pool = TaskPoolEx::new().ntasks(ntasks).basesize(1);
-            // The caller claims its first chunk right after queueing the workers' slots, long
-            // before the workers could have run all 64 items of 1 ms.
-            let seen = threads_of(&pool, 64, Duration::from_millis(1));
+            let on_caller = AtomicUsize::new(0);
+            let on_worker = AtomicUsize::new(0);
+            pool.for_each(0..64, |_| {
+                let here = thread::current().id() == caller;
+                let (mine, other) = if here {
+                    (&on_caller, &on_worker)
+                } else {
+                    (&on_worker, &on_caller)
+                };
+                mine.fetch_add(1, Ordering::SeqCst);
+                // With ntasks > 1, hold the first items until the other side has run one too,
+                // so that neither can finish the fold alone however slowly threads start.
+                if ntasks > 1 {
+                    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+                    while other.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < deadline
+                    {
+                        thread::sleep(Duration::from_micros(100));
+                    }
+                }
+            });
             assert!(
-                seen.iter().any(|(id, _)| *id == caller),
+                on_caller.into_inner() > 0,
                 "ntasks {ntasks}: no item ran on the calling thread"
             );
             if ntasks > 1 {
-                assert!(seen.iter().any(|(id, _)| *id != caller), "ntasks {ntasks}");
+                assert!(
+                    on_worker.into_inner() > 0,
+                    "ntasks {ntasks}: no item ran on a worker"
+                );
             }
         }
     });
@@ -190,12 +210,23 @@ fn a_waiting_consumer_helps_with_queued_chunks_in_foreground_mode() {
         let (release, gate) = std::sync::mpsc::channel::<()>();
         let gate = Arc::new(Mutex::new(gate));
         let g = Arc::clone(&gate);
+        let blocked = Arc::new(AtomicUsize::new(0));
+        let b = Arc::clone(&blocked);
         let blocker = pool
             .clone()
             .background(true)
             .spawn_for_each(0..2, move |_| {
+                b.fetch_add(1, Ordering::SeqCst);
                 let _ = g.lock().unwrap().recv();
             });
+        // Both workers hold a blocked item; a background fold's slots are never lent to us.
+        while blocked.load(Ordering::SeqCst) < 2 {
+            assert!(
+                !pool.help(),
+                "a background fold's chunk was lent to a helper"
+            );
+            thread::yield_now();
+        }
         let me = thread::current().id();
         let ran_here = Arc::new(AtomicUsize::new(0));
         let r = Arc::clone(&ran_here);
