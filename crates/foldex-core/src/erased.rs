@@ -5,7 +5,9 @@
 //! 1. **Type-erased partial results that may borrow.** A fold's accumulator may borrow from the
 //!    caller's stack (`Vec<&T>`), so it is not `'static` and `Box<dyn Any>` cannot carry it.
 //!    [`Partial`] erases the type, and a [`Brand`] (a unique id, tied to one type) is the only way
-//!    to make and unwrap one, so an unwrap can never reinterpret a value as another type.
+//!    to make and unwrap one, so an unwrap can never reinterpret a value as another type. A
+//!    value of at most two words is held in place rather than boxed, so the partials of sums
+//!    and counts cost no allocation per leaf or per combine.
 //! 2. **Borrowed tasks on long-lived threads.** A pool's threads are `'static`, but a fold's pieces
 //!    borrow the job from the caller's stack. [`task_scope`] turns a borrowing closure into a
 //!    `'static` [`TaskRef`] and does not return, by value or by unwinding, until every `TaskRef`
@@ -25,6 +27,7 @@ use crate::panic::{PanicPayload, PanicSlot};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
+use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,13 +44,54 @@ use std::sync::Arc;
 ///
 /// [`Job::combine`]: crate::Job::combine
 pub struct Partial<'a> {
-    value: Box<dyn Send + 'a>,
+    value: Value<'a>,
     brand: u64,
+}
+
+/// A partial's value: in place when it fits in two words (sums, counts, small tuples: no
+/// allocation per leaf and per combine), boxed otherwise.
+enum Value<'a> {
+    Inline(Inline<'a>),
+    Boxed(Box<dyn Send + 'a>),
+}
+
+/// Room for a value of at most two words, and the function that drops it.
+struct Inline<'a> {
+    bytes: MaybeUninit<[usize; 2]>,
+    drop: unsafe fn(*mut MaybeUninit<[usize; 2]>),
+    // Owns a `Send + 'a` value: `Send`, not `Sync`, and bound by `'a`, as the box is.
+    _owns: PhantomData<Box<dyn Send + 'a>>,
+}
+
+impl Drop for Inline<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `Brand::wrap` pairs `bytes`, which holds an initialised `T`, with
+        // `drop_inline::<T>`; `Brand::unwrap` moves the value out only through `ManuallyDrop`,
+        // so this `Drop` runs only for a value still in place, and only once.
+        unsafe { (self.drop)(&mut self.bytes) }
+    }
+}
+
+/// Drops the `T` that `Brand::wrap` wrote into `bytes`.
+///
+/// # Safety
+/// `bytes` holds an initialised `T`, which is not used again.
+unsafe fn drop_inline<T>(bytes: *mut MaybeUninit<[usize; 2]>) {
+    // SAFETY: the caller guarantees a live `T` at `bytes`; `fits_inline::<T>` made sure the
+    // room is large and aligned enough for it.
+    unsafe { std::ptr::drop_in_place(bytes.cast::<T>()) }
+}
+
+/// `true` when a `T` fits in an `Inline`'s room, size and alignment.
+const fn fits_inline<T>() -> bool {
+    size_of::<T>() <= size_of::<[usize; 2]>() && align_of::<T>() <= align_of::<[usize; 2]>()
 }
 
 impl fmt::Debug for Partial<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Partial").field("brand", &self.brand).finish_non_exhaustive()
+        f.debug_struct("Partial")
+            .field("brand", &self.brand)
+            .finish_non_exhaustive()
     }
 }
 
@@ -98,8 +142,21 @@ impl<T> Brand<T> {
     where
         T: Send + 'a,
     {
+        let value = if fits_inline::<T>() {
+            let mut bytes = MaybeUninit::<[usize; 2]>::uninit();
+            // SAFETY: `fits_inline::<T>()`: the room is at least as large and as aligned as a
+            // `T`, so writing one at its start is in bounds and aligned.
+            unsafe { bytes.as_mut_ptr().cast::<T>().write(value) };
+            Value::Inline(Inline {
+                bytes,
+                drop: drop_inline::<T>,
+                _owns: PhantomData,
+            })
+        } else {
+            Value::Boxed(Box::new(value))
+        };
         Partial {
-            value: Box::new(value),
+            value,
             brand: self.id,
         }
     }
@@ -113,13 +170,25 @@ impl<T> Brand<T> {
             partial.brand, self.id,
             "foldex: a partial result was handed to a job that did not make it (executor bug)"
         );
-        let raw: *mut (dyn Send + '_) = Box::into_raw(partial.value);
+        let boxed = match partial.value {
+            Value::Inline(inline) => {
+                let inline = ManuallyDrop::new(inline);
+                // SAFETY: the brand check above means this partial was made by `wrap` of this
+                // brand, hence of type `T` (ids are unique per brand, a `Brand<T>` wraps only
+                // `T`s, and `wrap` is the only constructor of `Partial`), and `wrap` put it in
+                // place, initialised, at the start of `bytes`. `ManuallyDrop` keeps `Inline`'s
+                // `Drop` from dropping it again after this read moves it out.
+                return unsafe { inline.bytes.as_ptr().cast::<T>().read() };
+            }
+            Value::Boxed(boxed) => boxed,
+        };
+        let raw: *mut (dyn Send + '_) = Box::into_raw(boxed);
         // SAFETY: `partial.brand == self.id`, and the only function that creates a `Partial`
         // is `Brand::wrap`, which stores a `Box<T>` under its own id. Ids are unique per brand
         // (a global counter) and a `Brand<T>` only wraps `T`s, so `raw` points to a live `T`
         // allocated by `Box::<T>::new`. Casting the fat pointer to a thin `*mut T` keeps the
         // address; `Box::from_raw` then takes back ownership of that same allocation, once,
-        // since `partial.value` was consumed by `into_raw`.
+        // since `boxed` was consumed by `into_raw`.
         unsafe { *Box::from_raw(raw.cast::<T>()) }
     }
 }

@@ -52,7 +52,10 @@ impl Latch {
     /// sees [`Latch::is_set`] return `true`.
     pub fn count_down(&self) {
         let before = self.pending.fetch_sub(1, Ordering::AcqRel);
-        assert!(before > 0, "Latch::count_down called more times than pieces were counted");
+        assert!(
+            before > 0,
+            "Latch::count_down called more times than pieces were counted"
+        );
         if before == 1 {
             // With the fence in `wait_registered` (Dekker's pattern): either a waiter sees
             // `pending == 0`, or this sees it counted in `waiters`. Taking the lock then orders

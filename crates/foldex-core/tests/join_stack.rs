@@ -29,7 +29,12 @@ fn both_halves_run_and_may_borrow_the_callers_stack() {
 #[test]
 fn the_forked_half_runs_on_the_thread_that_takes_it() {
     let owner = thread::current().id();
-    let (_, ran_on) = join_stack(|| (), || thread::current().id(), run_elsewhere, JoinLatch::wait);
+    let (_, ran_on) = join_stack(
+        || (),
+        || thread::current().id(),
+        run_elsewhere,
+        JoinLatch::wait,
+    );
     assert_ne!(ran_on, owner);
 }
 
@@ -97,7 +102,12 @@ mod panics {
     #[test]
     fn a_panic_in_the_forked_half_is_raised_on_the_owner() {
         let err = catch_unwind(|| {
-            join_stack(|| 1, || -> u32 { panic!("right half") }, run_elsewhere, JoinLatch::wait)
+            join_stack(
+                || 1,
+                || -> u32 { panic!("right half") },
+                run_elsewhere,
+                JoinLatch::wait,
+            )
         })
         .unwrap_err();
         assert_eq!(err.downcast_ref::<&str>(), Some(&"right half"));
