@@ -1,7 +1,8 @@
 //! `ThreadedEx`: recursive halving down to `basesize`, the right halves offered to thieves.
 
 use crate::pool::{wait_from_outside, Context, Pool};
-use foldex_core::{join_stack, split, Basesize, ConfigError, Executor, Job, Partial};
+use crate::splitter::Splitter;
+use foldex_core::{join_stack, Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
 
@@ -14,8 +15,10 @@ use std::ops::Range;
 /// - **Pool.** [`ThreadedEx::new`] runs on the global [`Pool`] (one thread per core);
 ///   [`ThreadedEx::threads`] gives it a pool of its own; [`ThreadedEx::pool`] shares one.
 /// - **`basesize`.** The floor on a leaf's length: a range is split only while longer than it.
-///   The default, [`Basesize::Auto`], is `len / (4 × threads)`; `basesize(1)` splits down to
-///   single items, for items that each take long or vary a lot.
+///   The default, [`Basesize::Auto`], is about `len / (4 × threads)`, and pieces that idle
+///   workers steal are split further (never below `len / (64 × threads)`), so uneven work
+///   balances itself; `basesize(1)` splits down to single items, for items that each take long
+///   or vary a lot.
 /// - **Calling thread.** It blocks until the fold is done; if it is a worker of the same pool
 ///   (a fold nested in a fold) it runs pool tasks while it waits, so nesting never deadlocks.
 ///   A fold no longer than `basesize` runs on the caller directly.
@@ -116,13 +119,14 @@ impl Executor for ThreadedEx {
                 // One leaf: waking a worker for it would only add latency.
                 return job.run(0..len);
             }
+            let splitter = Splitter::new(self.basesize, len, registry.threads());
             match Context::current(registry) {
-                ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, basesize),
+                ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, splitter),
                 Context::Outside(_) => {
                     // The whole range as one task for the workers; this thread only waits.
                     let ((), whole) = join_stack(
                         || (),
-                        || fold_range(&Context::current(registry), job, 0..len, basesize),
+                        || fold_range(&Context::current(registry), job, 0..len, splitter),
                         |task| registry.inject(task),
                         wait_from_outside,
                     );
@@ -159,30 +163,38 @@ impl Executor for ThreadedEx {
     }
 }
 
-/// Folds `range`: one leaf if it is short enough (or the job has stopped, or this thread is
+/// Folds `range`: one leaf if the splitter says so (or the job has stopped, or this thread is
 /// outside the pool), else fork the right half, fold the left one here, and combine.
 fn fold_range<'a>(
     ctx: &Context<'_>,
     job: &dyn Job<'a>,
     range: Range<usize>,
-    basesize: usize,
+    splitter: Splitter,
 ) -> Partial<'a> {
     if job.is_stopped(range.start) {
         // Cheap: `run` of a stopped range returns at once; it must still give its partial.
         return job.run(range);
     }
-    let Context::Worker(_) = ctx else {
+    let Context::Worker(worker) = ctx else {
         // A task taken by `help` from outside the pool: this thread has no deque, and could
         // only wait for forked halves, so it runs the whole range.
         return job.run(range);
     };
-    let Some((left, right)) = split(range.clone(), basesize) else {
+    let Some((left, right, splitter)) = splitter.split(range.clone()) else {
         return job.run(range);
     };
     let registry = ctx.registry();
+    let forked_on = worker.index();
     let (left_partial, right_partial) = join_stack(
-        || fold_range(ctx, job, left, basesize),
-        move || fold_range(&Context::current(registry), job, right, basesize),
+        || fold_range(ctx, job, left, splitter),
+        move || {
+            let ctx = Context::current(registry);
+            let splitter = match &ctx {
+                Context::Worker(w) if w.index() == forked_on => splitter,
+                _ => splitter.stolen(),
+            };
+            fold_range(&ctx, job, right, splitter)
+        },
         |task| ctx.push(task),
         // The deque's top is the right half unless a thief has it (every task pushed while
         // folding the left half was taken back or stolen by now); `help_until` pops it first.

@@ -61,15 +61,19 @@
 //! for a stolen half that finds nothing to steal sleeps on that half's latch, re-checking for
 //! work every 200 µs, since new work does not signal a latch.
 //!
-//! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto):
-//! `len / (4 × threads)`, four leaves per worker. Measured in `benches/benches/threaded.rs`
-//! (figures and command in docs/benchmarks.md): on uneven work (item `i` costs `i × 100 ns`)
-//! fixed leaves of `len / (k × threads)` for k = 2, 8, 16 were never faster than k = 4 in two
-//! runs, and ThreadedEx at k = 4 came within 0.89–1.06 of rayon; fewer leaves leave the last,
-//! most expensive one too large to balance, more leaves add forks without evening the load
-//! further. For cheap items the leaf size only has to be large enough to hide the fork (tens of
-//! items of 100 ns already do), which four leaves per worker always are on large inputs.
-//! `basesize(1)` costs about one fork per item, for items that each take far longer than that.
+//! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto) starts from
+//! `len / (4 × threads)`, four leaves per worker, and adapts as rayon's splitter does: a range
+//! that a worker steals (runs on another worker than the one that forked it) may be halved
+//! again into `2 × threads` pieces, never below `len / (64 × threads)`. Fixed leaves could not
+//! balance uneven work: with item `i` costing `i × 100 ns` on 2 threads, four leaves per
+//! worker left the last, most expensive leaf on one worker while the other had nothing (1.09×
+//! rayon on a quiet machine, 1.5–2× when a worker lost its core to another process), and more
+//! leaves for everyone (k = 8, 16 per worker) cost forks on even work without fixing it. With
+//! splitting on theft the balance comes from the workers that are free (1.00–1.02× rayon);
+//! figures and commands in docs/benchmarks.md. For cheap items a leaf only has to be large
+//! enough to hide the fork (tens of items of 100 ns already do), which the floor always is on
+//! large inputs. `basesize(1)` costs about one fork per item (tens of ns), for items that each
+//! take far longer than that; a fixed basesize is a plain floor and never adapts.
 #![forbid(unsafe_code)]
 
 mod executor;
@@ -79,6 +83,7 @@ mod pool;
 pub mod sleep;
 #[cfg(not(loom))]
 mod sleep;
+mod splitter;
 mod sync;
 
 pub use executor::ThreadedEx;

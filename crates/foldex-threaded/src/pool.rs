@@ -78,6 +78,11 @@ thread_local! {
 }
 
 impl WorkerCtx {
+    /// This worker's index in its pool.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
     /// A random start for probing the other deques, so that thieves spread out.
     fn next_victim(&self) -> usize {
         // xorshift64: good enough to spread thieves, and free.

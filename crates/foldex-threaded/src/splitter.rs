@@ -1,0 +1,117 @@
+//! When a range is split further: the basesize floor, and for the automatic basesize a budget
+//! of halvings that a theft renews (rayon's adaptive splitter).
+
+use foldex_core::{split, Basesize};
+use std::ops::Range;
+
+/// The automatic basesize never splits below `len / (FINEST × threads)`, however often pieces
+/// are stolen: leaves stay large next to the cost of a fork.
+const FINEST: usize = 64;
+
+/// How a range may still be split.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Splitter {
+    /// Ranges no longer than this are leaves.
+    floor: usize,
+    /// Halvings left on this path; `u32::MAX` for a fixed basesize (no budget).
+    halvings: u32,
+    /// What a stolen range's budget is raised to.
+    on_steal: u32,
+}
+
+impl Splitter {
+    /// A fixed basesize splits every range longer than it. [`Basesize::Auto`] halves `0..len`
+    /// into about `PIECES_PER_WORKER × threads` leaves (`len / (4 × threads)` each); a range
+    /// another worker steals gets enough halvings for `2 × threads` pieces again (down to
+    /// `len / (64 × threads)`), so that work that turns out uneven, or a worker that loses its
+    /// core for a while, is balanced by the workers that are free, not by a finer split for
+    /// everyone.
+    pub(crate) fn new(basesize: Basesize, len: usize, threads: usize) -> Self {
+        match basesize {
+            Basesize::Fixed(n) => Self {
+                floor: n.get(),
+                halvings: u32::MAX,
+                on_steal: u32::MAX,
+            },
+            Basesize::Auto => Self {
+                floor: (len / (FINEST * threads.max(1))).max(1),
+                halvings: ceil_log2(Basesize::PIECES_PER_WORKER * threads),
+                on_steal: ceil_log2(2 * threads),
+            },
+        }
+    }
+
+    /// The two halves of `range` and the splitter for each, or `None` for a leaf.
+    pub(crate) fn split(self, range: Range<usize>) -> Option<(Range<usize>, Range<usize>, Self)> {
+        if self.halvings == 0 {
+            return None;
+        }
+        let (left, right) = split(range, self.floor)?;
+        let halvings = if self.halvings == u32::MAX {
+            u32::MAX
+        } else {
+            self.halvings - 1
+        };
+        Some((left, right, Self { halvings, ..self }))
+    }
+
+    /// The splitter of a range that a worker other than the one that forked it runs.
+    pub(crate) fn stolen(self) -> Self {
+        Self {
+            halvings: self.halvings.max(self.on_steal),
+            ..self
+        }
+    }
+}
+
+fn ceil_log2(n: usize) -> u32 {
+    n.max(1).next_power_of_two().trailing_zeros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::num::NonZeroUsize;
+
+    fn leaves(s: Splitter, range: Range<usize>) -> Vec<Range<usize>> {
+        match s.split(range.clone()) {
+            None => vec![range],
+            Some((l, r, s)) => [leaves(s, l), leaves(s, r)].concat(),
+        }
+    }
+
+    #[test]
+    fn auto_gives_four_leaves_per_worker() {
+        assert_eq!(
+            leaves(Splitter::new(Basesize::Auto, 1000, 2), 0..1000).len(),
+            8
+        );
+        assert_eq!(
+            leaves(Splitter::new(Basesize::Auto, 1000, 3), 0..1000).len(),
+            16
+        );
+    }
+
+    #[test]
+    fn a_stolen_auto_range_splits_again_down_to_the_floor() {
+        let len = 1 << 20;
+        let root = Splitter::new(Basesize::Auto, len, 2);
+        // A leaf of the first split: a range of len / 8, with no halvings left.
+        let mut leaf = root;
+        for _ in 0..3 {
+            leaf = leaf.split(0..len).unwrap().2;
+        }
+        assert_eq!(leaves(leaf, 0..len / 8).len(), 1);
+        assert_eq!(leaves(leaf.stolen(), 0..len / 8).len(), 4, "2 × threads pieces");
+        let tiny = leaves(root.stolen(), 0..len / 256);
+        assert_eq!(tiny.len(), 1, "never below len / (64 × threads)");
+    }
+
+    #[test]
+    fn fixed_splits_down_to_basesize_whatever_happens() {
+        let fixed = Splitter::new(Basesize::Fixed(NonZeroUsize::new(10).unwrap()), 100, 2);
+        let got = leaves(fixed, 0..100);
+        assert!(got.iter().all(|r| r.len() <= 10 && r.len() > 5), "{got:?}");
+        assert_eq!(leaves(fixed.stolen(), 0..100), got);
+    }
+}
