@@ -8,7 +8,10 @@
 //!   `into_par_iter()`; also ThreadedEx with fixed leaves around the automatic one;
 //! - `threaded/items_100ns`: 10^6 items of about 100 ns, basesize 1 vs rayon `with_max_len(1)`,
 //!   and basesize 16, 256, auto and the sequential time, for the per-item overhead;
-//! - `threaded/small_fold`: a fold of `4 × threads` trivial items, latency.
+//! - `threaded/small_fold`: a fold of `4 × threads` trivial items, latency;
+//! - `threaded/fork_cost`: 10^6 trivial items, basesize 1 vs rayon `with_max_len(1)`, on pools
+//!   of one thread: the cost of a fork (per item) without stealing, and steadier than the
+//!   two-thread groups on a shared machine.
 use criterion::{criterion_group, criterion_main, Criterion};
 use foldex::prelude::*;
 use foldex_benches::spin_for;
@@ -136,6 +139,33 @@ fn small_fold(c: &mut Criterion) {
     g.finish();
 }
 
+fn fork_cost(c: &mut Criterion) {
+    const LEN: usize = 1_000_000;
+    let (ex, pool) = (ThreadedEx::new().threads(1).basesize(1), rayon_pool(1));
+    let want = (LEN * (LEN - 1) / 2) as u64;
+    let mut g = c.benchmark_group("threaded/fork_cost");
+    g.sample_size(10);
+    g.bench_function("rayon_max_len_1", |b| {
+        b.iter(|| {
+            let got: u64 = pool.install(|| {
+                (0..black_box(LEN))
+                    .into_par_iter()
+                    .with_max_len(1)
+                    .map(|i| i as u64)
+                    .sum()
+            });
+            assert_eq!(got, want)
+        })
+    });
+    g.bench_function("ThreadedEx_basesize_1", |b| {
+        b.iter(|| {
+            let got = ex.map_reduce(0..black_box(LEN), |i| i as u64, || 0, |a, b| a + b);
+            assert_eq!(got, want)
+        })
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -146,6 +176,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = sum, uneven, items_100ns, small_fold
+    targets = sum, uneven, items_100ns, small_fold, fork_cost
 }
 criterion_main!(benches);

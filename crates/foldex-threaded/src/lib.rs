@@ -22,19 +22,19 @@
 //! # Design notes
 //!
 //! **Scheduling.** Each worker owns a crossbeam-deque `Worker` (LIFO for its owner, so a worker
-//! runs the halves it just forked while their data is hot; FIFO for thieves, so a thief takes
-//! the oldest, largest half). Thieves probe the other deques from a random start, then the
-//! `Injector`, through which calls from outside the pool enter. A fork is a
-//! [`foldex_core::join_stack`]: the right half, its result slot and its latch live on the
-//! forking frame (no allocation, no reference count; a fork used to cost an `Arc`'d scope and
-//! a boxed task, about 40 ns more on one thread); after the left half, the worker pops the
-//! right half back and runs it inline unless it was stolen, and otherwise runs other tasks
-//! until the fork's latch is set. That help loop is also why a fold nested in a fold on the
-//! same pool cannot deadlock: the waiting worker runs the very tasks it waits for if nobody
-//! else has taken them. A caller from outside the pool injects the whole range as one task and
-//! blocks on the latch. A worker of *another* pool does too, but keeps running its own pool's
-//! tasks while it waits (as rayon does): two pools whose workers fold on each other would
-//! otherwise deadlock, each holding the threads the other needs (tested in `tests/pool.rs`).
+//! runs the halves it just forked while their data is hot; FIFO for thieves, so a thief takes the
+//! oldest, largest half). Thieves probe the other deques from a random start, then the `Injector`,
+//! through which calls from outside the pool enter. A fork is a [`foldex_core::join_stack`]: the
+//! right half, its result slot and its latch live on the forking frame (no allocation, no reference
+//! count, where a fork used to cost an `Arc`'d scope and a boxed task; `threaded/fork_cost` in
+//! docs/benchmarks.md); after the left half, the worker pops the right half back and runs it inline
+//! unless it was stolen, and otherwise runs other tasks until the fork's latch is set. That help
+//! loop is also why a fold nested in a fold on the same pool cannot deadlock: the waiting worker
+//! runs the very tasks it waits for if nobody else has taken them. A caller from outside the pool
+//! injects the whole range as one task and blocks on the latch. A worker of *another* pool does
+//! too, but keeps running its own pool's tasks while it waits (as rayon does): two pools whose
+//! workers fold on each other would otherwise deadlock, each holding the threads the other needs
+//! (tested in `tests/pool.rs`).
 //!
 //! **Helping from outside.** [`Executor::help`](foldex_core::Executor::help) called by a
 //! thread outside the pool (a loader's consumer with an empty buffer) runs the range of the
@@ -64,16 +64,16 @@
 //! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto) starts from
 //! `len / (4 × threads)`, four leaves per worker, and adapts as rayon's splitter does: a range
 //! that a worker steals (runs on another worker than the one that forked it) may be halved
-//! again into `2 × threads` pieces, never below `len / (64 × threads)`. Fixed leaves could not
-//! balance uneven work: with item `i` costing `i × 100 ns` on 2 threads, four leaves per
-//! worker left the last, most expensive leaf on one worker while the other had nothing (1.09×
-//! rayon on a quiet machine, 1.5–2× when a worker lost its core to another process), and more
-//! leaves for everyone (k = 8, 16 per worker) cost forks on even work without fixing it. With
-//! splitting on theft the balance comes from the workers that are free (1.00–1.02× rayon);
-//! figures and commands in docs/benchmarks.md. For cheap items a leaf only has to be large
-//! enough to hide the fork (tens of items of 100 ns already do), which the floor always is on
-//! large inputs. `basesize(1)` costs about one fork per item (tens of ns), for items that each
-//! take far longer than that; a fixed basesize is a plain floor and never adapts.
+//! again into `2 × threads` pieces, never below `len / (64 × threads)`. Fixed leaves cannot
+//! balance uneven work: with item `i` costing `i × 100 ns` on 2 threads, four leaves per worker
+//! leave the last, most expensive leaf on one worker while the other has nothing left (the
+//! schedule ends at about 1.09× the ideal), and it gets worse when a worker loses its core to
+//! another process for a while; more leaves for everyone (k = 8, 16 per worker, measured in
+//! `benches/benches/threaded.rs`) cost forks on even work without fixing it. Splitting on theft
+//! lets the workers that are free take the balance on. For cheap items a leaf only has to be
+//! large enough to hide the fork (tens of items of 100 ns already do), which the floor always
+//! is on large inputs. `basesize(1)` costs about one fork per item (tens of ns), for items
+//! that each take far longer than that; a fixed basesize is a plain floor and never adapts.
 #![forbid(unsafe_code)]
 
 mod executor;
