@@ -102,7 +102,11 @@ mod tests {
             leaf = leaf.split(0..len).unwrap().2;
         }
         assert_eq!(leaves(leaf, 0..len / 8).len(), 1);
-        assert_eq!(leaves(leaf.stolen(), 0..len / 8).len(), 4, "2 × threads pieces");
+        assert_eq!(
+            leaves(leaf.stolen(), 0..len / 8).len(),
+            4,
+            "2 × threads pieces"
+        );
         let tiny = leaves(root.stolen(), 0..len / 256);
         assert_eq!(tiny.len(), 1, "never below len / (64 × threads)");
     }
