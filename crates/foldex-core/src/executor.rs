@@ -81,7 +81,9 @@ pub trait Executor: Send + Sync {
     ///
     /// A thread that would otherwise sleep waiting for this executor's results (a loader's
     /// consumer that finds its buffer empty) calls it to lend its core instead. The default
-    /// never helps.
+    /// never helps. A thread that calls `execute` only on behalf of such a helper (a loader's
+    /// driver) wraps the call in [`stand_in_for_helper`](crate::stand_in_for_helper), so that
+    /// the executor leaves the caller's share of the work to `help`.
     fn help(&self) -> bool {
         false
     }

@@ -16,7 +16,9 @@
 //! Executors share the pieces they all need from here: [`Basesize`] and [`split`]/[`chunks`] for
 //! chunking, [`OrderedCombiner`] for combining out-of-order results, [`task_scope`] for running
 //! borrowed work on a pool's `'static` threads, [`join_stack`] for a fork-join that allocates
-//! nothing, and [`Latch`]/[`JoinLatch`] for completion.
+//! nothing, and [`Latch`]/[`JoinLatch`] for completion. A thread that calls `execute` only on
+//! behalf of another thread that helps (a loader's driver) says so with
+//! [`stand_in_for_helper`].
 //!
 //! ```
 //! use foldex_core::{Executor, ExecutorExt};
@@ -38,6 +40,7 @@ mod latch;
 mod panic;
 mod source;
 mod spawn;
+mod stand_in;
 mod sync;
 
 pub use chunk::{chunk, chunks, split, OrderedCombiner};
@@ -49,3 +52,4 @@ pub use latch::{JoinLatch, Latch};
 pub use panic::{PanicPayload, PanicSlot};
 pub use source::{RangeVisitor, Source};
 pub use spawn::{FoldHandle, SpawnExt};
+pub use stand_in::{is_standing_in, stand_in_for_helper};
