@@ -1,13 +1,25 @@
 //! [`TaskPoolEx`]: the builder and its [`Executor`] implementation.
 
-use crate::pool::Pool;
+use crate::pool::{Pool, Takers};
 use crate::run::FoldRun;
 use foldex_core::{
-    available_parallelism, task_scope, Basesize, ConfigError, Executor, Job, Partial,
+    available_parallelism, is_standing_in, task_scope, Basesize, ConfigError, Executor, Job,
+    Partial,
 };
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, OnceLock};
+
+/// What the thread that calls `execute` does with the fold's chunks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    /// Runs chunks, as one of the `ntasks` slots.
+    Runs,
+    /// Stands in for a helper: its slot is queued for helpers only, and it waits.
+    LeavesToHelpers,
+    /// Background mode: runs nothing and waits; all `ntasks` slots go to the workers.
+    Waits,
+}
 
 /// A pool of `ntasks` threads, started by the first fold that needs them.
 struct Threads {
@@ -123,6 +135,14 @@ impl TaskPoolEx {
     /// A fold started on one of the pool's own workers (a nested fold) always runs chunks on
     /// that worker: it is a pool thread, not a caller to keep free, and waiting idle there
     /// could leave the pool without a thread to run the nested fold.
+    ///
+    /// With background off, a caller that only stands in for a helper
+    /// ([`foldex_core::stand_in_for_helper`], as a loader's driver thread does) runs no chunk:
+    /// its slot is left to [`Executor::help`] (the loader's consumer), and the caller waits.
+    /// Only when none of the work would go to the workers (`ntasks = 1`, or a single chunk)
+    /// does such a caller run its slot itself, so that the fold never depends on a helper.
+    /// Since a helper runs one chunk per `help` call, [`Basesize::Auto`] then means chunks of
+    /// one index (the loader's default), not `len / (4 × ntasks)`; a fixed basesize is kept.
     pub fn background(mut self, background: bool) -> Self {
         self.background = background;
         self
@@ -144,14 +164,34 @@ impl Executor for TaskPoolEx {
         let ntasks = self.threads.ntasks.get();
         let pool = self.threads.pool();
         let shared = pool.shared();
-        let chunk_len = self.basesize.resolve(job.len(), ntasks);
-        let run = FoldRun::new(job, shared, chunk_len, !self.background);
-        let caller_runs = !self.background || shared.is_current_worker();
-        // The caller, when it runs chunks, is one of the `ntasks` slots.
-        let queued = if caller_runs {
-            (ntasks - 1).min(run.nchunks() - 1)
+        let len = job.len();
+        let on_worker = shared.is_current_worker();
+        let stands_in = !self.background && !on_worker && ntasks > 1 && is_standing_in();
+        let chunk_len = match self.basesize {
+            // A helper runs one chunk per `help` call: automatic chunks (4 x ntasks of them)
+            // would leave it only a handful to take. One index per chunk is the loader's
+            // default, and a loader's driver is what stands in.
+            Basesize::Auto if stands_in => 1,
+            basesize => basesize.resolve(len, ntasks),
+        };
+        let worker_slots = if self.background {
+            Takers::Workers
         } else {
-            ntasks.min(run.nchunks())
+            Takers::Anyone
+        };
+        let run = FoldRun::new(job, shared, chunk_len, worker_slots);
+        // How many slots go to the workers, and what the caller does. A caller that stands in
+        // for a helper leaves its slot to it only alongside a slot for the workers (so two
+        // tasks and two chunks at least): those end the fold even if nobody helps.
+        let (queued, caller) = if on_worker || !self.background {
+            let queued = (ntasks - 1).min(run.nchunks() - 1);
+            if stands_in && queued > 0 {
+                (queued, Caller::LeavesToHelpers)
+            } else {
+                (queued, Caller::Runs)
+            }
+        } else {
+            (ntasks.min(run.nchunks()), Caller::Waits)
         };
         if queued == 0 {
             run.run_inline();
@@ -159,12 +199,16 @@ impl Executor for TaskPoolEx {
             task_scope(
                 |scope| {
                     run.queue_slots(scope, queued);
-                    if caller_runs {
-                        run.run_inline();
+                    match caller {
+                        Caller::Runs => run.run_inline(),
+                        Caller::LeavesToHelpers => run.queue_helper_slot(scope),
+                        Caller::Waits => {}
                     }
                 },
-                // Every chunk still to run is already claimed by a running slot (the rest
-                // were taken back when the cursor ran out), so plain waiting cannot deadlock.
+                // Every chunk still to run is claimed by a running slot, or will be by a
+                // queued slot for the workers, which runs until the cursor is empty and then
+                // takes back the slots still queued (a helper's too): plain waiting cannot
+                // deadlock.
                 |latch| latch.wait(),
             );
         }
@@ -184,9 +228,10 @@ impl Executor for TaskPoolEx {
     }
 
     /// With background off: takes the next chunk of a fold in flight on this pool in
-    /// foreground mode, whose slot waits for a thread, and runs it on the calling thread; the
-    /// slot then goes back to the queue. With background on: always `false`. Chunks of folds
-    /// in background mode are never lent to a helper.
+    /// foreground mode, whose slot waits for a thread (the slot a caller standing in for a
+    /// helper left, or one queued for the workers), and runs it on the calling thread; the
+    /// slot then goes back to the queue. Exactly one chunk per call. With background on:
+    /// always `false`. Chunks of folds in background mode are never lent to a helper.
     fn help(&self) -> bool {
         if self.background {
             return false;

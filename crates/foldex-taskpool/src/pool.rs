@@ -24,14 +24,36 @@ pub(crate) fn next_id() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Which threads may take a queued task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Takers {
+    /// The pool's workers only: the slots of folds in background mode, so that their chunks
+    /// never run on a helping consumer.
+    Workers,
+    /// The workers, or a thread outside the pool through `Executor::help`
+    /// ([`Shared::try_pop_helpable`]): the slots of folds in foreground mode.
+    Anyone,
+    /// A helping thread only: the slot a caller that stands in for a helper leaves to it
+    /// (`foldex_core::stand_in_for_helper`). Workers pass it by, so that it waits for the
+    /// helper instead of going to an idle worker.
+    Helpers,
+}
+
+impl Takers {
+    fn workers(self) -> bool {
+        self != Takers::Helpers
+    }
+
+    fn helpers(self) -> bool {
+        self != Takers::Workers
+    }
+}
+
 /// A queued task, tagged with the fold it belongs to so that a finished fold can take back
 /// the tasks it no longer needs.
 struct Queued {
     fold: u64,
-    /// Whether a thread outside the pool may run it ([`Shared::try_pop_helpable`]): only the
-    /// slots of folds in foreground mode, so that a background fold's chunks never run on a
-    /// helping consumer.
-    helpable: bool,
+    takers: Takers,
     task: TaskRef,
 }
 
@@ -66,7 +88,7 @@ impl Shared {
     pub(crate) fn push_if(
         &self,
         fold: u64,
-        helpable: bool,
+        takers: Takers,
         still_wanted: impl FnOnce() -> bool,
         make: impl FnOnce() -> Vec<TaskRef>,
     ) {
@@ -75,12 +97,15 @@ impl Shared {
             return;
         }
         let tasks = make();
-        let wake = tasks.len().min(queue.sleeping);
-        queue.tasks.extend(tasks.into_iter().map(|task| Queued {
-            fold,
-            helpable,
-            task,
-        }));
+        // A task only a helper may take would wake a worker for nothing.
+        let wake = if takers.workers() {
+            tasks.len().min(queue.sleeping)
+        } else {
+            0
+        };
+        queue
+            .tasks
+            .extend(tasks.into_iter().map(|task| Queued { fold, takers, task }));
         drop(queue);
         for _ in 0..wake {
             self.work.notify_one();
@@ -90,7 +115,7 @@ impl Shared {
     /// Takes the oldest queued task that a thread outside the pool may run, if any.
     pub(crate) fn try_pop_helpable(&self) -> Option<TaskRef> {
         let mut queue = self.lock();
-        let at = queue.tasks.iter().position(|q| q.helpable)?;
+        let at = queue.tasks.iter().position(|q| q.takers.helpers())?;
         queue.tasks.remove(at).map(|q| q.task)
     }
 
@@ -107,11 +132,15 @@ impl Shared {
         mine.into_iter().map(|q| q.task).collect()
     }
 
-    /// Blocks until a task is queued (`Some`) or the pool shuts down with none left (`None`).
+    /// Blocks until a task that a worker may take is queued (`Some`), or the pool shuts down
+    /// with none left (`None`). Tasks left to helpers stay queued.
     fn next_task(&self) -> Option<TaskRef> {
         let mut queue = self.lock();
         loop {
-            if let Some(queued) = queue.tasks.pop_front() {
+            // Tasks for helpers only are rare (one per fold whose caller stands in), so this
+            // nearly always takes the front.
+            if let Some(at) = queue.tasks.iter().position(|q| q.takers.workers()) {
+                let queued = queue.tasks.remove(at).expect("a found position");
                 return Some(queued.task);
             }
             if queue.shutdown {

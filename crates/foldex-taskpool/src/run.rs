@@ -4,8 +4,15 @@
 //! claims the next chunk from the cursor and runs it, again and again, so that chunks leave the
 //! cursor in index order and at most `ntasks` run at once. A slot taken by a helper (a loader's
 //! consumer) runs one chunk and queues itself again, so the helper is lent for one chunk only.
+//!
+//! Who ends the fold: a slot on a worker runs chunks until the cursor is empty or the job says
+//! it is stopped, then *closes* the fold (no more chunks, queued slots taken back). A helper
+//! runs exactly one chunk and never reads the job's stop hint (a loader reports "stopped" on
+//! its consumer's thread alone, which is no reason to end the fold for everyone); it closes
+//! the fold only when the cursor is empty, and otherwise queues its slot again. So whenever a
+//! fold has a slot for workers, the fold ends by itself, whether or not anyone helps.
 
-use crate::pool::{next_id, Shared};
+use crate::pool::{next_id, Shared, Takers};
 use crate::sync::{thread, AtomicUsize, Mutex};
 use foldex_core::{chunk, Job, OrderedCombiner, Partial, Scope, TaskRef};
 use std::ops::Range;
@@ -22,8 +29,9 @@ pub(crate) struct FoldRun<'j, 'a> {
     /// The number of the next chunk to hand out; `nchunks` or more once none is left.
     cursor: AtomicUsize,
     combiner: Mutex<OrderedCombiner<'a>>,
-    /// Foreground mode: a helping thread may run this fold's chunks.
-    helpable: bool,
+    /// Who may take the slots queued for the pool's workers: `Anyone` in foreground mode (a
+    /// helping thread may run them too), `Workers` in background mode.
+    worker_slots: Takers,
 }
 
 impl<'j, 'a> FoldRun<'j, 'a> {
@@ -33,7 +41,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         job: &'j dyn Job<'a>,
         shared: &'j Shared,
         chunk_len: usize,
-        helpable: bool,
+        worker_slots: Takers,
     ) -> Self {
         let len = job.len();
         Self {
@@ -45,7 +53,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
             nchunks: len.div_ceil(chunk_len).max(1),
             cursor: AtomicUsize::new(0),
             combiner: Mutex::new(OrderedCombiner::new()),
-            helpable,
+            worker_slots,
         }
     }
 
@@ -82,16 +90,35 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         // A chunk that is claimed is always run and pushed, even when the job has stopped
         // there (the run returns at once), so that the claimed chunks stay contiguous.
         let stopped = self.job.is_stopped(range.start);
+        self.run_chunk(index, range);
+        if stopped {
+            self.close();
+        }
+        !stopped
+    }
+
+    fn run_chunk(&self, index: usize, range: Range<usize>) {
         let _close = CloseOnUnwind(self);
         let partial: Partial<'a> = self.job.run(range);
         self.combiner
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(self.job, index, partial);
-        if stopped {
-            self.close();
+    }
+
+    /// A helper's turn: claims and runs exactly one chunk, without reading the job's stop
+    /// hint (the slots on workers, which do, close the fold once it stops); `false` once the
+    /// cursor is empty, after closing the fold, so that a slot left queued for a helper that no
+    /// longer comes does not keep the fold waiting.
+    fn help_one(&self) -> bool {
+        if let Some((index, range)) = self.claim() {
+            self.run_chunk(index, range);
         }
-        !stopped
+        if self.exhausted() {
+            self.close();
+            return false;
+        }
+        true
     }
 
     /// Runs chunks on the calling thread until none is left.
@@ -108,31 +135,43 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         combiner.finish(self.job)
     }
 
-    /// Queues `count` slots of this fold on the pool.
+    /// Queues `count` slots of this fold for the pool's workers (and for helpers, in
+    /// foreground mode).
     pub(crate) fn queue_slots<'scope>(
         &'scope self,
         scope: &'scope Scope<'scope, '_>,
         count: usize,
     ) {
+        self.queue(scope, count, self.worker_slots);
+    }
+
+    /// Queues one slot that only a helping thread may take: the share of a caller that stands
+    /// in for a helper. Only alongside at least one slot for the workers, which end the fold
+    /// if nobody helps.
+    pub(crate) fn queue_helper_slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
+        self.queue(scope, 1, Takers::Helpers);
+    }
+
+    fn queue<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>, count: usize, takers: Takers) {
         self.shared.push_if(
             self.id,
-            self.helpable,
+            takers,
             || !self.exhausted(),
-            || (0..count).map(|_| self.slot(scope)).collect(),
+            || (0..count).map(|_| self.slot(scope, takers)).collect(),
         );
     }
 
     /// A task that holds one slot: on a pool worker it runs chunks until none is left; on any
     /// other thread (a consumer lending itself through `Executor::help`) it runs one chunk and
-    /// queues its successor, so that the helper is lent for one chunk only.
-    fn slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) -> TaskRef {
+    /// queues its successor for the same takers, so that the helper is lent for one chunk only.
+    fn slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>, takers: Takers) -> TaskRef {
         scope.spawn(move || {
             if self.shared.is_current_worker() {
                 // Looping here rather than queueing a successor per chunk keeps the queue lock
                 // (and wake-ups) out of the per-chunk path.
                 self.run_inline();
-            } else if self.run_one() {
-                self.queue_slots(scope, 1);
+            } else if self.help_one() {
+                self.queue(scope, 1, takers);
             }
         })
     }

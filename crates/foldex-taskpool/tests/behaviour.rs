@@ -1,11 +1,11 @@
 //! What TaskPoolEx promises beyond the conformance suite: where chunks run (background mode),
 //! in which order they start, how many run at once, helping, bad settings, and the pool's
-//! lifetime.
-use foldex_core::{Executor, ExecutorExt, Job, Partial, SpawnExt};
+//! lifetime, and a caller that stands in for a helper.
+use foldex_core::{stand_in_for_helper, Executor, ExecutorExt, Job, Partial, SpawnExt};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Duration;
@@ -254,6 +254,85 @@ fn a_waiting_consumer_helps_with_queued_chunks_in_foreground_mode() {
     });
 }
 
+#[test]
+fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
+    watchdog("stand in", || {
+        let pool = TaskPoolEx::new().ntasks(2).basesize(1);
+        let caller = thread::current().id();
+
+        // Nobody helps: the worker's slot runs every chunk, and the fold still ends.
+        let seen = stand_in_for_helper(|| threads_of(&pool, 20, Duration::from_micros(100)));
+        assert_eq!(seen.len(), 20);
+        assert!(
+            seen.iter().all(|(id, _)| *id != caller),
+            "a chunk ran on the caller"
+        );
+
+        // A thread that keeps helping. The worker's items wait until the helper has run one,
+        // so the fold can only finish if the caller's slot (or the worker's) reaches it.
+        let stop = Arc::new(AtomicBool::new(false));
+        let helper = {
+            let (pool, stop) = (pool.clone(), Arc::clone(&stop));
+            thread::spawn(move || {
+                let mut helped = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    if pool.help() {
+                        helped += 1;
+                    } else {
+                        thread::yield_now();
+                    }
+                }
+                helped
+            })
+        };
+        let helper_id = helper.thread().id();
+        let on_helper = AtomicUsize::new(0);
+        let on_caller = AtomicUsize::new(0);
+        stand_in_for_helper(|| {
+            pool.for_each(0..40, |_| {
+                let me = thread::current().id();
+                if me == helper_id {
+                    on_helper.fetch_add(1, Ordering::SeqCst);
+                    return;
+                }
+                if me == caller {
+                    on_caller.fetch_add(1, Ordering::SeqCst);
+                }
+                while on_helper.load(Ordering::SeqCst) == 0 {
+                    thread::sleep(Duration::from_micros(100));
+                }
+            });
+        });
+        stop.store(true, Ordering::SeqCst);
+        let helped = helper.join().unwrap();
+        assert_eq!(
+            on_caller.into_inner(),
+            0,
+            "a chunk ran on the standing-in caller"
+        );
+        assert!(on_helper.into_inner() > 0 && helped > 0);
+    });
+}
+
+#[test]
+fn standing_in_changes_nothing_with_one_task_or_in_background_mode() {
+    watchdog("stand in, one task", || {
+        let caller = thread::current().id();
+        // One task: no worker slot could end the fold without a helper, so the caller keeps
+        // its slot and runs every chunk.
+        let single = TaskPoolEx::new().ntasks(1).basesize(1);
+        let seen = stand_in_for_helper(|| threads_of(&single, 10, Duration::ZERO));
+        assert_eq!(seen.len(), 10);
+        assert!(seen.iter().all(|(id, _)| *id == caller));
+        // Background mode: nothing on the caller, and nothing lent to a helper.
+        let background = TaskPoolEx::new().ntasks(2).basesize(1).background(true);
+        let seen = stand_in_for_helper(|| threads_of(&background, 10, Duration::ZERO));
+        assert_eq!(seen.len(), 10);
+        assert!(seen.iter().all(|(id, _)| *id != caller));
+        assert!(!background.help());
+    });
+}
+
 /// A custom job that panics inside `run`: the panic reaches the caller, and the pool lives on.
 struct Panicky;
 impl<'a> Job<'a> for Panicky {
@@ -278,13 +357,17 @@ impl<'a> Job<'a> for Panicky {
 #[cfg(panic = "unwind")]
 fn a_panicking_custom_job_does_not_kill_the_pool() {
     watchdog("custom job panic", || {
-        for background in [true, false] {
+        for (background, stand_in) in [(true, false), (false, false), (false, true)] {
             let pool = TaskPoolEx::new()
                 .ntasks(3)
                 .basesize(1)
                 .background(background);
             let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let _ = pool.execute(&Panicky);
+                if stand_in {
+                    let _ = stand_in_for_helper(|| pool.execute(&Panicky));
+                } else {
+                    let _ = pool.execute(&Panicky);
+                }
             }))
             .expect_err("the job's panic must reach the caller");
             let msg = err.downcast_ref::<&str>().copied().unwrap_or_default();

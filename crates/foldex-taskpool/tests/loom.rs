@@ -1,5 +1,6 @@
 //! Loom models of the pool: queueing slots, workers sleeping and waking, the shared cursor,
-//! taking slots back once the cursor runs out, and shutting the threads down.
+//! taking slots back once the cursor runs out, a caller that stands in for a helper, and
+//! shutting the threads down.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p foldex-taskpool --release --test loom`.
 #![cfg(loom)]
@@ -42,5 +43,44 @@ fn a_helper_and_the_pool_finish_a_fold_together() {
         });
         assert_eq!(pool.sum::<usize>(0..3), 3);
         t.join().unwrap();
+    });
+}
+
+#[test]
+fn a_standing_in_caller_waits_while_a_worker_and_a_helper_share_the_cursor() {
+    model(|| {
+        let pool = TaskPoolEx::new().ntasks(2).basesize(1);
+        let helper = pool.clone();
+        let t = loom::thread::spawn(move || {
+            let _ = helper.help();
+        });
+        let caller = loom::thread::current().id();
+        let on_caller = std::sync::atomic::AtomicUsize::new(0);
+        let sum = foldex_core::stand_in_for_helper(|| {
+            pool.map_reduce(
+                0..3,
+                |i| {
+                    if loom::thread::current().id() == caller {
+                        on_caller.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    i
+                },
+                || 0,
+                |a, b| a + b,
+            )
+        });
+        assert_eq!(sum, 3);
+        assert_eq!(on_caller.into_inner(), 0);
+        t.join().unwrap();
+    });
+}
+
+#[test]
+fn a_standing_in_caller_that_nobody_helps_still_finishes() {
+    model(|| {
+        // The worker's slot runs every chunk and takes back the slot left for a helper.
+        let pool = TaskPoolEx::new().ntasks(2).basesize(1);
+        let got = foldex_core::stand_in_for_helper(|| pool.collect_vec(0..2));
+        assert_eq!(got, vec![0, 1]);
     });
 }
