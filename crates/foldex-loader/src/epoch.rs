@@ -256,7 +256,9 @@ fn drive<P: Produce>(epoch: &Epoch<P>, executor: &dyn Executor) {
             brand: Brand::new(),
             pieces: AtomicUsize::new(0),
         };
-        let partial = executor.execute(&round);
+        // This thread only stands in for the consumer, which helps while its buffer is empty:
+        // an executor that runs chunks on its caller leaves that share to the consumer.
+        let partial = foldex_core::stand_in_for_helper(|| executor.execute(&round));
         round.brand.unwrap(partial);
         if round.pieces.load(Ordering::Relaxed) == 0 {
             // The executor ran nothing at all, and would not next time either: the consumer
