@@ -2,18 +2,32 @@
 //!
 //! Every batch of an epoch has a sequence number (`0..total`). Producers `push` finished
 //! batches; the consumer takes them out in sequence order (`ordered`) or first-finished-first-out.
-//! The channel holds the whole protocol of an epoch, so that the loom tests check all of it:
+//! The channel holds the whole protocol of an epoch, so that the loom tests check all of it.
 //!
-//! - **Back pressure.** Unordered, a push waits while `capacity` batches are waiting for the
-//!   consumer. Ordered, a push of batch `k` waits while `k >= next + capacity`, where `next` is
-//!   the batch the consumer needs next; so at most `capacity` finished batches wait in the reorder
-//!   window. Batch `next` itself never waits, which is why producers that take batches in
-//!   sequence order can never all be stuck (see `epoch.rs`). Waiting producers are woken once
-//!   half the room is free (or the consumer is about to run dry), not after every take.
+//! **Positions.** Each pushed batch gets a *position*, the order in which the consumer takes
+//! it: its sequence number when ordered, the order of arrival (a counter) when not. Position
+//! `p` lives in slot `p % capacity` of a ring, which the consumer empties in position order; a
+//! slot's stamp says which position fills it. The common paths take no shared lock: a push is
+//! one short, uncontended per-slot lock and a stamp swap; a take the same plus one counter
+//! increment. One mutex with two condvars is kept for sleeping only, and each side registers
+//! as asleep in the very atomic word the other side changes, so that a wake-up is sent exactly
+//! when someone may sleep and is never lost.
+//!
+//! - **Back pressure.** A push of position `p` waits while `p >= delivered + capacity`, where
+//!   `delivered` is the position the consumer needs next; so at most `capacity` finished
+//!   batches wait, in the buffer or (ordered) the reorder window. Position `delivered` itself
+//!   never waits, which is why producers that take batches in sequence order can never all be
+//!   stuck (see `epoch.rs`). A producer with no room yields for a while before it sleeps; only
+//!   producers that hold a batch the consumer will need (ordered) all stay awake that long,
+//!   otherwise one does and the others sleep at once (unordered, a producer takes its position
+//!   only once there is room; ordered, [`Channel::should_skip`] waits for room before the
+//!   batch number is taken). Sleeping producers are woken once half the room is free while
+//!   nobody else refills it, or (ordered) when the consumer is about to run dry; not after
+//!   every take.
 //! - **Helping.** While the consumer lends its thread to the executor ([`Channel::recv`] calls
 //!   `help`), no push waits: a producer the consumer's help is waiting for must not wait for the
-//!   consumer. Producers skip new batches instead (see [`Channel::should_skip`]), so the overshoot
-//!   stays bounded.
+//!   consumer. A push with no room then goes to a small overflow list beside the ring, and
+//!   producers skip new batches (see [`Channel::should_skip`]), so the overshoot stays bounded.
 //! - **Cancellation.** [`Channel::cancel`] (the consumer went away) and [`Channel::fail`] (a
 //!   batch panicked) stop the epoch: every waiting producer wakes and drops its batch, and
 //!   batches still buffered are dropped.
@@ -21,9 +35,8 @@
 //!   or, if producers stopped before that (an executor that skipped indices), from
 //!   [`Channel::close`].
 
-use crate::sync::{AtomicBool, Condvar, Mutex, MutexGuard, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Backoff, Condvar, Mutex, MutexGuard, Ordering};
 use foldex_core::PanicPayload;
-use std::collections::VecDeque;
 use std::mem;
 
 /// What the consumer gets from [`Channel::recv`] or [`Channel::try_recv`].
@@ -44,27 +57,60 @@ pub enum Recv<T> {
     },
 }
 
-struct State<T> {
-    /// Unordered: finished batches, first finished first.
-    fifo: VecDeque<T>,
-    /// Ordered: `window[j]` is batch `next + j`, if it has finished.
-    window: VecDeque<Option<T>>,
-    /// How many batches the consumer has taken (ordered: also the sequence number it needs next).
-    delivered: usize,
-    /// The producers have stopped, by cancellation or failure.
-    stopped: bool,
-    /// No more pushes will come.
-    closed: bool,
-    failure: Option<PanicPayload>,
-    /// The consumer is running executor work inside `recv`.
-    helping: bool,
-    producers_waiting: usize,
-    consumer_waiting: bool,
+/// `Channel::taken`: some producer sleeps (or is about to) for room.
+const ASLEEP: usize = 1;
+/// `Channel::taken`: the consumer is running executor work inside `recv`.
+const HELPING: usize = 2;
+/// `Channel::taken`: one delivered batch; the count sits above the two flags.
+const ONE: usize = 4;
+
+/// `Slot::stamp`: the consumer sleeps (or is about to) until this slot is filled.
+const WAITING: usize = 1;
+/// `Slot::stamp` of an empty slot.
+const EMPTY: usize = 0;
+
+/// The stamp of a slot that holds position `position`.
+fn filled(position: usize) -> usize {
+    (position + 1) << 1
+}
+
+fn lock<U>(mutex: &Mutex<U>) -> MutexGuard<'_, U> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One place of the ring, on its own cache lines so that a producer filling one slot does not
+/// slow the consumer emptying the next.
+#[repr(align(128))]
+struct Slot<T> {
+    /// `filled(p)` once position `p` is in `item`, [`EMPTY`] after the take; bit [`WAITING`]
+    /// may be set on top by a consumer about to sleep.
+    stamp: AtomicUsize,
+    /// Never contended in the common case: the producer writes before the stamp says so, and
+    /// the consumer takes after. It is what lets a stop drop a batch exactly once.
+    item: Mutex<Option<T>>,
 }
 
 /// A bounded, cancellable channel with an optional reorder window. See the module docs.
 pub struct Channel<T> {
-    state: Mutex<State<T>>,
+    slots: Box<[Slot<T>]>,
+    /// Batches pushed without room while the consumer helped (or by the consumer itself), with
+    /// their positions.
+    overflow: Mutex<Vec<(usize, T)>>,
+    /// `overflow.len()`, so that the consumer looks there only when something is in it.
+    overflow_len: AtomicUsize,
+    /// `delivered * ONE | HELPING | ASLEEP`: the consumer's progress and the two flags the
+    /// producers must see together with it.
+    taken: AtomicUsize,
+    /// Unordered: the next position to hand out.
+    arrivals: AtomicUsize,
+    /// How many producers wait for room awake, spinning and yielding (one at most).
+    spinning: AtomicUsize,
+    /// The producers have stopped, by cancellation or failure. Set under `sleep`.
+    stopped: AtomicBool,
+    /// No more pushes will come.
+    closed: AtomicBool,
+    /// For sleeping only; holds the first failure.
+    sleep: Mutex<Option<PanicPayload>>,
     /// Producers wait here for room.
     room: Condvar,
     /// The consumer waits here for a batch.
@@ -72,10 +118,6 @@ pub struct Channel<T> {
     capacity: usize,
     ordered: bool,
     total: usize,
-    /// Mirrors `State::stopped`, for checks between items without the lock.
-    stopped: AtomicBool,
-    /// Mirrors `State::helping`, so that producers take the lock only while the consumer helps.
-    helping: AtomicBool,
 }
 
 impl<T> Channel<T> {
@@ -86,24 +128,25 @@ impl<T> Channel<T> {
             "a loader channel needs room for at least one batch"
         );
         Self {
-            state: Mutex::new(State {
-                fifo: VecDeque::new(),
-                window: VecDeque::new(),
-                delivered: 0,
-                stopped: false,
-                closed: false,
-                failure: None,
-                helping: false,
-                producers_waiting: 0,
-                consumer_waiting: false,
-            }),
+            slots: (0..capacity)
+                .map(|_| Slot {
+                    stamp: AtomicUsize::new(EMPTY),
+                    item: Mutex::new(None),
+                })
+                .collect(),
+            overflow: Mutex::new(Vec::new()),
+            overflow_len: AtomicUsize::new(0),
+            taken: AtomicUsize::new(0),
+            arrivals: AtomicUsize::new(0),
+            spinning: AtomicUsize::new(0),
+            stopped: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            sleep: Mutex::new(None),
             room: Condvar::new(),
             ready: Condvar::new(),
             capacity,
             ordered,
             total,
-            stopped: AtomicBool::new(false),
-            helping: AtomicBool::new(false),
         }
     }
 
@@ -112,13 +155,9 @@ impl<T> Channel<T> {
         self.total
     }
 
-    fn lock(&self) -> MutexGuard<'_, State<T>> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// `true` while the consumer lends its thread to the executor: producers must not wait.
     pub fn is_helping(&self) -> bool {
-        self.helping.load(Ordering::Acquire)
+        self.taken.load(Ordering::Acquire) & HELPING != 0
     }
 
     /// `true` once the epoch is cancelled or failed: producers should stop.
@@ -126,59 +165,170 @@ impl<T> Channel<T> {
         self.stopped.load(Ordering::Acquire)
     }
 
-    fn has_room(&self, s: &State<T>, seq: usize) -> bool {
-        if self.ordered {
-            seq < s.delivered + self.capacity
-        } else {
-            s.fifo.len() < self.capacity
-        }
+    fn slot(&self, position: usize) -> &Slot<T> {
+        &self.slots[position % self.capacity]
     }
 
-    fn has_deliverable(&self, s: &State<T>) -> bool {
-        if self.ordered {
-            matches!(s.window.front(), Some(Some(_)))
-        } else {
-            !s.fifo.is_empty()
-        }
+    /// Whether position `position` fits, given the word `taken` read from the channel.
+    fn has_room(&self, position: usize, taken: usize) -> bool {
+        position < taken / ONE + self.capacity
+    }
+
+    /// Whether position `position` is in its slot.
+    fn in_slot(&self, position: usize) -> bool {
+        self.slot(position).stamp.load(Ordering::Acquire) & !WAITING == filled(position)
+    }
+
+    fn in_overflow(&self, position: usize) -> bool {
+        self.overflow_len.load(Ordering::Acquire) > 0
+            && lock(&self.overflow).iter().any(|(p, _)| *p == position)
     }
 
     /// Pushes batch `seq`, waiting while there is no room for it (unless the consumer is
     /// helping, or `wait` is false). Returns the batch if the epoch was stopped, so that the
-    /// caller drops it outside the lock.
+    /// caller drops it.
     pub fn push(&self, seq: usize, item: T, wait: bool) -> Result<(), T> {
-        let mut s = self.lock();
         loop {
-            if s.stopped {
+            if self.is_stopped() {
                 return Err(item);
             }
-            if !wait || s.helping || self.has_room(&s, seq) {
+            let taken = self.taken.load(Ordering::Acquire);
+            // Unordered, a producer takes a position only once there is room for it, so that
+            // no sleeping producer holds a position the consumer needs next.
+            let position = if self.ordered {
+                assert!(seq >= taken / ONE, "a batch was pushed twice");
+                seq
+            } else {
+                self.arrivals.load(Ordering::Relaxed)
+            };
+            if self.has_room(position, taken) {
+                if !self.ordered
+                    && self
+                        .arrivals
+                        .compare_exchange_weak(
+                            position,
+                            position + 1,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        )
+                        .is_err()
+                {
+                    continue;
+                }
+                self.put(position, item);
+                return Ok(());
+            }
+            if !wait || taken & HELPING != 0 {
+                let position = if self.ordered {
+                    seq
+                } else {
+                    self.arrivals.fetch_add(1, Ordering::Relaxed)
+                };
+                self.put_aside(position, item);
+                return Ok(());
+            }
+            // Ordered, this producer holds batch `seq`, which the consumer will need: it stays
+            // awake as long as it may. Unordered it holds nothing, and one spinner is enough.
+            self.wait_for_room(|| self.next_position(seq), !self.ordered);
+        }
+    }
+
+    /// The next position a producer would take: its own batch number when ordered.
+    fn next_position(&self, seq: usize) -> usize {
+        if self.ordered {
+            seq
+        } else {
+            self.arrivals.load(Ordering::Relaxed)
+        }
+    }
+
+    /// Waits until `position()` may have room, the consumer helps or the epoch stops (or
+    /// spuriously): the caller looks again. With `exclusive`, only one producer spins and
+    /// yields before it sleeps; the others sleep at once.
+    fn wait_for_room(&self, position: impl Fn() -> usize, exclusive: bool) {
+        let mut backoff = Backoff::new();
+        let mut spinner = if exclusive {
+            Spinner::try_begin(&self.spinning)
+        } else {
+            Some(Spinner::always(&self.spinning))
+        };
+        loop {
+            if self.is_stopped() {
+                return;
+            }
+            let taken = self.taken.load(Ordering::Acquire);
+            if self.has_room(position(), taken) || taken & HELPING != 0 {
+                return;
+            }
+            if spinner.is_none() || !backoff.snooze() {
                 break;
             }
-            s.producers_waiting += 1;
-            let asleep = std::time::Instant::now();
-            s = self.room.wait(s).unwrap_or_else(|e| e.into_inner());
-            crate::stats::note_blocked(asleep);
-            s.producers_waiting -= 1;
         }
-        let deliverable = if self.ordered {
-            let offset = seq
-                .checked_sub(s.delivered)
-                .expect("a batch was pushed twice");
-            if s.window.len() <= offset {
-                s.window.resize_with(offset + 1, || None);
-            }
-            let slot = &mut s.window[offset];
-            assert!(slot.is_none(), "a batch was pushed twice");
-            *slot = Some(item);
-            offset == 0
-        } else {
-            s.fifo.push_back(item);
-            true
-        };
-        if deliverable && s.consumer_waiting {
-            self.ready.notify_one();
+        // Sleeping now: the consumer must not count on this producer to keep up.
+        drop(spinner.take());
+        let guard = lock(&self.sleep);
+        let taken = self.taken.fetch_or(ASLEEP, Ordering::AcqRel);
+        // `stopped` is only set under `sleep`: read here, it cannot change before the wait.
+        // `position()` only grows: a stale value merely sends the caller round once more.
+        if self.stopped.load(Ordering::Relaxed)
+            || self.has_room(position(), taken)
+            || taken & HELPING != 0
+        {
+            return;
         }
-        Ok(())
+        // The consumer sees `ASLEEP` with (or after) its next take or its start of helping,
+        // and wakes us under `sleep`.
+        let asleep = std::time::Instant::now();
+        drop(self.room.wait(guard).unwrap_or_else(|e| e.into_inner()));
+        crate::stats::note_blocked(asleep);
+    }
+
+    /// Puts position `position` into its slot (there is room for it) and wakes the consumer if
+    /// it sleeps on that slot.
+    fn put(&self, position: usize, item: T) {
+        let slot = self.slot(position);
+        {
+            let mut cell = lock(&slot.item);
+            assert!(cell.is_none(), "a batch was pushed twice");
+            *cell = Some(item);
+        }
+        let stamp = slot.stamp.swap(filled(position), Ordering::AcqRel);
+        if stamp & WAITING != 0 {
+            self.wake_consumer();
+        }
+        if self.is_stopped() {
+            // The stop may have emptied the slots before this batch arrived: drop it now.
+            let late = lock(&slot.item).take();
+            drop(late);
+        }
+    }
+
+    /// Keeps position `position` beside the ring: there is no room, and the push may not wait.
+    fn put_aside(&self, position: usize, item: T) {
+        {
+            let mut overflow = lock(&self.overflow);
+            overflow.push((position, item));
+            self.overflow_len.fetch_add(1, Ordering::Release);
+        }
+        // Rare (only while the consumer helps), so the consumer is always told.
+        self.wake_consumer();
+        if self.is_stopped() {
+            let late = mem::take(&mut *lock(&self.overflow));
+            self.overflow_len.store(0, Ordering::Release);
+            drop(late);
+        }
+    }
+
+    fn wake_consumer(&self) {
+        let _guard = lock(&self.sleep);
+        self.ready.notify_one();
+    }
+
+    fn wake_producers(&self) {
+        let _guard = lock(&self.sleep);
+        // Sleepers set the flag again under `sleep` if they still find no room.
+        self.taken.fetch_and(!ASLEEP, Ordering::AcqRel);
+        self.room.notify_all();
     }
 
     /// Whether a producer should leave batch `seq` to a later round instead of computing it
@@ -187,56 +337,79 @@ impl<T> Channel<T> {
     /// On the consumer's thread: skip if a batch is ready, so that the consumer goes back to
     /// delivering it. Elsewhere: skip only while the consumer helps and there is no room (a push
     /// would have to overshoot the bound, since it may not wait then).
+    ///
+    /// Ordered, a producer that finds no room for `seq` (the next batch number) waits here
+    /// first, before it takes that number: waiting without a batch in hand, it may sleep
+    /// without the consumer ever waiting for it.
     pub fn should_skip(&self, seq: usize, on_consumer: bool) -> bool {
-        if !on_consumer && !self.helping.load(Ordering::Acquire) {
+        let taken = self.taken.load(Ordering::Acquire);
+        if !on_consumer && taken & HELPING == 0 {
+            if self.ordered && !self.has_room(seq, taken) {
+                self.wait_for_room(|| seq, true);
+            }
             return false;
         }
-        let s = self.lock();
-        if on_consumer {
-            self.has_deliverable(&s) || !self.has_room(&s, seq)
+        let position = if self.ordered {
+            seq
         } else {
-            s.helping && !self.has_room(&s, seq)
+            self.arrivals.load(Ordering::Relaxed)
+        };
+        let no_room = !self.has_room(position, taken);
+        if on_consumer {
+            let next = taken / ONE;
+            no_room || (next < self.total && (self.in_slot(next) || self.in_overflow(next)))
+        } else {
+            no_room
         }
     }
 
-    /// Whether to wake the waiting producers after a take. Not after every take: a producer
-    /// woken for one free place pushes one batch and sleeps again, a wake-up per batch. Wake
-    /// them once half the room is free, so that each wake-up fills several places; and always
-    /// when the consumer is about to run dry, so that it never waits on a sleeping producer.
-    fn worth_waking(&self, s: &State<T>) -> bool {
+    /// Whether to wake the sleeping producers once `delivered` batches are taken. Not after
+    /// every take: a producer woken for one free place pushes one batch and sleeps again, a
+    /// wake-up per batch. Wake them once half the room is free, so that each wake-up fills
+    /// several places; unordered, only if no producer is awake to refill it (sleepers hold no
+    /// position, so the consumer never waits for one). Ordered, a sleeper may hold the batch
+    /// the consumer needs: wake them also whenever it is about to run dry.
+    fn worth_waking(&self, delivered: usize) -> bool {
         let half = (self.capacity / 2).max(1);
         if self.ordered {
-            !self.has_deliverable(s) || s.delivered % half == 0
+            delivered % half == 0 || !self.in_slot(delivered)
         } else {
-            s.fifo.len() + half <= self.capacity
+            delivered % half == 0 && self.spinning.load(Ordering::Relaxed) == 0
         }
     }
 
-    fn take(&self, s: &mut State<T>) -> Recv<T> {
-        if let Some(payload) = s.failure.take() {
-            return Recv::Failed(payload);
+    /// Position `position`, if it has arrived.
+    fn take_at(&self, position: usize) -> Option<T> {
+        let slot = self.slot(position);
+        if slot.stamp.load(Ordering::Acquire) & !WAITING == filled(position) {
+            let item = lock(&slot.item).take();
+            // Published to producers by the release of the count's increment.
+            slot.stamp.store(EMPTY, Ordering::Relaxed);
+            return item;
         }
-        let item = if self.ordered {
-            match s.window.front() {
-                Some(Some(_)) => s.window.pop_front().flatten(),
-                _ => None,
-            }
-        } else {
-            s.fifo.pop_front()
-        };
-        if let Some(item) = item {
-            s.delivered += 1;
-            if s.producers_waiting > 0 && self.worth_waking(s) {
-                self.room.notify_all();
-            }
-            return Recv::Item(item);
+        if self.overflow_len.load(Ordering::Acquire) == 0 {
+            return None;
         }
-        if s.delivered == self.total {
+        let mut overflow = lock(&self.overflow);
+        let index = overflow.iter().position(|(p, _)| *p == position)?;
+        self.overflow_len.fetch_sub(1, Ordering::Release);
+        Some(overflow.swap_remove(index).1)
+    }
+
+    fn deliver(&self, position: usize, item: T) -> Recv<T> {
+        let before = self.taken.fetch_add(ONE, Ordering::AcqRel);
+        if before & ASLEEP != 0 && self.worth_waking(position + 1) {
+            self.wake_producers();
+        }
+        Recv::Item(item)
+    }
+
+    /// What a stopped epoch gives the consumer: the failure, once.
+    fn stopped_recv(&self, next: usize) -> Recv<T> {
+        if let Some(payload) = lock(&self.sleep).take() {
+            Recv::Failed(payload)
+        } else if next == self.total {
             Recv::Finished
-        } else if s.closed && !s.stopped {
-            Recv::Incomplete {
-                delivered: s.delivered,
-            }
         } else {
             Recv::Empty
         }
@@ -244,13 +417,33 @@ impl<T> Channel<T> {
 
     /// Takes the next batch if one is deliverable, without waiting.
     pub fn try_recv(&self) -> Recv<T> {
-        let mut s = self.lock();
-        self.take(&mut s)
+        // Only the consumer changes the count.
+        let next = self.taken.load(Ordering::Relaxed) / ONE;
+        if self.is_stopped() {
+            return self.stopped_recv(next);
+        }
+        if next == self.total {
+            return Recv::Finished;
+        }
+        if let Some(item) = self.take_at(next) {
+            return self.deliver(next, item);
+        }
+        if self.closed.load(Ordering::Acquire) {
+            // Every push happened before the close: look once more, now that all are visible.
+            if self.is_stopped() {
+                return self.stopped_recv(next);
+            }
+            return match self.take_at(next) {
+                Some(item) => self.deliver(next, item),
+                None => Recv::Incomplete { delivered: next },
+            };
+        }
+        Recv::Empty
     }
 
     /// Takes the next batch, waiting for it. While nothing is deliverable, `help` is called
-    /// (without the lock, with producers told not to wait) as long as it returns `true`; then
-    /// the consumer sleeps until a batch, a failure or the end arrives.
+    /// (with producers told not to wait) as long as it returns `true`; then the consumer sleeps
+    /// until a batch, a failure or the end arrives.
     pub fn recv(&self, mut help: impl FnMut() -> bool) -> Recv<T> {
         loop {
             match self.try_recv() {
@@ -265,68 +458,126 @@ impl<T> Channel<T> {
                 break;
             }
         }
-        let mut s = self.lock();
         loop {
-            match self.take(&mut s) {
+            match self.try_recv() {
                 Recv::Empty => {}
                 other => return other,
             }
-            s.consumer_waiting = true;
-            s = self.ready.wait(s).unwrap_or_else(|e| e.into_inner());
-            s.consumer_waiting = false;
+            self.sleep_for_next();
         }
+    }
+
+    /// Sleeps until the next batch may have arrived, the epoch stopped or closed (or spuriously).
+    fn sleep_for_next(&self) {
+        let guard = lock(&self.sleep);
+        let next = self.taken.load(Ordering::Relaxed) / ONE;
+        if next >= self.total {
+            return;
+        }
+        let stamp = self.slot(next).stamp.fetch_or(WAITING, Ordering::AcqRel);
+        // A push into the slot swaps the stamp after this or before: it sees `WAITING`, or we
+        // see its stamp. Overflow pushes, stops and the close always notify under `sleep`.
+        if stamp & !WAITING == filled(next)
+            || self.stopped.load(Ordering::Relaxed)
+            || self.closed.load(Ordering::Acquire)
+            || self.in_overflow(next)
+        {
+            return;
+        }
+        drop(self.ready.wait(guard).unwrap_or_else(|e| e.into_inner()));
     }
 
     fn set_helping(&self, helping: bool) {
-        let mut s = self.lock();
-        s.helping = helping;
-        self.helping.store(helping, Ordering::Release);
-        if helping && s.producers_waiting > 0 {
-            // A waiting producer may be the very work the consumer's help waits for.
-            self.room.notify_all();
+        if helping {
+            let before = self.taken.fetch_or(HELPING, Ordering::AcqRel);
+            if before & ASLEEP != 0 {
+                // A waiting producer may be the very work the consumer's help waits for.
+                self.wake_producers();
+            }
+        } else {
+            self.taken.fetch_and(!HELPING, Ordering::AcqRel);
         }
     }
 
-    fn stop(&self, s: &mut State<T>) -> (VecDeque<T>, VecDeque<Option<T>>) {
-        s.stopped = true;
+    /// Stops the epoch (under `sleep`, which the caller holds) and wakes everyone.
+    fn stop(&self) {
         self.stopped.store(true, Ordering::Release);
         self.room.notify_all();
-        (mem::take(&mut s.fifo), mem::take(&mut s.window))
+        self.ready.notify_all();
+    }
+
+    /// Drops the buffered batches of a stopped epoch. A push that lands after this drops its
+    /// own batch (it checks `stopped` after filling its slot).
+    fn drain(&self) {
+        for slot in self.slots.iter() {
+            let item = lock(&slot.item).take();
+            drop(item);
+        }
+        let aside = mem::take(&mut *lock(&self.overflow));
+        self.overflow_len.store(0, Ordering::Release);
+        drop(aside);
     }
 
     /// The consumer went away: producers stop, waiting ones wake, buffered batches are dropped.
     pub fn cancel(&self) {
-        let dropped = {
-            let mut s = self.lock();
-            self.stop(&mut s)
-        };
-        drop(dropped);
+        {
+            let _guard = lock(&self.sleep);
+            self.stop();
+        }
+        self.drain();
     }
 
     /// A producer panicked: the epoch stops and the consumer receives `payload` (the first one
     /// only) from its next `recv`.
     pub fn fail(&self, payload: PanicPayload) {
-        let (dropped, late) = {
-            let mut s = self.lock();
-            let late = if s.stopped || s.failure.is_some() {
+        let late = {
+            let mut failure = lock(&self.sleep);
+            let late = if self.stopped.load(Ordering::Relaxed) || failure.is_some() {
                 Some(payload)
             } else {
-                s.failure = Some(payload);
+                *failure = Some(payload);
                 None
             };
-            let dropped = self.stop(&mut s);
-            self.ready.notify_one();
-            (dropped, late)
+            self.stop();
+            late
         };
-        drop(dropped);
         drop(late);
+        self.drain();
     }
 
     /// No more pushes will come (the producers' fold returned).
     pub fn close(&self) {
-        let mut s = self.lock();
-        s.closed = true;
+        self.closed.store(true, Ordering::Release);
+        let _guard = lock(&self.sleep);
         self.ready.notify_one();
+    }
+}
+
+/// The one producer that waits for room awake; the others sleep at once. Spinning producers
+/// take the CPU from the consumer on a busy machine, and one is enough to refill the buffer as
+/// it drains: the sleepers are woken when the consumer is about to run dry, or once half the
+/// room is free if nobody spins.
+struct Spinner<'c>(&'c AtomicUsize);
+
+impl<'c> Spinner<'c> {
+    fn always(spinning: &'c AtomicUsize) -> Self {
+        spinning.fetch_add(1, Ordering::Relaxed);
+        Self(spinning)
+    }
+
+    fn try_begin(spinning: &'c AtomicUsize) -> Option<Self> {
+        if spinning.fetch_add(1, Ordering::Relaxed) == 0 {
+            Some(Self(spinning))
+        } else {
+            spinning.fetch_sub(1, Ordering::Relaxed);
+            None
+        }
+    }
+}
+
+impl Drop for Spinner<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -2,11 +2,25 @@
 //! and failure, over every interleaving.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p foldex-loader --release --test loom`.
+//! The channel's producers yield and retry before they sleep; under loom they sleep at once,
+//! so that these models check the sleeping protocol (the registration in the word the other
+//! side changes) rather than the polling.
 #![cfg(loom)]
 
 use foldex_loader::channel::{Channel, Recv};
 use loom::sync::Arc;
 use loom::thread;
+
+/// Runs `f` over every interleaving with at most two preemptions (the usual bound: bugs that
+/// need more are rare, and the full space of these models is too large to finish), unless
+/// `LOOM_MAX_PREEMPTIONS` says otherwise.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(2);
+    }
+    builder.check(f);
+}
 
 fn expect_item<T: std::fmt::Debug + PartialEq>(got: Recv<T>, want: T) {
     match got {
@@ -19,7 +33,7 @@ fn expect_item<T: std::fmt::Debug + PartialEq>(got: Recv<T>, want: T) {
 /// 0 then 1 then the end, and nobody sleeps through a wake-up.
 #[test]
 fn ordered_window_of_one_delivers_in_order_without_lost_wakeups() {
-    loom::model(|| {
+    model(|| {
         let ch = Arc::new(Channel::new(1, true, 2));
         let producers: Vec<_> = [1usize, 0]
             .into_iter()
@@ -40,7 +54,7 @@ fn ordered_window_of_one_delivers_in_order_without_lost_wakeups() {
 /// Unordered, capacity one, one producer of three batches: each batch arrives exactly once.
 #[test]
 fn unordered_back_pressure_delivers_every_batch_once() {
-    loom::model(|| {
+    model(|| {
         let ch = Arc::new(Channel::new(1, false, 3));
         let producer = {
             let ch = Arc::clone(&ch);
@@ -57,7 +71,7 @@ fn unordered_back_pressure_delivers_every_batch_once() {
 /// A producer waiting for room wakes when the consumer cancels, and gets its batch back.
 #[test]
 fn cancellation_wakes_a_blocked_producer() {
-    loom::model(|| {
+    model(|| {
         let ch = Arc::new(Channel::new(1, false, 3));
         let producer = {
             let ch = Arc::clone(&ch);
@@ -79,7 +93,7 @@ fn cancellation_wakes_a_blocked_producer() {
 /// waits either.
 #[test]
 fn helping_releases_producers_that_wait_for_the_window() {
-    loom::model(|| {
+    model(|| {
         let ch = Arc::new(Channel::new(1, true, 2));
         let producer = {
             let ch = Arc::clone(&ch);
@@ -105,7 +119,7 @@ fn helping_releases_producers_that_wait_for_the_window() {
 /// (which may also have pushed while the consumer was briefly helping: no push waits then).
 #[test]
 fn failure_wakes_the_consumer_and_stops_producers() {
-    loom::model(|| {
+    model(|| {
         let ch = Arc::new(Channel::<usize>::new(1, true, 3));
         let waiting = {
             let ch = Arc::clone(&ch);
@@ -122,5 +136,77 @@ fn failure_wakes_the_consumer_and_stops_producers() {
         failing.join().unwrap();
         let _ = waiting.join().unwrap();
         assert_eq!(ch.push(0, 0, true), Err(0));
+    });
+}
+
+/// Unordered, two producers, room for one: a producer takes a position only once there is
+/// room, so one may sleep for room while the consumer sleeps for a batch; both batches still
+/// arrive exactly once and nobody sleeps through a wake-up.
+#[test]
+fn unordered_two_producers_room_for_one() {
+    model(|| {
+        let ch = Arc::new(Channel::new(1, false, 2));
+        let producers: Vec<_> = [0usize, 1]
+            .into_iter()
+            .map(|i| {
+                let ch = Arc::clone(&ch);
+                thread::spawn(move || ch.push(i, i, true).unwrap())
+            })
+            .collect();
+        let mut got = Vec::new();
+        for _ in 0..2 {
+            match ch.recv(|| false) {
+                Recv::Item(x) => got.push(x),
+                other => panic!("expected an item, got {other:?}"),
+            }
+        }
+        assert!(matches!(ch.recv(|| false), Recv::Finished));
+        for p in producers {
+            p.join().unwrap();
+        }
+        got.sort_unstable();
+        assert_eq!(got, [0, 1]);
+    });
+}
+
+/// Ordered, a producer that finds no room for the next batch number waits in `should_skip`
+/// before taking it (holding no batch, so it may sleep), and wakes once the consumer makes
+/// room.
+#[test]
+fn ordered_producer_waits_for_room_before_its_ticket() {
+    model(|| {
+        let ch = Arc::new(Channel::new(1, true, 2));
+        ch.push(0, 0, true).unwrap();
+        let waiting = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || {
+                // Batch 1 has no room until batch 0 is taken.
+                assert!(!ch.should_skip(1, false));
+                ch.push(1, 1, true).unwrap();
+            })
+        };
+        expect_item(ch.recv(|| false), 0);
+        expect_item(ch.recv(|| false), 1);
+        assert!(matches!(ch.recv(|| false), Recv::Finished));
+        waiting.join().unwrap();
+    });
+}
+
+/// A cancel that races a push drops every batch: the buffered ones and one that lands after
+/// the slots were emptied. Nothing is left behind in the channel.
+#[test]
+fn cancel_drops_buffered_and_late_batches() {
+    model(|| {
+        let token = std::sync::Arc::new(());
+        let ch = Arc::new(Channel::new(2, false, 2));
+        ch.push(0, std::sync::Arc::clone(&token), true).unwrap();
+        let producer = {
+            let ch = Arc::clone(&ch);
+            let batch = std::sync::Arc::clone(&token);
+            thread::spawn(move || drop(ch.push(1, batch, true)))
+        };
+        ch.cancel();
+        producer.join().unwrap();
+        assert_eq!(std::sync::Arc::strong_count(&token), 1);
     });
 }
