@@ -26,6 +26,7 @@ use crate::stats::{Recorder, Run};
 use foldex_core::{Brand, Executor, Job, Partial};
 use std::cell::Cell;
 use std::ops::Range;
+use crate::failure::take_loading;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -137,7 +138,12 @@ impl<P: Produce> Epoch<P> {
                 }
             }
             Ok(None) => {}
-            Err(payload) => self.channel.fail(payload),
+            Err(payload) => {
+                if let Some(index) = take_loading() {
+                    self.recorder.failed_at(index);
+                }
+                self.channel.fail(payload)
+            }
         }
         true
     }

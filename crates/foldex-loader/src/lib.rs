@@ -42,6 +42,7 @@ mod channel;
 mod collate;
 mod dataset;
 mod epoch;
+mod failure;
 mod loader;
 mod order;
 mod policy;

@@ -711,6 +711,30 @@ impl<B> Iter<B> {
         self.epoch
     }
 
+    /// After `next()` re-raised a panic from the dataset's `get`, the index of the observation
+    /// whose `get` panicked (`None` before that, or when the panic came from `collate`).
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader};
+    /// use foldex_seq::SequentialEx;
+    /// use std::panic::{catch_unwind, AssertUnwindSafe};
+    ///
+    /// let loader = Loader::new(from_fn(10, |i| if i == 7 { panic!("bad file") } else { i }))
+    ///     .executor(SequentialEx)
+    ///     .unbatched();
+    /// let mut epoch = loader.iter();
+    /// let caught = catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count()));
+    /// assert_eq!(caught.unwrap_err().downcast_ref::<&str>(), Some(&"bad file"));
+    /// assert_eq!(epoch.failed_index(), Some(7));
+    /// ```
+    pub fn failed_index(&self) -> Option<usize> {
+        if self.finished {
+            self.recorder.failed_index()
+        } else {
+            None
+        }
+    }
+
     /// The epoch's figures so far: what was delivered, where the time went, and a verdict
     /// (`Display` prints one line). See [`Stats`].
     pub fn stats(&self) -> Stats {
@@ -810,6 +834,15 @@ impl<B> Iterator for Iter<B> {
                 }
                 Recv::Failed(payload) => {
                     self.shut_down();
+                    if let Some(index) = self.recorder.failed_index() {
+                        // The payload must stay the dataset's own, so the index travels beside
+                        // it: in this message, and in `failed_index()` for code that catches it.
+                        eprintln!(
+                            "foldex-loader: get({index}) panicked in epoch {}; its payload is \
+                             re-raised on the consumer",
+                            self.epoch
+                        );
+                    }
                     panic::resume_unwind(payload)
                 }
                 Recv::Incomplete { delivered } => {

@@ -2,6 +2,7 @@
 
 use crate::collate::Collate;
 use crate::dataset::Dataset;
+use crate::failure::loading;
 use crate::policy::LoadCx;
 use crate::ring::{Reused, Ring};
 use std::ops::Range;
@@ -68,7 +69,8 @@ where
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<C::Batch>, usize)> {
         if positions.len() == 1 {
-            return Some(match self.dataset.load(index(positions.start), cx) {
+            let i = index(positions.start);
+            return Some(match loading(i, || self.dataset.load(i, cx)) {
                 Some(item) => (Some(self.collate.collate_one(item)), 1),
                 None => (self.collate.collate_empty(), 0),
             });
@@ -78,7 +80,8 @@ where
             if stopped() {
                 return None;
             }
-            items.extend(self.dataset.load(index(position), cx));
+            let i = index(position);
+            items.extend(loading(i, || self.dataset.load(i, cx)));
         }
         let count = items.len();
         if count == 0 {
@@ -126,8 +129,8 @@ where
             }
             let i = index(position);
             if let Some(buf) = slot.items.get_mut(filled) {
-                filled += usize::from(self.dataset.load_into(i, buf, cx));
-            } else if let Some(item) = self.dataset.load(i, cx) {
+                filled += usize::from(loading(i, || self.dataset.load_into(i, buf, cx)));
+            } else if let Some(item) = loading(i, || self.dataset.load(i, cx)) {
                 slot.items.push(item);
                 filled += 1;
             }

@@ -1,0 +1,42 @@
+//! A panic in `get` reaches the consumer with its original payload, and the iterator names the
+//! index that failed, on every executor.
+#![cfg(panic = "unwind")]
+
+mod common;
+
+use foldex_loader::{from_fn, Loader};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+#[derive(Debug, PartialEq)]
+struct BadFile(usize);
+
+#[test]
+fn the_failing_index_travels_beside_the_original_payload() {
+    for (name, executor) in common::executors() {
+        for batch_size in [1, 4] {
+            let loader = Loader::new(from_fn(200, |i| {
+                if i == 137 {
+                    std::panic::panic_any(BadFile(i));
+                }
+                i
+            }))
+            .executor(Arc::clone(executor))
+            .batch_size(batch_size)
+            .buffer(4);
+            let mut epoch = loader.iter();
+            assert_eq!(epoch.failed_index(), None, "{name}: nothing failed yet");
+            let caught = catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count()));
+            let payload = caught.expect_err("the panic in get reaches next()");
+            assert_eq!(payload.downcast_ref::<BadFile>(), Some(&BadFile(137)), "{name}");
+            assert_eq!(epoch.failed_index(), Some(137), "{name}, batch size {batch_size}");
+            // The loader is usable again, and a panic in collate names no index.
+            let collated = Loader::new(from_fn(8, |i| i))
+                .executor(Arc::clone(executor))
+                .collate(|_: Vec<usize>| -> usize { panic!("collate") });
+            let mut epoch = collated.iter();
+            assert!(catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count())).is_err());
+            assert_eq!(epoch.failed_index(), None, "{name}");
+        }
+    }
+}
