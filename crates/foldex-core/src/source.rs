@@ -47,7 +47,11 @@ pub trait Source: Sync {
 
     /// Hands the items of `range` to `visitor` as one iterator. The default calls `get` per
     /// index; sources that can iterate faster override it.
-    fn visit_range<V: RangeVisitor<Self::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+    fn visit_range<V: RangeVisitor<Self::Item>>(
+        &self,
+        range: Range<usize>,
+        visitor: V,
+    ) -> V::Output {
         visitor.visit(range.map(|i| self.get(i)))
     }
 }

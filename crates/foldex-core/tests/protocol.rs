@@ -120,7 +120,10 @@ fn scoped_tasks_run_on_static_threads_and_borrow() {
                 let task = scope.spawn(|| {
                     total.fetch_add(part.iter().sum::<u64>() as usize, Ordering::Relaxed);
                 });
-                threads.lock().unwrap().push(std::thread::spawn(move || task.run()));
+                threads
+                    .lock()
+                    .unwrap()
+                    .push(std::thread::spawn(move || task.run()));
             }
         },
         |latch| latch.wait(),
@@ -150,14 +153,22 @@ fn a_panicking_task_is_reraised_after_the_others_finish() {
         )
     }));
     assert_eq!(*result.unwrap_err().downcast::<u8>().unwrap(), 42);
-    assert_eq!(finished.load(Ordering::SeqCst), 1, "the scope waited for the slow task");
+    assert_eq!(
+        finished.load(Ordering::SeqCst),
+        1,
+        "the scope waited for the slow task"
+    );
 }
 
 #[test]
 fn a_dropped_task_releases_its_scope_without_running() {
     let ran = AtomicUsize::new(0);
     task_scope(
-        |scope| drop(scope.spawn(|| { ran.fetch_add(1, Ordering::SeqCst); })),
+        |scope| {
+            drop(scope.spawn(|| {
+                ran.fetch_add(1, Ordering::SeqCst);
+            }))
+        },
         |latch| assert!(latch.is_set()),
     );
     assert_eq!(ran.load(Ordering::SeqCst), 0);

@@ -17,6 +17,7 @@
 //! there is one round.
 
 use crate::channel::Channel;
+use crate::failure::take_loading;
 use crate::order::{Batches, EpochOrder};
 use crate::policy::LoadCx;
 use crate::produce::{Delivered, Produce};
@@ -26,7 +27,6 @@ use crate::stats::{Recorder, Run};
 use foldex_core::{Brand, Executor, Job, Partial};
 use std::cell::Cell;
 use std::ops::Range;
-use crate::failure::take_loading;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

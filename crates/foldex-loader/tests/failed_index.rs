@@ -28,8 +28,16 @@ fn the_failing_index_travels_beside_the_original_payload() {
             assert_eq!(epoch.failed_index(), None, "{name}: nothing failed yet");
             let caught = catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count()));
             let payload = caught.expect_err("the panic in get reaches next()");
-            assert_eq!(payload.downcast_ref::<BadFile>(), Some(&BadFile(137)), "{name}");
-            assert_eq!(epoch.failed_index(), Some(137), "{name}, batch size {batch_size}");
+            assert_eq!(
+                payload.downcast_ref::<BadFile>(),
+                Some(&BadFile(137)),
+                "{name}"
+            );
+            assert_eq!(
+                epoch.failed_index(),
+                Some(137),
+                "{name}, batch size {batch_size}"
+            );
             // The loader is usable again, and a panic in collate names no index.
             let collated = Loader::new(from_fn(8, |i| i))
                 .executor(Arc::clone(executor))

@@ -207,7 +207,12 @@ pub fn check_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
         prop_assert_eq!(payload.downcast_ref::<Boom>(), Some(&Boom(at)));
 
         let in_combine = quietly(|| {
-            ex.fold(0..len, || 1usize, |n, _| n, |_, _| panic::panic_any(Boom(usize::MAX)))
+            ex.fold(
+                0..len,
+                || 1usize,
+                |n, _| n,
+                |_, _| panic::panic_any(Boom(usize::MAX)),
+            )
         });
         if let Err(payload) = in_combine {
             prop_assert_eq!(payload.downcast_ref::<Boom>(), Some(&Boom(usize::MAX)));
@@ -221,12 +226,24 @@ pub fn check_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// Nesting: a fold started inside a fold on the same executor completes (no deadlock).
 pub fn check_nesting<E: Executor>(make: impl Fn(Basesize) -> E) {
-    run_property("nesting", (0usize..=64, 0usize..=64, basesizes()), |(outer, inner, bs)| {
-        let ex = make(bs);
-        let got = ex.map_reduce(0..outer, |i| ex.sum::<usize>(0..inner) + i, || 0, |a, b| a + b);
-        prop_assert_eq!(got, outer * (inner * inner.saturating_sub(1) / 2) + outer * outer.saturating_sub(1) / 2);
-        Ok(())
-    });
+    run_property(
+        "nesting",
+        (0usize..=64, 0usize..=64, basesizes()),
+        |(outer, inner, bs)| {
+            let ex = make(bs);
+            let got = ex.map_reduce(
+                0..outer,
+                |i| ex.sum::<usize>(0..inner) + i,
+                || 0,
+                |a, b| a + b,
+            );
+            prop_assert_eq!(
+                got,
+                outer * (inner * inner.saturating_sub(1) / 2) + outer * outer.saturating_sub(1) / 2
+            );
+            Ok(())
+        },
+    );
 }
 
 /// Borrowing: a fold over a slice on the caller's stack, with an accumulator that borrows it.

@@ -62,7 +62,10 @@ fn main() {
     let joined = ex.fold(&words, String::new, |s, w| s + w, |a, b| a + &b);
     assert_eq!(joined, words.concat());
     let total = ex.sum::<usize>(0..1_000_000);
-    println!("SpawnAllEx: {} chunks of 250 joined in order; sum of 0..10^6 = {total}", 1000 / 250);
+    println!(
+        "SpawnAllEx: {} chunks of 250 joined in order; sum of 0..10^6 = {total}",
+        1000 / 250
+    );
 }
 
 #[cfg(test)]

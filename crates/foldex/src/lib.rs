@@ -17,8 +17,7 @@ pub use foldex_core::{
     Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Job, Partial, Source, SpawnExt,
 };
 pub use foldex_loader::{
-    eachobsparallel, from_fn, Collate, Dataset, EpochOrder, Fallible, ItemError, Loader,
-    TryDataset,
+    eachobsparallel, from_fn, Collate, Dataset, EpochOrder, Fallible, ItemError, Loader, TryDataset,
 };
 pub use foldex_seq::SequentialEx;
 pub use foldex_taskpool::TaskPoolEx;
