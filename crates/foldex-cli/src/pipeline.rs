@@ -75,11 +75,11 @@ fn load(
     data: TimeDataset,
     executor: Arc<dyn Executor>,
     buffer: Option<usize>,
-) -> foldex_loader::Iter<usize> {
-    let dataset = foldex_loader::from_fn(data.n, move |i| data.get(i));
+) -> foldex::loader::Iter<usize> {
+    let dataset = foldex::loader::from_fn(data.n, move |i| data.get(i));
     match buffer {
-        None => foldex_loader::eachobsparallel(dataset, executor),
-        Some(buffer) => foldex_loader::Loader::new(dataset)
+        None => foldex::loader::eachobsparallel(dataset, executor),
+        Some(buffer) => foldex::loader::Loader::new(dataset)
             .executor(executor)
             .ordered(false)
             .buffer(buffer)
