@@ -1,4 +1,5 @@
 //! Idle cost and shutdown, each measured process-wide, so the tests run one at a time.
+#![forbid(unsafe_code)]
 use foldex_core::ExecutorExt;
 use foldex_testkit::watchdog;
 use foldex_threaded::{Pool, ThreadedEx};
@@ -7,21 +8,13 @@ use std::time::Duration;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// CPU time (user + system) this process has used so far.
+/// CPU time (user + system) this process has used so far, from getrusage.
 fn cpu_time() -> Duration {
-    let usage = rusage();
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
-
-#[allow(unsafe_code)] // tests only: getrusage has no safe wrapper in std
-fn rusage() -> libc::rusage {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `usage` is writable memory of the right type; getrusage fills it on success.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
-    assert_eq!(rc, 0, "getrusage failed");
-    // SAFETY: zero-initialised and filled by a successful getrusage.
-    unsafe { usage.assume_init() }
+    use nix::sys::resource::{getrusage, UsageWho};
+    use nix::sys::time::TimeValLike;
+    let usage = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage failed");
+    let micros = usage.user_time().num_microseconds() + usage.system_time().num_microseconds();
+    Duration::from_micros(micros as u64)
 }
 
 /// Names of this process's threads that belong to a foldex pool.
