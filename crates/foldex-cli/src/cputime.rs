@@ -1,4 +1,4 @@
-//! CPU time, read from `/proc` so that no `unsafe` call to `getrusage` is needed.
+//! CPU time, read from `/proc`: safe code, with no foreign call to `getrusage`.
 //!
 //! `/proc/self/stat` carries the same user and system times as `getrusage(RUSAGE_SELF)`, for all
 //! of the process's threads (including ones that have exited), in clock ticks (1/100 s on
