@@ -71,7 +71,7 @@ impl<T> FoldHandle<T> {
     /// `true` once the fold has finished (with a result or a panic): [`join`](Self::join) will
     /// then not block.
     pub fn is_finished(&self) -> bool {
-        self.thread.as_ref().map_or(true, JoinHandle::is_finished)
+        self.thread.as_ref().is_none_or(JoinHandle::is_finished)
     }
 
     /// Cancels the fold and waits until every piece it started has finished; the same as

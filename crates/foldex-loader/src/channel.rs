@@ -372,9 +372,9 @@ impl<T> Channel<T> {
     fn worth_waking(&self, delivered: usize) -> bool {
         let half = (self.capacity / 2).max(1);
         if self.ordered {
-            delivered % half == 0 || !self.in_slot(delivered)
+            delivered.is_multiple_of(half) || !self.in_slot(delivered)
         } else {
-            delivered % half == 0 && self.spinning.load(Ordering::Relaxed) == 0
+            delivered.is_multiple_of(half) && self.spinning.load(Ordering::Relaxed) == 0
         }
     }
 

@@ -378,7 +378,7 @@ pub(crate) struct ConsumerStats {
 impl ConsumerStats {
     /// Counts one delivered batch of `items` observations, from a buffer of `capacity`.
     pub fn delivered(&mut self, items: usize, recorder: &Recorder, capacity: usize) {
-        if self.batches < SAMPLE || self.batches % SAMPLE == 0 {
+        if self.batches < SAMPLE || self.batches.is_multiple_of(SAMPLE) {
             let waiting = recorder.pushed().saturating_sub(self.batches);
             self.samples += 1;
             self.occupancy_sum += waiting;
