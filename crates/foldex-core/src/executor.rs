@@ -81,7 +81,12 @@ pub trait Executor: Send + Sync {
     ///
     /// A thread that would otherwise sleep waiting for this executor's results (a loader's
     /// consumer that finds its buffer empty) calls it to lend its core instead. The default
-    /// never helps. A thread that calls `execute` only on behalf of such a helper (a loader's
+    /// never helps.
+    ///
+    /// Contract: `help` runs the piece it takes whole, and never waits for a piece that another
+    /// thread holds. The helper may be the very thread those pieces wait for (a consumer whose
+    /// producers are blocked on its full buffer), so a `help` that forked and waited could
+    /// deadlock. A thread that calls `execute` only on behalf of such a helper (a loader's
     /// driver) wraps the call in [`stand_in_for_helper`](crate::stand_in_for_helper), so that
     /// the executor leaves the caller's share of the work to `help`.
     fn help(&self) -> bool {

@@ -222,12 +222,11 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
         right
     }
 
-    /// Stopped for everyone once the epoch is cancelled or failed, or every batch is taken; and
-    /// always on a helping consumer's thread, so that an executor does not split or queue work
-    /// from there (work the consumer would then have to wait for): it hands the piece to `run`
-    /// whole, which computes one batch at most.
+    /// Stopped once the epoch is cancelled or failed, or every batch is taken. A helping
+    /// consumer never waits for pieces it did not run: `Executor::help` runs one piece whole
+    /// (its contract), and `run` on the consumer computes one batch at most.
     fn is_stopped(&self, _from: usize) -> bool {
-        self.epoch.channel.is_stopped() || self.epoch.all_taken() || on_helping_consumer()
+        self.epoch.channel.is_stopped() || self.epoch.all_taken()
     }
 }
 
