@@ -4,30 +4,40 @@
 //! batches; the consumer takes them out in sequence order (`ordered`) or first-finished-first-out.
 //! The channel holds the whole protocol of an epoch, so that the loom tests check all of it.
 //!
-//! **Positions.** Each pushed batch gets a *position*, the order in which the consumer takes
-//! it: its sequence number when ordered, the order of arrival (a counter) when not. Position
-//! `p` lives in slot `p % capacity` of a ring, which the consumer empties in position order; a
-//! slot's stamp says which position fills it. The common paths take no shared lock: a push is
-//! one short, uncontended per-slot lock and a stamp swap; a take the same plus one counter
-//! increment. One mutex with two condvars is kept for sleeping only, and each side registers
-//! as asleep in the very atomic word the other side changes, so that a wake-up is sent exactly
-//! when someone may sleep and is never lost.
+//! **Positions and laps.** Each pushed batch gets a *position*, the order in which the consumer
+//! takes it: its sequence number when ordered, the order of arrival (a counter) when not.
+//! Position `p` lives in slot `p % capacity` of a ring, as in crossbeam-channel's array
+//! flavour: a slot's stamp says which position it is free for, or which one it holds. Neither
+//! side reads the other's counter on the common path: a producer learns that there is room for
+//! `p` from slot `p`'s stamp ("free for `p`" once the consumer took `p - capacity`), and the
+//! consumer learns that `p` arrived from the same stamp ("holds `p`"). A push is one short,
+//! uncontended lock of the slot's cell and one add to its stamp; a take the same and one swap.
 //!
-//! - **Back pressure.** A push of position `p` waits while `p >= delivered + capacity`, where
-//!   `delivered` is the position the consumer needs next; so at most `capacity` finished
-//!   batches wait, in the buffer or (ordered) the reorder window. Position `delivered` itself
-//!   never waits, which is why producers that take batches in sequence order can never all be
-//!   stuck (see `epoch.rs`). A producer with no room yields for a while before it sleeps; only
-//!   producers that hold a batch the consumer will need (ordered) all stay awake that long,
-//!   otherwise one does and the others sleep at once (unordered, a producer takes its position
-//!   only once there is room; ordered, [`Channel::should_skip`] waits for room before the
-//!   batch number is taken). Sleeping producers are woken once half the room is free while
-//!   nobody else refills it, or (ordered) when the consumer is about to run dry; not after
-//!   every take.
-//! - **Helping.** While the consumer lends its thread to the executor ([`Channel::recv`] calls
-//!   `help`), no push waits: a producer the consumer's help is waiting for must not wait for the
-//!   consumer. A push with no room then goes to a small overflow list beside the ring, and
-//!   producers skip new batches (see [`Channel::should_skip`]), so the overshoot stays bounded.
+//! **Sleeping.** One mutex with two condvars is kept for sleeping only. A side about to sleep
+//! sets a bit in the stamp of the slot it waits for, in the same atomic word that the other
+//! side changes next (the consumer's take swaps the stamp, a push adds to it), so each sees
+//! the other: a wake-up is sent exactly when someone may sleep, and is never lost.
+//!
+//! - **Back pressure.** A push of position `p` waits while `p >= delivered + capacity`
+//!   (slot `p` is not yet free for it), where `delivered` is the position the consumer needs
+//!   next; so at most `capacity` finished batches wait, in the buffer or (ordered) the reorder
+//!   window. Position `delivered` itself never waits, which is why producers that take batches
+//!   in sequence order can never all be stuck (see `epoch.rs`). A producer with no room polls
+//!   (spins, then yields) for a while before it sleeps: with cheap items, room comes back
+//!   within microseconds, and a wake-up costs the consumer more than that. Only ordered
+//!   producers waiting before they take a batch number ([`Channel::should_skip`]) leave the
+//!   polling to one of them. A producer that holds no batch (unordered producers take their
+//!   position only once there is room) sleeps until half the room is free, so that a wake-up
+//!   refills several places rather than one; and while another producer is awake to refill
+//!   the buffer, the consumer passes such a sleeper's registration on to the next place rather
+//!   than wake it. Whenever the consumer runs dry, it wakes every sleeper.
+//! - **Helping.** The consumer may lend its thread to the executor ([`Channel::recv`] calls
+//!   `help`). `Executor::help` runs one piece whole and never waits on other threads, so
+//!   producers may go on waiting for room meanwhile; only a batch made on the consumer's own
+//!   thread must not wait (that thread is the one that makes room). It goes to a small overflow
+//!   list beside the ring when there is no room, and the consumer makes a batch only when it
+//!   has room and nothing to deliver (see [`Channel::should_skip`]), so the overshoot stays
+//!   bounded.
 //! - **Cancellation.** [`Channel::cancel`] (the consumer went away) and [`Channel::fail`] (a
 //!   batch panicked) stop the epoch: every waiting producer wakes and drops its batch, and
 //!   batches still buffered are dropped.
@@ -36,7 +46,9 @@
 //!   [`Channel::close`].
 
 use crate::sync::{AtomicBool, AtomicUsize, Backoff, Condvar, Mutex, MutexGuard, Ordering};
+use crossbeam_utils::CachePadded;
 use foldex_core::PanicPayload;
+use std::cmp::Ordering as Compare;
 use std::mem;
 
 /// What the consumer gets from [`Channel::recv`] or [`Channel::try_recv`].
@@ -57,21 +69,25 @@ pub enum Recv<T> {
     },
 }
 
-/// `Channel::taken`: some producer sleeps (or is about to) for room.
-const ASLEEP: usize = 1;
-/// `Channel::taken`: the consumer is running executor work inside `recv`.
-const HELPING: usize = 2;
-/// `Channel::taken`: one delivered batch; the count sits above the two flags.
-const ONE: usize = 4;
+/// Stamp bit: the consumer sleeps (or is about to) until this slot holds its next position.
+const CONSUMER_WAITS: usize = 1;
+/// Stamp bit: some producer sleeps (or is about to) until this slot is free for a later lap.
+const PRODUCER_WAITS: usize = 2;
+/// Stamp bit: the slot holds its position (else it is free for it).
+const FULL: usize = 4;
+/// The position sits above the three bits.
+const SHIFT: u32 = 3;
+const WAIT_BITS: usize = CONSUMER_WAITS | PRODUCER_WAITS;
 
-/// `Slot::stamp`: the consumer sleeps (or is about to) until this slot is filled.
-const WAITING: usize = 1;
-/// `Slot::stamp` of an empty slot.
-const EMPTY: usize = 0;
+/// The stamp of a slot that is free for position `position`.
+fn free(position: usize) -> usize {
+    position << SHIFT
+}
 
-/// The stamp of a slot that holds position `position`.
-fn filled(position: usize) -> usize {
-    (position + 1) << 1
+/// The stamp of a slot that holds position `position`: a push adds [`FULL`] to `free(position)`,
+/// keeping the wait bits.
+fn full(position: usize) -> usize {
+    free(position) | FULL
 }
 
 fn lock<U>(mutex: &Mutex<U>) -> MutexGuard<'_, U> {
@@ -82,8 +98,8 @@ fn lock<U>(mutex: &Mutex<U>) -> MutexGuard<'_, U> {
 /// slow the consumer emptying the next.
 #[repr(align(128))]
 struct Slot<T> {
-    /// `filled(p)` once position `p` is in `item`, [`EMPTY`] after the take; bit [`WAITING`]
-    /// may be set on top by a consumer about to sleep.
+    /// `free(p)` or `full(p)` for the position `p` of the slot's current lap, with the wait
+    /// bits on top.
     stamp: AtomicUsize,
     /// Never contended in the common case: the producer writes before the stamp says so, and
     /// the consumer takes after. It is what lets a stop drop a batch exactly once.
@@ -93,18 +109,19 @@ struct Slot<T> {
 /// A bounded, cancellable channel with an optional reorder window. See the module docs.
 pub struct Channel<T> {
     slots: Box<[Slot<T>]>,
-    /// Batches pushed without room while the consumer helped (or by the consumer itself), with
-    /// their positions.
+    /// The next position the consumer takes, i.e. the batches delivered. Only the consumer
+    /// writes it; producers never read it on their common path.
+    head: CachePadded<AtomicUsize>,
+    /// Unordered: the next position to hand out.
+    tail: CachePadded<AtomicUsize>,
+    /// Batches the consumer made itself while there was no room, with their positions.
     overflow: Mutex<Vec<(usize, T)>>,
     /// `overflow.len()`, so that the consumer looks there only when something is in it.
     overflow_len: AtomicUsize,
-    /// `delivered * ONE | HELPING | ASLEEP`: the consumer's progress and the two flags the
-    /// producers must see together with it.
-    taken: AtomicUsize,
-    /// Unordered: the next position to hand out.
-    arrivals: AtomicUsize,
-    /// How many producers wait for room awake, spinning and yielding (one at most).
+    /// How many producers wait for room awake, spinning and yielding.
     spinning: AtomicUsize,
+    /// How many producers sleep for room; changed under `sleep`.
+    sleepers: AtomicUsize,
     /// The producers have stopped, by cancellation or failure. Set under `sleep`.
     stopped: AtomicBool,
     /// No more pushes will come.
@@ -129,16 +146,17 @@ impl<T> Channel<T> {
         );
         Self {
             slots: (0..capacity)
-                .map(|_| Slot {
-                    stamp: AtomicUsize::new(EMPTY),
+                .map(|i| Slot {
+                    stamp: AtomicUsize::new(free(i)),
                     item: Mutex::new(None),
                 })
                 .collect(),
+            head: CachePadded::new(AtomicUsize::new(0)),
+            tail: CachePadded::new(AtomicUsize::new(0)),
             overflow: Mutex::new(Vec::new()),
             overflow_len: AtomicUsize::new(0),
-            taken: AtomicUsize::new(0),
-            arrivals: AtomicUsize::new(0),
             spinning: AtomicUsize::new(0),
+            sleepers: AtomicUsize::new(0),
             stopped: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             sleep: Mutex::new(None),
@@ -155,11 +173,6 @@ impl<T> Channel<T> {
         self.total
     }
 
-    /// `true` while the consumer lends its thread to the executor: producers must not wait.
-    pub fn is_helping(&self) -> bool {
-        self.taken.load(Ordering::Acquire) & HELPING != 0
-    }
-
     /// `true` once the epoch is cancelled or failed: producers should stop.
     pub fn is_stopped(&self) -> bool {
         self.stopped.load(Ordering::Acquire)
@@ -169,14 +182,17 @@ impl<T> Channel<T> {
         &self.slots[position % self.capacity]
     }
 
-    /// Whether position `position` fits, given the word `taken` read from the channel.
-    fn has_room(&self, position: usize, taken: usize) -> bool {
-        position < taken / ONE + self.capacity
+    /// Where slot `position` stands for `position`: `Equal` when it is free for it (room),
+    /// `Less` while it still serves an earlier lap (no room), `Greater` if `position` was
+    /// already pushed and taken (the caller's position is stale).
+    fn room_for(&self, position: usize) -> Compare {
+        let stamp = self.slot(position).stamp.load(Ordering::Acquire) & !WAIT_BITS;
+        stamp.cmp(&free(position))
     }
 
     /// Whether position `position` is in its slot.
     fn in_slot(&self, position: usize) -> bool {
-        self.slot(position).stamp.load(Ordering::Acquire) & !WAITING == filled(position)
+        self.slot(position).stamp.load(Ordering::Acquire) & !WAIT_BITS == full(position)
     }
 
     fn in_overflow(&self, position: usize) -> bool {
@@ -184,68 +200,90 @@ impl<T> Channel<T> {
             && lock(&self.overflow).iter().any(|(p, _)| *p == position)
     }
 
-    /// Pushes batch `seq`, waiting while there is no room for it (unless the consumer is
-    /// helping, or `wait` is false). Returns the batch if the epoch was stopped, so that the
-    /// caller drops it.
-    pub fn push(&self, seq: usize, item: T, wait: bool) -> Result<(), T> {
-        loop {
-            if self.is_stopped() {
-                return Err(item);
-            }
-            let taken = self.taken.load(Ordering::Acquire);
-            // Unordered, a producer takes a position only once there is room for it, so that
-            // no sleeping producer holds a position the consumer needs next.
-            let position = if self.ordered {
-                assert!(seq >= taken / ONE, "a batch was pushed twice");
-                seq
-            } else {
-                self.arrivals.load(Ordering::Relaxed)
-            };
-            if self.has_room(position, taken) {
-                if !self.ordered
-                    && self
-                        .arrivals
-                        .compare_exchange_weak(
-                            position,
-                            position + 1,
-                            Ordering::Relaxed,
-                            Ordering::Relaxed,
-                        )
-                        .is_err()
-                {
-                    continue;
-                }
-                self.put(position, item);
-                return Ok(());
-            }
-            if !wait || taken & HELPING != 0 {
-                let position = if self.ordered {
-                    seq
-                } else {
-                    self.arrivals.fetch_add(1, Ordering::Relaxed)
-                };
-                self.put_aside(position, item);
-                return Ok(());
-            }
-            // Ordered, this producer holds batch `seq`, which the consumer will need: it stays
-            // awake as long as it may. Unordered it holds nothing, and one spinner is enough.
-            self.wait_for_room(|| self.next_position(seq), !self.ordered);
-        }
-    }
-
     /// The next position a producer would take: its own batch number when ordered.
     fn next_position(&self, seq: usize) -> usize {
         if self.ordered {
             seq
         } else {
-            self.arrivals.load(Ordering::Relaxed)
+            self.tail.load(Ordering::Relaxed)
         }
     }
 
-    /// Waits until `position()` may have room, the consumer helps or the epoch stops (or
-    /// spuriously): the caller looks again. With `exclusive`, only one producer spins and
-    /// yields before it sleeps; the others sleep at once.
-    fn wait_for_room(&self, position: impl Fn() -> usize, exclusive: bool) {
+    /// Pushes batch `seq`, waiting while there is no room for it (unless `wait` is false: the
+    /// consumer's own batch). Returns the batch if the epoch was stopped, so that the caller
+    /// drops it.
+    pub fn push(&self, seq: usize, item: T, wait: bool) -> Result<(), T> {
+        loop {
+            if self.is_stopped() {
+                return Err(item);
+            }
+            // Unordered, a producer takes a position only once there is room for it, so that
+            // no sleeping producer holds a position the consumer needs next.
+            let position = self.next_position(seq);
+            match self.room_for(position) {
+                Compare::Equal => {
+                    if !self.ordered
+                        && self
+                            .tail
+                            .compare_exchange_weak(
+                                position,
+                                position + 1,
+                                Ordering::Relaxed,
+                                Ordering::Relaxed,
+                            )
+                            .is_err()
+                    {
+                        continue;
+                    }
+                    self.put(position, item);
+                    return Ok(());
+                }
+                Compare::Greater => {
+                    assert!(!self.ordered, "a batch was pushed twice");
+                    continue;
+                }
+                Compare::Less => {}
+            }
+            if !wait {
+                let position = if self.ordered {
+                    seq
+                } else {
+                    self.tail.fetch_add(1, Ordering::Relaxed)
+                };
+                self.put_aside(position, item);
+                return Ok(());
+            }
+            if self.ordered {
+                // This producer holds batch `seq`, which the consumer will need: it stays awake
+                // as long as it may, and sleeps only until that very place is free.
+                self.wait_for_room(|| seq, |seq| seq, false);
+            } else {
+                // It holds no position: one spinner is enough, and a sleeper waits for half
+                // the room.
+                let tail = || self.tail.load(Ordering::Relaxed);
+                self.wait_for_room(tail, |p| self.refill_target(p), false);
+            }
+        }
+    }
+
+    /// The position whose room a producer that holds no batch sleeps for, when it wants
+    /// `position`: half the buffer further, so that one wake-up lets it push several batches.
+    /// The consumer takes `target - capacity` before it can need `position` (which is
+    /// smaller), so it wakes this sleeper before it could ever wait for it.
+    fn refill_target(&self, position: usize) -> usize {
+        position + (self.capacity / 2).max(1) - 1
+    }
+
+    /// Waits until position `position()` may have room or the epoch stops (or spuriously): the
+    /// caller looks again. It polls for that room a while, then sleeps until position
+    /// `target(position)` (at or after it) has room. With `exclusive`, only one producer polls;
+    /// the others sleep at once.
+    fn wait_for_room(
+        &self,
+        position: impl Fn() -> usize,
+        target: impl Fn(usize) -> usize,
+        exclusive: bool,
+    ) {
         let mut backoff = Backoff::new();
         let mut spinner = if exclusive {
             Spinner::try_begin(&self.spinning)
@@ -253,34 +291,49 @@ impl<T> Channel<T> {
             Some(Spinner::always(&self.spinning))
         };
         loop {
-            if self.is_stopped() {
-                return;
-            }
-            let taken = self.taken.load(Ordering::Acquire);
-            if self.has_room(position(), taken) || taken & HELPING != 0 {
+            if self.is_stopped() || self.room_for(position()) != Compare::Less {
                 return;
             }
             if spinner.is_none() || !backoff.snooze() {
                 break;
             }
         }
-        // Sleeping now: the consumer must not count on this producer to keep up.
         drop(spinner.take());
         let guard = lock(&self.sleep);
-        let taken = self.taken.fetch_or(ASLEEP, Ordering::AcqRel);
         // `stopped` is only set under `sleep`: read here, it cannot change before the wait.
-        // `position()` only grows: a stale value merely sends the caller round once more.
-        if self.stopped.load(Ordering::Relaxed)
-            || self.has_room(position(), taken)
-            || taken & HELPING != 0
-        {
+        if self.stopped.load(Ordering::Relaxed) || !self.register_producer(target(position())) {
             return;
         }
-        // The consumer sees `ASLEEP` with (or after) its next take or its start of helping,
+        // The consumer's take of the slot's position swaps the stamp after our bit, sees it,
         // and wakes us under `sleep`.
         let asleep = std::time::Instant::now();
-        drop(self.room.wait(guard).unwrap_or_else(|e| e.into_inner()));
+        self.sleepers.fetch_add(1, Ordering::Relaxed);
+        let guard = self.room.wait(guard).unwrap_or_else(|e| e.into_inner());
+        self.sleepers.fetch_sub(1, Ordering::Relaxed);
+        drop(guard);
         crate::stats::note_blocked(asleep);
+    }
+
+    /// Marks slot `target` as waited for by a producer, unless it is already free for
+    /// `target` (then `false`: no need to sleep). The bit goes only on a slot of an earlier lap,
+    /// so that the consumer's take of that lap is sure to see it and no stale bit is left.
+    fn register_producer(&self, target: usize) -> bool {
+        let stamp = &self.slot(target).stamp;
+        let mut current = stamp.load(Ordering::Acquire);
+        loop {
+            if current & !WAIT_BITS >= free(target) {
+                return false;
+            }
+            match stamp.compare_exchange_weak(
+                current,
+                current | PRODUCER_WAITS,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(now) => current = now,
+            }
+        }
     }
 
     /// Puts position `position` into its slot (there is room for it) and wakes the consumer if
@@ -292,8 +345,9 @@ impl<T> Channel<T> {
             assert!(cell.is_none(), "a batch was pushed twice");
             *cell = Some(item);
         }
-        let stamp = slot.stamp.swap(filled(position), Ordering::AcqRel);
-        if stamp & WAITING != 0 {
+        let stamp = slot.stamp.fetch_add(FULL, Ordering::AcqRel);
+        debug_assert_eq!(stamp & !WAIT_BITS, free(position));
+        if stamp & CONSUMER_WAITS != 0 {
             self.wake_consumer();
         }
         if self.is_stopped() {
@@ -303,15 +357,13 @@ impl<T> Channel<T> {
         }
     }
 
-    /// Keeps position `position` beside the ring: there is no room, and the push may not wait.
+    /// Keeps position `position` beside the ring: the consumer made it, and there is no room.
     fn put_aside(&self, position: usize, item: T) {
         {
             let mut overflow = lock(&self.overflow);
             overflow.push((position, item));
             self.overflow_len.fetch_add(1, Ordering::Release);
         }
-        // Rare (only while the consumer helps), so the consumer is always told.
-        self.wake_consumer();
         if self.is_stopped() {
             let late = mem::take(&mut *lock(&self.overflow));
             self.overflow_len.store(0, Ordering::Release);
@@ -324,83 +376,77 @@ impl<T> Channel<T> {
         self.ready.notify_one();
     }
 
+    /// The consumer freed the place of `position`, which a sleeping producer waits for. While
+    /// another producer is awake to refill the buffer, waking the sleepers would only cost the
+    /// consumer a wake-up and them a trip round: the registration passes on to the next place
+    /// instead, and the sleepers wake once nobody refills, or when the consumer runs dry
+    /// ([`Channel::wake_sleepers`]).
+    fn room_made(&self, position: usize) {
+        if !self.ordered && self.spinning.load(Ordering::Relaxed) > 0 && position + 1 < self.total {
+            self.slot(position + 1)
+                .stamp
+                .fetch_or(PRODUCER_WAITS, Ordering::AcqRel);
+        } else {
+            self.wake_producers();
+        }
+    }
+
+    /// Wakes the producers that sleep for room, if any: the consumer is about to wait.
+    pub fn wake_sleepers(&self) {
+        if self.sleepers.load(Ordering::Relaxed) > 0 {
+            self.wake_producers();
+        }
+    }
+
     fn wake_producers(&self) {
         let _guard = lock(&self.sleep);
-        // Sleepers set the flag again under `sleep` if they still find no room.
-        self.taken.fetch_and(!ASLEEP, Ordering::AcqRel);
         self.room.notify_all();
     }
 
     /// Whether a producer should leave batch `seq` to a later round instead of computing it
     /// now. `on_consumer` says the producer runs on the consumer's thread, inside its help.
     ///
-    /// On the consumer's thread: skip if a batch is ready, so that the consumer goes back to
-    /// delivering it. Elsewhere: skip only while the consumer helps and there is no room (a push
-    /// would have to overshoot the bound, since it may not wait then).
-    ///
-    /// Ordered, a producer that finds no room for `seq` (the next batch number) waits here
-    /// first, before it takes that number: waiting without a batch in hand, it may sleep
-    /// without the consumer ever waiting for it.
+    /// On the consumer's thread: skip if there is no room or a batch is ready, so that the
+    /// consumer goes back to delivering. Elsewhere never; but ordered, a producer that finds no
+    /// room for `seq` (the next batch number) waits here first, before it takes that number:
+    /// waiting without a batch in hand, it may sleep without the consumer ever waiting for it.
     pub fn should_skip(&self, seq: usize, on_consumer: bool) -> bool {
-        let taken = self.taken.load(Ordering::Acquire);
-        if !on_consumer && taken & HELPING == 0 {
-            if self.ordered && !self.has_room(seq, taken) {
-                self.wait_for_room(|| seq, true);
+        if !on_consumer {
+            if self.ordered && self.room_for(seq) == Compare::Less {
+                self.wait_for_room(|| seq, |seq| self.refill_target(seq), true);
             }
             return false;
         }
-        let position = if self.ordered {
-            seq
-        } else {
-            self.arrivals.load(Ordering::Relaxed)
-        };
-        let no_room = !self.has_room(position, taken);
-        if on_consumer {
-            let next = taken / ONE;
-            no_room || (next < self.total && (self.in_slot(next) || self.in_overflow(next)))
-        } else {
-            no_room
-        }
+        let next = self.head.load(Ordering::Relaxed);
+        self.room_for(self.next_position(seq)) == Compare::Less
+            || (next < self.total && (self.in_slot(next) || self.in_overflow(next)))
     }
 
-    /// Whether to wake the sleeping producers once `delivered` batches are taken. Not after
-    /// every take: a producer woken for one free place pushes one batch and sleeps again, a
-    /// wake-up per batch. Wake them once half the room is free, so that each wake-up fills
-    /// several places; unordered, only if no producer is awake to refill it (sleepers hold no
-    /// position, so the consumer never waits for one). Ordered, a sleeper may hold the batch
-    /// the consumer needs: wake them also whenever it is about to run dry.
-    fn worth_waking(&self, delivered: usize) -> bool {
-        let half = (self.capacity / 2).max(1);
-        if self.ordered {
-            delivered.is_multiple_of(half) || !self.in_slot(delivered)
-        } else {
-            delivered.is_multiple_of(half) && self.spinning.load(Ordering::Relaxed) == 0
-        }
-    }
-
-    /// Position `position`, if it has arrived.
+    /// Position `position`, if it has arrived; its slot is then free for the next lap.
     fn take_at(&self, position: usize) -> Option<T> {
         let slot = self.slot(position);
-        if slot.stamp.load(Ordering::Acquire) & !WAITING == filled(position) {
-            let item = lock(&slot.item).take();
-            // Published to producers by the release of the count's increment.
-            slot.stamp.store(EMPTY, Ordering::Relaxed);
-            return item;
+        let item = if slot.stamp.load(Ordering::Acquire) & !WAIT_BITS == full(position) {
+            lock(&slot.item).take()
+        } else {
+            if self.overflow_len.load(Ordering::Acquire) == 0 {
+                return None;
+            }
+            let mut overflow = lock(&self.overflow);
+            let index = overflow.iter().position(|(p, _)| *p == position)?;
+            self.overflow_len.fetch_sub(1, Ordering::Release);
+            Some(overflow.swap_remove(index).1)
+        };
+        let stamp = slot
+            .stamp
+            .swap(free(position + self.capacity), Ordering::AcqRel);
+        if stamp & PRODUCER_WAITS != 0 {
+            self.room_made(position);
         }
-        if self.overflow_len.load(Ordering::Acquire) == 0 {
-            return None;
-        }
-        let mut overflow = lock(&self.overflow);
-        let index = overflow.iter().position(|(p, _)| *p == position)?;
-        self.overflow_len.fetch_sub(1, Ordering::Release);
-        Some(overflow.swap_remove(index).1)
+        item
     }
 
     fn deliver(&self, position: usize, item: T) -> Recv<T> {
-        let before = self.taken.fetch_add(ONE, Ordering::AcqRel);
-        if before & ASLEEP != 0 && self.worth_waking(position + 1) {
-            self.wake_producers();
-        }
+        self.head.store(position + 1, Ordering::Release);
         Recv::Item(item)
     }
 
@@ -417,8 +463,8 @@ impl<T> Channel<T> {
 
     /// Takes the next batch if one is deliverable, without waiting.
     pub fn try_recv(&self) -> Recv<T> {
-        // Only the consumer changes the count.
-        let next = self.taken.load(Ordering::Relaxed) / ONE;
+        // Only the consumer changes it.
+        let next = self.head.load(Ordering::Relaxed);
         if self.is_stopped() {
             return self.stopped_recv(next);
         }
@@ -441,20 +487,17 @@ impl<T> Channel<T> {
         Recv::Empty
     }
 
-    /// Takes the next batch, waiting for it. While nothing is deliverable, `help` is called
-    /// (with producers told not to wait) as long as it returns `true`; then the consumer sleeps
-    /// until a batch, a failure or the end arrives.
+    /// Takes the next batch, waiting for it. While nothing is deliverable, `help` is called as
+    /// long as it returns `true`; then the consumer sleeps until a batch, a failure or the end
+    /// arrives.
     pub fn recv(&self, mut help: impl FnMut() -> bool) -> Recv<T> {
+        self.wake_sleepers();
         loop {
             match self.try_recv() {
                 Recv::Empty => {}
                 other => return other,
             }
-            let helped = {
-                let _helping = HelpingGuard::begin(self);
-                help()
-            };
-            if !helped {
+            if !help() {
                 break;
             }
         }
@@ -470,14 +513,18 @@ impl<T> Channel<T> {
     /// Sleeps until the next batch may have arrived, the epoch stopped or closed (or spuriously).
     fn sleep_for_next(&self) {
         let guard = lock(&self.sleep);
-        let next = self.taken.load(Ordering::Relaxed) / ONE;
+        let next = self.head.load(Ordering::Relaxed);
         if next >= self.total {
             return;
         }
-        let stamp = self.slot(next).stamp.fetch_or(WAITING, Ordering::AcqRel);
-        // A push into the slot swaps the stamp after this or before: it sees `WAITING`, or we
-        // see its stamp. Overflow pushes, stops and the close always notify under `sleep`.
-        if stamp & !WAITING == filled(next)
+        let stamp = self
+            .slot(next)
+            .stamp
+            .fetch_or(CONSUMER_WAITS, Ordering::AcqRel);
+        // A push into the slot adds to the stamp after this or before: it sees our bit, or we
+        // see its stamp. Stops and the close always notify under `sleep`; overflow pushes come
+        // from this very thread.
+        if stamp & !WAIT_BITS == full(next)
             || self.stopped.load(Ordering::Relaxed)
             || self.closed.load(Ordering::Acquire)
             || self.in_overflow(next)
@@ -485,18 +532,6 @@ impl<T> Channel<T> {
             return;
         }
         drop(self.ready.wait(guard).unwrap_or_else(|e| e.into_inner()));
-    }
-
-    fn set_helping(&self, helping: bool) {
-        if helping {
-            let before = self.taken.fetch_or(HELPING, Ordering::AcqRel);
-            if before & ASLEEP != 0 {
-                // A waiting producer may be the very work the consumer's help waits for.
-                self.wake_producers();
-            }
-        } else {
-            self.taken.fetch_and(!HELPING, Ordering::AcqRel);
-        }
     }
 
     /// Stops the epoch (under `sleep`, which the caller holds) and wakes everyone.
@@ -553,10 +588,10 @@ impl<T> Channel<T> {
     }
 }
 
-/// The one producer that waits for room awake; the others sleep at once. Spinning producers
-/// take the CPU from the consumer on a busy machine, and one is enough to refill the buffer as
-/// it drains: the sleepers are woken when the consumer is about to run dry, or once half the
-/// room is free if nobody spins.
+/// Counts a producer that waits for room awake. The count tells the consumer whether someone
+/// is awake to refill the buffer; ordered producers that wait before taking a batch number
+/// leave the polling to one of them, since polling takes the CPU from the consumer on a busy
+/// machine.
 struct Spinner<'c>(&'c AtomicUsize);
 
 impl<'c> Spinner<'c> {
@@ -578,22 +613,6 @@ impl<'c> Spinner<'c> {
 impl Drop for Spinner<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Marks the consumer as helping for the duration of one `help` call, even if it unwinds.
-struct HelpingGuard<'c, T>(&'c Channel<T>);
-
-impl<'c, T> HelpingGuard<'c, T> {
-    fn begin(channel: &'c Channel<T>) -> Self {
-        channel.set_helping(true);
-        Self(channel)
-    }
-}
-
-impl<T> Drop for HelpingGuard<'_, T> {
-    fn drop(&mut self) {
-        self.0.set_helping(false);
     }
 }
 
@@ -706,7 +725,7 @@ mod tests {
     }
 
     #[test]
-    fn while_the_consumer_helps_pushes_never_wait() {
+    fn batches_the_consumer_makes_never_wait() {
         let ch = Channel::new(1, true, 3);
         let mut pushed = false;
         let got = ch.recv(|| {
@@ -716,12 +735,16 @@ mod tests {
             pushed = true;
             // No room for batch 2: the consumer's thread leaves it for later.
             assert!(ch.should_skip(2, true));
-            // Batch 1 is beyond the window of one, yet the push does not wait.
-            ch.push(1, 1, true).unwrap();
-            ch.push(0, 0, true).unwrap();
+            // Batch 1 is beyond the window of one, yet the consumer's own push does not wait.
+            ch.push(1, 1, false).unwrap();
+            ch.push(0, 0, false).unwrap();
             true
         });
         assert!(matches!(got, Recv::Item(0)));
         assert!(matches!(ch.try_recv(), Recv::Item(1)));
+        // Batch 2's place is free again once batch 1 left the overflow.
+        ch.push(2, 2, true).unwrap();
+        assert!(matches!(ch.try_recv(), Recv::Item(2)));
+        assert!(matches!(ch.try_recv(), Recv::Finished));
     }
 }

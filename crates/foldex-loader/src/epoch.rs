@@ -9,12 +9,12 @@
 //! every batch below a producer's is already finished or being computed by a producer that does
 //! not wait, so the batch the consumer needs next is always on its way.
 //!
-//! **Rounds.** A slot may leave its batch for later (see [`Channel::should_skip`]): on the
-//! consumer's thread, which helps for one batch at most per call so that it goes back to
-//! delivering, and on a worker while the consumer helps and the buffer is full, so that a
-//! consumer waiting inside the executor's `help` for that worker never waits forever. The driver
-//! runs the job again over the batches nobody took, until every batch is taken. Without helping
-//! there is one round.
+//! **Rounds.** A slot on the consumer's thread may leave its batch for later (see
+//! [`Channel::should_skip`]): the consumer helps for one batch at most per call, and none when
+//! there is no room or a batch is ready, so that it goes back to delivering. Slots on other
+//! threads never skip; they wait for room, which is safe because `Executor::help` never waits
+//! for them. If the executor's fold returns with batches nobody took, the driver runs the job
+//! again over those, until every batch is taken. Without helping there is one round.
 
 use crate::channel::Channel;
 use crate::failure::take_loading;
@@ -118,10 +118,9 @@ impl<P: Produce> Epoch<P> {
             return false;
         }
         // The buffer comes before the ticket, so that the batch the consumer needs next never
-        // waits for one (see `ring.rs`). The consumer's own thread never waits for a buffer,
-        // and neither does anyone while it helps.
+        // waits for one (see `ring.rs`). The consumer's own thread never waits for a buffer.
         let channel = &self.channel;
-        let may_wait = || !on_consumer && !channel.is_stopped() && !channel.is_helping();
+        let may_wait = || !on_consumer && !channel.is_stopped();
         let Some(buffer) = self.producer.buffer(may_wait) else {
             return false;
         };

@@ -57,7 +57,7 @@ pub(crate) struct Ring<I, B> {
 }
 
 /// How long a waiting producer sleeps before it checks again whether it may still wait (the
-/// consumer may have started helping, which the ring is not told about).
+/// epoch may have stopped, which the ring is not told about).
 const RECHECK: Duration = Duration::from_millis(1);
 
 impl<I, B: Default> Ring<I, B> {

@@ -88,11 +88,11 @@ fn cancellation_wakes_a_blocked_producer() {
     });
 }
 
-/// A producer held back by the window wakes when the consumer starts helping (the consumer may
-/// be waiting inside the executor for that very producer), and the consumer's own batch never
-/// waits either.
+/// While the consumer helps, a producer held back by the window goes on waiting (a helping
+/// consumer never waits for it), the consumer's own batch never waits, and the producer wakes
+/// once the consumer takes that batch and makes room.
 #[test]
-fn helping_releases_producers_that_wait_for_the_window() {
+fn a_helping_consumer_makes_its_own_batch_and_room() {
     model(|| {
         let ch = Arc::new(Channel::new(1, true, 2));
         let producer = {
@@ -115,8 +115,7 @@ fn helping_releases_producers_that_wait_for_the_window() {
     });
 }
 
-/// A failure reaches a consumer that is asleep, and wakes a producer that waits for room
-/// (which may also have pushed while the consumer was briefly helping: no push waits then).
+/// A failure reaches a consumer that is asleep, and wakes a producer that waits for room.
 #[test]
 fn failure_wakes_the_consumer_and_stops_producers() {
     model(|| {
@@ -208,5 +207,35 @@ fn cancel_drops_buffered_and_late_batches() {
         ch.cancel();
         producer.join().unwrap();
         assert_eq!(std::sync::Arc::strong_count(&token), 1);
+    });
+}
+
+/// Unordered, two producers and room for two: a sleeping producer's registration may be passed
+/// on by the consumer while the other producer is awake, and every batch still arrives once
+/// with nobody asleep at the end.
+#[test]
+fn unordered_passed_on_registrations_are_not_lost() {
+    model(|| {
+        let ch = Arc::new(Channel::new(2, false, 3));
+        let first = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || (0..2).for_each(|i| ch.push(i, i, true).unwrap()))
+        };
+        let second = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || ch.push(2, 2, true).unwrap())
+        };
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            match ch.recv(|| false) {
+                Recv::Item(x) => got.push(x),
+                other => panic!("expected an item, got {other:?}"),
+            }
+        }
+        assert!(matches!(ch.recv(|| false), Recv::Finished));
+        first.join().unwrap();
+        second.join().unwrap();
+        got.sort_unstable();
+        assert_eq!(got, [0, 1, 2]);
     });
 }
