@@ -10,6 +10,7 @@ use crate::ring::{Reused, Ring};
 use crate::shard::{Shard, Tail};
 use crate::state::{LoaderState, Received, ResumeError, Schedule};
 use crate::stats::{ConsumerStats, Recorder, Stats};
+use crate::sync::Backoff;
 use foldex_core::{ConfigError, Executor};
 use foldex_threaded::ThreadedEx;
 use std::any::Any;
@@ -666,10 +667,6 @@ impl fmt::Display for IterError {
 
 impl std::error::Error for IterError {}
 
-/// How many times the consumer looks for a batch, yielding in between, before it helps or
-/// sleeps.
-const POLL_ROUNDS: usize = 16;
-
 /// One epoch of a [`Loader`]: its batches, as they are loaded.
 ///
 /// An [`ExactSizeIterator`] (progress bars work on it). Dropping it early cancels the epoch: no
@@ -751,14 +748,18 @@ impl<B> Iter<B> {
     /// Takes the next batch without sleeping; when none is there, polls a little first, since
     /// with cheap items the next one is usually microseconds away, and a sleep and wake-up (or
     /// a round of helping) costs more than that.
+    ///
+    /// It spins first and yields only a few times: a yield on a machine whose cores are busy
+    /// with producers may give the core away for a whole time slice, while the producers wait
+    /// for room that only this thread makes.
     fn poll(&self) -> Recv<Delivered<B>> {
-        for _ in 0..POLL_ROUNDS {
+        let mut backoff = Backoff::new();
+        loop {
             match self.channel.try_recv() {
-                Recv::Empty => std::thread::yield_now(),
+                Recv::Empty if backoff.snooze() => {}
                 other => return other,
             }
         }
-        self.channel.try_recv()
     }
 
     /// Waits for the next batch: polls, then helps the executor or sleeps.

@@ -210,11 +210,11 @@ fn cancel_drops_buffered_and_late_batches() {
     });
 }
 
-/// Unordered, two producers and room for two: a sleeping producer's registration may be passed
-/// on by the consumer while the other producer is awake, and every batch still arrives once
-/// with nobody asleep at the end.
+/// Unordered, two producers and room for two: producers holding finished batches sleep for a
+/// free place, in whichever slot comes next, and every batch arrives once with nobody asleep at
+/// the end.
 #[test]
-fn unordered_passed_on_registrations_are_not_lost() {
+fn unordered_producers_sleeping_for_any_place_all_wake() {
     model(|| {
         let ch = Arc::new(Channel::new(2, false, 3));
         let first = {
