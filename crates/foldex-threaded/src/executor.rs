@@ -144,11 +144,13 @@ impl Executor for ThreadedEx {
         self.with_pool(Pool::is_worker_thread)
     }
 
-    /// Runs one queued task of this executor's pool on the calling thread, and never waits:
-    /// from outside the pool the task's whole range runs here as one leaf, since halves forked
-    /// from here would have to be waited for, perhaps on workers that are themselves waiting
-    /// for this thread (a loader's consumer, blocked producers). A pool worker (a fold nested
-    /// in one of its tasks) forks and helps as usual.
+    /// Runs one queued task of this executor's pool on the calling thread, and never waits.
+    /// From outside the pool it takes only a task a worker forked, and only while no worker is
+    /// idle (a fold submitted from outside, or a task an idle worker was woken for, is left to
+    /// the workers, who would otherwise sit idle while this thread runs it alone), and runs the task's whole range here as one leaf, since halves forked from here
+    /// would have to be waited for, perhaps on workers that are themselves waiting for this
+    /// thread (a loader's consumer, blocked producers). A pool worker (a fold nested in one of
+    /// its tasks) forks and helps as usual.
     fn help(&self) -> bool {
         self.with_pool(|pool| {
             let ctx = Context::current(pool.registry());

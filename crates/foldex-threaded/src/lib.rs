@@ -37,8 +37,10 @@
 //! (tested in `tests/pool.rs`).
 //!
 //! **Helping from outside.** [`Executor::help`](foldex_core::Executor::help) called by a
-//! thread outside the pool (a loader's consumer with an empty buffer) runs the range of the
-//! task it takes as one leaf, however long: it has no deque, so halves it forked could only be
+//! thread outside the pool (a loader's consumer with an empty buffer) takes only a task that a
+//! worker forked, and only while no worker is idle; never a fold still waiting in the injector
+//! for the workers, nor a task an idle worker was woken for. It runs its
+//! range as one leaf, however long: it has no deque, so halves it forked could only be
 //! waited for, perhaps on workers that are themselves blocked until this thread returns. So
 //! `help` never forks and never blocks on anyone.
 //!

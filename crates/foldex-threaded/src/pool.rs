@@ -44,6 +44,11 @@ impl Registry {
 
     /// One task from the injector or any worker's deque, probing from `start`.
     fn steal(&self, start: usize) -> Option<TaskRef> {
+        self.steal_from(start, true)
+    }
+
+    /// A task from the workers' deques, and from the injector too if `injected`.
+    fn steal_from(&self, start: usize, injected: bool) -> Option<TaskRef> {
         let n = self.stealers.len();
         loop {
             let mut retry = false;
@@ -54,10 +59,12 @@ impl Registry {
                     Steal::Empty => {}
                 }
             }
-            match self.injector.steal() {
-                Steal::Success(task) => return Some(task),
-                Steal::Retry => retry = true,
-                Steal::Empty => {}
+            if injected {
+                match self.injector.steal() {
+                    Steal::Success(task) => return Some(task),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
             }
             if !retry {
                 return None;
@@ -165,11 +172,19 @@ impl<'r> Context<'r> {
         self.registry().sleep.notify_work();
     }
 
-    /// Any task of the pool this thread may run now.
+    /// Any task of the pool this thread may run now. Outside the pool, only a task a worker
+    /// forked: a fold submitted from outside waits in the injector for the workers, since a
+    /// helper from outside runs what it takes as one leaf, and taking a whole fold that way
+    /// would leave the workers idle (a loader's consumer polling for batches took every
+    /// round's root before a parked worker woke, and the epoch ran on one thread).
+    ///
+    /// Nor while a worker is idle: every push woke one, and a forked task is a share of a fold
+    /// that a worker can run with all its splitting, while a helper runs it as a single leaf.
     pub(crate) fn find_work(&self) -> Option<TaskRef> {
         match self {
             Self::Worker(w) => w.find_work(),
-            Self::Outside(r) => r.steal(0),
+            Self::Outside(r) if r.sleep.any_idle() => None,
+            Self::Outside(r) => r.steal_from(0, false),
         }
     }
 

@@ -95,6 +95,11 @@ impl Sleep {
         }
     }
 
+    /// Whether some worker is idle: about to sleep, asleep, or woken and not yet back at work.
+    pub fn any_idle(&self) -> bool {
+        self.idle.load(Ordering::SeqCst) > 0
+    }
+
     /// Wakes every worker, idle or not yet (for shutting the pool down: call after setting the
     /// flag the workers check).
     pub fn notify_all(&self) {

@@ -122,62 +122,73 @@ fn help_runs_a_queued_task_on_the_calling_thread() {
 
 /// `help` from outside the pool runs the task it takes as one piece: it forks nothing that it
 /// would then have to wait for (perhaps on workers waiting for this very thread, as a loader's
-/// producers wait for its consumer), so nothing is queued while it runs, and it never blocks.
+/// producers wait for its consumer), so it never blocks. It takes only what a worker forked: a
+/// fold submitted from outside stays in the injector for the workers.
 #[test]
-fn help_from_outside_runs_its_task_whole_and_queues_nothing() {
+fn help_from_outside_runs_a_forked_task_whole_and_leaves_submitted_folds_to_the_workers() {
     watchdog("help runs its task whole", || {
         let ex = ThreadedEx::new().threads(1).basesize(1);
         let release = AtomicBool::new(false);
         let (started_tx, started) = std::sync::mpsc::channel();
         let main = thread::current().id();
-        let ran_on = Mutex::new(Vec::new());
-        let nested_help_found_work = Mutex::new(None);
+        let ran_on = Mutex::new(vec![None; 16]);
         thread::scope(|s| {
-            // Occupies the single worker: it forks item 1 and blocks in item 0.
+            // The single worker splits 0..16 down to item 0 and blocks there: the halves 8..16,
+            // 4..8, 2..4 and 1..2 wait in its deque, oldest (largest) first for thieves.
             let blocker = s.spawn(|| {
-                ex.for_each(0..2usize, |i| {
+                ex.for_each(0..16usize, |i| {
                     if i == 0 {
                         started_tx.send(()).unwrap();
                         while !release.load(Ordering::Acquire) {
                             thread::yield_now();
                         }
                     }
+                    ran_on.lock().unwrap()[i] = Some(thread::current().id());
                 })
             });
             started.recv().unwrap();
-            // Item 1, the only queued task.
-            while !ex.help() {
-                thread::yield_now();
-            }
-            let folding = s.spawn(|| {
-                ex.map_reduce(
-                    0..8usize,
-                    |i| {
-                        if i == 0 && thread::current().id() == main {
-                            *nested_help_found_work.lock().unwrap() = Some(ex.help());
-                        }
-                        ran_on.lock().unwrap().push(thread::current().id());
-                        i
-                    },
-                    || 0,
-                    |a, b| a + b,
-                )
-            });
-            // The worker is blocked, so this takes the whole fold of 8 items.
-            while !ex.help() {
-                thread::yield_now();
-            }
+            // A fold submitted from outside while the worker is busy: `help` must leave it.
+            let submitted = s.spawn(|| ex.map_reduce(0..8usize, |i| i, || 0, |a, b| a + b));
+            assert!(ex.help(), "help found none of the forked halves");
             release.store(true, Ordering::Release);
-            assert_eq!(folding.join().unwrap(), 28);
             blocker.join().unwrap();
+            assert_eq!(submitted.join().unwrap(), 28);
         });
         let ran_on = ran_on.into_inner().unwrap();
-        assert_eq!(ran_on, vec![main; 8], "every item ran inside `help`");
-        assert_eq!(
-            nested_help_found_work.into_inner().unwrap(),
-            Some(false),
-            "the helper queued part of its task instead of running it"
+        assert!(
+            ran_on[8..].iter().all(|t| *t == Some(main)),
+            "help took the oldest forked half, 8..16, and ran all of it: {ran_on:?}"
         );
+        assert!(ran_on[..8].iter().all(|t| *t != Some(main) && t.is_some()));
+    });
+}
+
+/// While the pool's only worker is busy, a fold submitted from outside waits for it: `help`
+/// finds nothing to take.
+#[test]
+fn help_from_outside_does_not_take_a_submitted_fold() {
+    watchdog("help leaves submitted folds", || {
+        let ex = ThreadedEx::new().threads(1).basesize(1);
+        let release = AtomicBool::new(false);
+        let (started_tx, started) = std::sync::mpsc::channel();
+        thread::scope(|s| {
+            let blocker = s.spawn(|| {
+                ex.for_each(0..1usize, |_| {
+                    started_tx.send(()).unwrap();
+                    while !release.load(Ordering::Acquire) {
+                        thread::yield_now();
+                    }
+                })
+            });
+            started.recv().unwrap();
+            let submitted = s.spawn(|| ex.map_reduce(0..8usize, |i| i, || 0, |a, b| a + b));
+            // Give the submission time to reach the injector; `help` must still find nothing.
+            thread::sleep(std::time::Duration::from_millis(20));
+            assert!(!ex.help(), "help took a fold submitted from outside");
+            release.store(true, Ordering::Release);
+            blocker.join().unwrap();
+            assert_eq!(submitted.join().unwrap(), 28);
+        });
     });
 }
 
