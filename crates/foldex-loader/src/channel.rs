@@ -119,20 +119,22 @@ pub struct Channel<T> {
     overflow: Mutex<Vec<(usize, T)>>,
     /// `overflow.len()`, so that the consumer looks there only when something is in it.
     overflow_len: AtomicUsize,
-    /// How many producers wait for room awake, spinning and yielding.
-    spinning: AtomicUsize,
+    /// How many producers wait for room awake, spinning and yielding. Like every field that
+    /// changes while the epoch runs, on its own cache line: the consumer reads the read-mostly
+    /// ones on every take.
+    spinning: CachePadded<AtomicUsize>,
     /// How many producers sleep for room; changed under `sleep`.
-    sleepers: AtomicUsize,
+    sleepers: CachePadded<AtomicUsize>,
     /// The producers have stopped, by cancellation or failure. Set under `sleep`.
     stopped: AtomicBool,
     /// No more pushes will come.
     closed: AtomicBool,
     /// For sleeping only; holds the first failure.
-    sleep: Mutex<Option<PanicPayload>>,
+    sleep: CachePadded<Mutex<Option<PanicPayload>>>,
     /// Producers wait here for room.
-    room: Condvar,
+    room: CachePadded<Condvar>,
     /// The consumer waits here for a batch.
-    ready: Condvar,
+    ready: CachePadded<Condvar>,
     capacity: usize,
     ordered: bool,
     total: usize,
@@ -156,13 +158,13 @@ impl<T> Channel<T> {
             tail: CachePadded::new(AtomicUsize::new(0)),
             overflow: Mutex::new(Vec::new()),
             overflow_len: AtomicUsize::new(0),
-            spinning: AtomicUsize::new(0),
-            sleepers: AtomicUsize::new(0),
+            spinning: CachePadded::new(AtomicUsize::new(0)),
+            sleepers: CachePadded::new(AtomicUsize::new(0)),
             stopped: AtomicBool::new(false),
             closed: AtomicBool::new(false),
-            sleep: Mutex::new(None),
-            room: Condvar::new(),
-            ready: Condvar::new(),
+            sleep: CachePadded::new(Mutex::new(None)),
+            room: CachePadded::new(Condvar::new()),
+            ready: CachePadded::new(Condvar::new()),
             capacity,
             ordered,
             total,
