@@ -2,7 +2,6 @@
 
 use crate::erased::Partial;
 use crate::executor::Job;
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Splits `range` into two halves, or returns `None` when it is not longer than `basesize`
@@ -46,9 +45,10 @@ pub fn chunk(len: usize, chunk: usize, index: usize) -> Range<usize> {
 
 /// Combines the partials of numbered chunks that arrive in any order, in index order.
 ///
-/// Partials are combined as soon as they are adjacent to the finished prefix, so it holds only
-/// the chunks that finished ahead of a slower one to their left: at most the number of chunks
-/// in flight.
+/// Partials are combined as soon as they are adjacent to the finished prefix or to another
+/// finished chunk, so it holds one partial per *gap*: per run of consecutive chunks that
+/// finished ahead of a slower one to their left. A fold whose chunks finish roughly in order
+/// holds one or two, and allocates nothing after its first out-of-order chunk.
 ///
 /// ```
 /// # use foldex_core::{OrderedCombiner, Job};
@@ -64,7 +64,16 @@ pub fn chunk(len: usize, chunk: usize, index: usize) -> Range<usize> {
 pub struct OrderedCombiner<'a> {
     next: usize,
     prefix: Option<Partial<'a>>,
-    waiting: BTreeMap<usize, Partial<'a>>,
+    /// Finished runs of chunks past `next`, sorted, disjoint, none touching another.
+    waiting: Vec<Waiting<'a>>,
+}
+
+/// Chunks `start..end`, combined into one partial (`None` only in the middle of a combine).
+#[derive(Debug)]
+struct Waiting<'a> {
+    start: usize,
+    end: usize,
+    partial: Option<Partial<'a>>,
 }
 
 impl Default for OrderedCombiner<'_> {
@@ -79,15 +88,15 @@ impl<'a> OrderedCombiner<'a> {
         Self {
             next: 0,
             prefix: None,
-            waiting: BTreeMap::new(),
+            waiting: Vec::new(),
         }
     }
 
     /// Receives the partial of chunk number `index` (each number once).
     pub fn push(&mut self, job: &dyn Job<'a>, index: usize, partial: Partial<'a>) {
+        assert!(index >= self.next, "chunk {index} was combined twice");
         if index != self.next {
-            let previous = self.waiting.insert(index, partial);
-            assert!(previous.is_none(), "chunk {index} was combined twice");
+            self.set_aside(job, index, partial);
             return;
         }
         let mut acc = match self.prefix.take() {
@@ -95,11 +104,56 @@ impl<'a> OrderedCombiner<'a> {
             None => partial,
         };
         self.next += 1;
-        while let Some(partial) = self.waiting.remove(&self.next) {
-            acc = job.combine(acc, partial);
-            self.next += 1;
+        if self.waiting.first().is_some_and(|w| w.start == self.next) {
+            let run = self.waiting.remove(0);
+            acc = job.combine(acc, run.partial.expect("a waiting run holds its partial"));
+            self.next = run.end;
         }
         self.prefix = Some(acc);
+    }
+
+    /// Keeps chunk `index` (past the prefix), merged into the runs it touches.
+    fn set_aside(&mut self, job: &dyn Job<'a>, index: usize, partial: Partial<'a>) {
+        // The first run that starts after `index`.
+        let at = self.waiting.partition_point(|w| w.start <= index);
+        let joins_left = at > 0 && {
+            let left = &self.waiting[at - 1];
+            assert!(left.end <= index, "chunk {index} was combined twice");
+            left.end == index
+        };
+        let joins_right = self.waiting.get(at).is_some_and(|w| w.start == index + 1);
+        match (joins_left, joins_right) {
+            (false, false) => self.waiting.insert(
+                at,
+                Waiting {
+                    start: index,
+                    end: index + 1,
+                    partial: Some(partial),
+                },
+            ),
+            (true, false) => Self::extend(&mut self.waiting[at - 1], job, partial, index + 1),
+            (false, true) => {
+                let right = &mut self.waiting[at];
+                let tail = right.partial.replace(partial);
+                let end = right.end;
+                Self::extend(right, job, tail.expect("a waiting run holds its partial"), end);
+                right.start = index;
+            }
+            (true, true) => {
+                let right = self.waiting.remove(at);
+                let left = &mut self.waiting[at - 1];
+                Self::extend(left, job, partial, index + 1);
+                let tail = right.partial.expect("a waiting run holds its partial");
+                Self::extend(left, job, tail, right.end);
+            }
+        }
+    }
+
+    /// Appends `partial`, the chunks up to `end`, to `run`.
+    fn extend(run: &mut Waiting<'a>, job: &dyn Job<'a>, partial: Partial<'a>, end: usize) {
+        let head = run.partial.take().expect("a waiting run holds its partial");
+        run.partial = Some(job.combine(head, partial));
+        run.end = end;
     }
 
     /// How many chunks, from chunk 0 on, are combined so far.

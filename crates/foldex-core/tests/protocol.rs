@@ -173,3 +173,10 @@ fn a_dropped_task_releases_its_scope_without_running() {
     );
     assert_eq!(ran.load(Ordering::SeqCst), 0);
 }
+
+#[test]
+#[should_panic(expected = "chunk 2 was combined twice")]
+fn a_chunk_combined_twice_is_refused() {
+    // Chunks 3, 1 and 2 merge into one waiting run 1..4; chunk 2 again falls inside it.
+    Concat.collect_in(vec![3, 1, 2, 2]);
+}
