@@ -136,7 +136,12 @@ impl<'a> OrderedCombiner<'a> {
                 let right = &mut self.waiting[at];
                 let tail = right.partial.replace(partial);
                 let end = right.end;
-                Self::extend(right, job, tail.expect("a waiting run holds its partial"), end);
+                Self::extend(
+                    right,
+                    job,
+                    tail.expect("a waiting run holds its partial"),
+                    end,
+                );
                 right.start = index;
             }
             (true, true) => {

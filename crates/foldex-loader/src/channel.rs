@@ -156,7 +156,9 @@ impl<T> Channel<T> {
                 .collect(),
             head: CachePadded::new(AtomicUsize::new(0)),
             tail: CachePadded::new(AtomicUsize::new(0)),
-            overflow: Mutex::new(Vec::new()),
+            // Rarely more than one batch: reserved up front, so that the consumer's first batch
+            // put aside allocates nothing mid-epoch.
+            overflow: Mutex::new(Vec::with_capacity(4)),
             overflow_len: AtomicUsize::new(0),
             spinning: CachePadded::new(AtomicUsize::new(0)),
             sleepers: CachePadded::new(AtomicUsize::new(0)),

@@ -130,11 +130,12 @@ impl<P: Produce> Epoch<P> {
         }
         match panic::catch_unwind(AssertUnwindSafe(|| self.compute(buffer, t))) {
             Ok(Some(delivered)) => {
-                let items = delivered.items;
+                // Counted before the hand-over, so that the consumer never holds a batch the
+                // counts do not show yet (the stats read pushed minus delivered as occupancy).
+                // Only a stopped epoch, whose figures no longer matter, counts one too many.
+                run.pushed(delivered.items);
                 // `Err` means the epoch was stopped meanwhile; the batch is dropped here.
-                if self.channel.push(t, delivered, !on_consumer).is_ok() {
-                    run.pushed(items);
-                }
+                drop(self.channel.push(t, delivered, !on_consumer));
             }
             Ok(None) => {}
             Err(payload) => {

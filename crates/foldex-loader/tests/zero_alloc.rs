@@ -1,8 +1,11 @@
 //! Buffer reuse allocates nothing per observation once warm: counted with an instrumented
 //! global allocator (allocations on every thread of the process count).
 
+use foldex_core::Executor;
 use foldex_loader::{in_place, Dataset, Loader};
 use foldex_seq::SequentialEx;
+use foldex_taskpool::TaskPoolEx;
+use foldex_threaded::ThreadedEx;
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use std::sync::Mutex;
@@ -29,12 +32,13 @@ impl Dataset for Floats {
     }
 }
 
-/// Allocations while the consumer takes batches `from..to` of an epoch, after a warm-up epoch.
+/// Allocations while the consumer takes batches `from..to` of an epoch, after a warm-up epoch,
+/// and how many observations the consumer's own thread loaded meanwhile (helping).
 fn allocations_in_steady_state(
     loader: &Loader<Floats, foldex_loader::VecCollate, foldex_loader::Reuse>,
     from: usize,
     to: usize,
-) -> usize {
+) -> (usize, u64) {
     // Warm-up: hold a dozen batches at once, so that the ring makes more buffers than are
     // ever out at once afterwards, then let every buffer take its turns (first freed, first
     // reused) until the epoch ends. The ring lives as long as the loader.
@@ -48,36 +52,76 @@ fn allocations_in_steady_state(
     for batch in iter.by_ref().take(from) {
         checksum += batch[0][0];
     }
+    let helped_before = on_this_thread(&iter.stats());
     let region = Region::new(GLOBAL);
     for batch in iter.by_ref().take(to - from) {
         checksum += batch[0][0];
     }
     let allocations = region.change().allocations;
+    let helped = on_this_thread(&iter.stats()) - helped_before;
     iter.for_each(drop);
     assert!(checksum > 0.0);
-    allocations
+    (allocations, helped)
 }
 
-/// On `SequentialEx`, every thread of the epoch is the loader's own (its driver, which runs the
-/// whole epoch as one round, and the consumer): any allocation counted is the loader's. Pool
-/// executors add allocations of their own (per round or per chunk of their job, in bursts, never
-/// per observation), which this process-wide counter cannot tell apart.
+/// Observations loaded on the calling thread (the consumer's help), from an epoch's stats.
+fn on_this_thread(stats: &foldex_loader::Stats) -> u64 {
+    let me = std::thread::current();
+    let name = me.name().unwrap_or("?");
+    stats
+        .workers
+        .iter()
+        .filter(|w| w.thread == name)
+        .map(|w| w.items)
+        .sum()
+}
+
+/// Once warm, an epoch allocates nothing while the consumer takes batches, on every built-in
+/// executor but one: the allocator counts every thread of the process, pool workers included.
+/// The exception is `TaskPoolEx` in foreground mode, whose consumer lends its thread one chunk
+/// at a time when it finds the buffer empty: each lending queues the consumer's next turn, one
+/// 24-byte task. That is one allocation per time the consumer ran dry, not per observation
+/// (measured: 1 to 665 per 20 000 observations); the bound below, a quarter of the
+/// observations, is what an allocation per observation would break.
 #[test]
 fn no_allocation_per_item_after_warm_up() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    for batch_size in [1, 8] {
-        let loader = Loader::new(Floats)
-            .executor(SequentialEx)
-            .batch_size(batch_size)
-            .buffer(4)
-            .reuse_buffers(true);
-        let batches = loader.len();
-        let allocations = allocations_in_steady_state(&loader, batches / 4, batches * 3 / 4);
-        let items = (batches / 2) * batch_size;
-        assert_eq!(
-            allocations, 0,
-            "batch_size {batch_size}: {allocations} allocations for {items} items"
-        );
+    let executors: Vec<(&str, std::sync::Arc<dyn Executor>, bool)> = vec![
+        ("SequentialEx", std::sync::Arc::new(SequentialEx), false),
+        (
+            "ThreadedEx",
+            std::sync::Arc::new(ThreadedEx::new().threads(2).basesize(1)),
+            false,
+        ),
+        (
+            "TaskPoolEx background",
+            std::sync::Arc::new(TaskPoolEx::new().ntasks(2).background(true)),
+            false,
+        ),
+        (
+            "TaskPoolEx",
+            std::sync::Arc::new(TaskPoolEx::new().ntasks(2)),
+            true,
+        ),
+    ];
+    for (name, executor, turns_allocate) in executors {
+        for batch_size in [1, 8] {
+            let loader = Loader::new(Floats)
+                .executor(std::sync::Arc::clone(&executor))
+                .batch_size(batch_size)
+                .buffer(4)
+                .reuse_buffers(true);
+            let batches = loader.len();
+            let (allocations, helped) =
+                allocations_in_steady_state(&loader, batches / 4, batches * 3 / 4);
+            let items = (batches / 2) * batch_size;
+            let allowed = if turns_allocate { items / 4 } else { 0 };
+            assert!(
+                allocations <= allowed,
+                "{name}, batch_size {batch_size}: {allocations} allocations for {items} items \
+                 ({helped} loaded on the consumer's thread)"
+            );
+        }
     }
 }
 

@@ -82,30 +82,32 @@ impl Shared {
         WORKER_OF.with(|id| id.get() == self.id)
     }
 
-    /// Queues the tasks `make` returns, unless `still_wanted` says (under the queue lock) that
-    /// the fold needs no more of them. Taking the decision under the lock orders it against
+    /// Queues `count` tasks that `make` makes, unless `still_wanted` says (under the queue lock)
+    /// that the fold needs no more of them. Taking the decision under the lock orders it against
     /// [`Shared::take_back`]: once a fold has taken its tasks back, no new one appears.
     pub(crate) fn push_if(
         &self,
         fold: u64,
         takers: Takers,
         still_wanted: impl FnOnce() -> bool,
-        make: impl FnOnce() -> Vec<TaskRef>,
+        count: usize,
+        mut make: impl FnMut() -> TaskRef,
     ) {
         let mut queue = self.lock();
         if !still_wanted() {
             return;
         }
-        let tasks = make();
         // A task only a helper may take would wake a worker for nothing.
         let wake = if takers.workers() {
-            tasks.len().min(queue.sleeping)
+            count.min(queue.sleeping)
         } else {
             0
         };
-        queue
-            .tasks
-            .extend(tasks.into_iter().map(|task| Queued { fold, takers, task }));
+        queue.tasks.extend((0..count).map(|_| Queued {
+            fold,
+            takers,
+            task: make(),
+        }));
         drop(queue);
         for _ in 0..wake {
             self.work.notify_one();

@@ -157,7 +157,8 @@ impl<'j, 'a> FoldRun<'j, 'a> {
             self.id,
             takers,
             || !self.exhausted(),
-            || (0..count).map(|_| self.slot(scope, takers)).collect(),
+            count,
+            || self.slot(scope, takers),
         );
     }
 
