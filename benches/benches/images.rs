@@ -143,22 +143,65 @@ fn images(c: &mut Criterion) {
 
 /// Median seconds of `rounds` runs of each of `a` and `b`, run alternately (a, b, a, b, ...)
 /// so that drift in the machine's load hits both alike.
-fn interleaved(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
+/// `a` and `b` alternated `rounds` times: each one's median time, the median of the per-round
+/// ratios `a / b` (neighbouring runs see the same machine, so the ratio cancels most drift),
+/// and a 95% bootstrap interval of that median ratio.
+fn interleaved(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> Interleaved {
     let time = |f: &mut dyn FnMut()| {
         let started = std::time::Instant::now();
         f();
         started.elapsed().as_secs_f64()
     };
     let (mut ta, mut tb) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        ta.push(time(&mut a));
-        tb.push(time(&mut b));
+    for round in 0..rounds {
+        // Alternate which goes first, so that neither always follows the other.
+        if round % 2 == 0 {
+            ta.push(time(&mut a));
+            tb.push(time(&mut b));
+        } else {
+            tb.push(time(&mut b));
+            ta.push(time(&mut a));
+        }
     }
-    let median = |v: &mut Vec<f64>| {
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    (median(&mut ta), median(&mut tb))
+    let ratios: Vec<f64> = ta.iter().zip(&tb).map(|(a, b)| a / b).collect();
+    // Bootstrap with a fixed-seed generator (splitmix64), so that a run's interval is
+    // reproducible from its times.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut medians: Vec<f64> = (0..1000)
+        .map(|_| {
+            let sample: Vec<f64> = (0..ratios.len())
+                .map(|_| ratios[(next() % ratios.len() as u64) as usize])
+                .collect();
+            median(&sample)
+        })
+        .collect();
+    medians.sort_by(f64::total_cmp);
+    Interleaved {
+        a: median(&ta),
+        b: median(&tb),
+        ratio: median(&ratios),
+        interval: (medians[25], medians[974]),
+    }
+}
+
+/// What [`interleaved`] measured.
+struct Interleaved {
+    a: f64,
+    b: f64,
+    ratio: f64,
+    interval: (f64, f64),
 }
 
 fn diagnostics_overhead(c: &mut Criterion) {
@@ -176,13 +219,15 @@ fn diagnostics_overhead(c: &mut Criterion) {
         let drain = |l: &Loader<_>| {
             black_box(l.iter().map(|b| b.len()).sum::<usize>());
         };
-        let (t_on, t_off) = interleaved(101, || drain(&on), || drain(&off));
+        let m = interleaved(301, || drain(&on), || drain(&off));
         eprintln!(
             "diagnostics_overhead interleaved, batch {batch_size}: on {:.2} ms, off {:.2} ms, \
-             on/off {:.3}",
-            t_on * 1e3,
-            t_off * 1e3,
-            t_on / t_off
+             on/off per round: median {:.3}, 95% interval {:.3}..{:.3}",
+            m.a * 1e3,
+            m.b * 1e3,
+            m.ratio,
+            m.interval.0,
+            m.interval.1
         );
     }
     let mut group = c.benchmark_group("diagnostics_overhead");
