@@ -573,10 +573,9 @@ impl<T> Channel<T> {
     }
 }
 
-/// Counts a producer that waits for room awake. The count tells the consumer whether someone
-/// is awake to refill the buffer; ordered producers that wait before taking a batch number
-/// leave the polling to one of them, since polling takes the CPU from the consumer on a busy
-/// machine.
+/// Counts a producer that waits for room awake, so that ordered producers waiting before they
+/// take a batch number can leave the polling to one of them: polling takes the CPU from the
+/// consumer on a busy machine.
 struct Spinner<'c>(&'c AtomicUsize);
 
 impl<'c> Spinner<'c> {
