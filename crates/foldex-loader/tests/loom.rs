@@ -145,27 +145,41 @@ fn failure_wakes_the_consumer_and_stops_producers() {
 fn unordered_two_producers_room_for_one() {
     model(|| {
         let ch = Arc::new(Channel::new(1, false, 2));
-        let producers: Vec<_> = [0usize, 1]
-            .into_iter()
-            .map(|i| {
-                let ch = Arc::clone(&ch);
-                thread::spawn(move || ch.push(i, i, true).unwrap())
-            })
-            .collect();
-        let mut got = Vec::new();
-        for _ in 0..2 {
-            match ch.recv(|| false) {
-                Recv::Item(x) => got.push(x),
-                other => panic!("expected an item, got {other:?}"),
-            }
-        }
-        assert!(matches!(ch.recv(|| false), Recv::Finished));
-        for p in producers {
-            p.join().unwrap();
-        }
-        got.sort_unstable();
-        assert_eq!(got, [0, 1]);
+        let producers = [vec![0], vec![1]].map(|batches| spawn_pushes(&ch, batches));
+        receive_all_once(&ch, 2, producers);
     });
+}
+
+/// A producer thread that pushes `batches` in turn.
+fn spawn_pushes(ch: &Arc<Channel<usize>>, batches: Vec<usize>) -> thread::JoinHandle<()> {
+    let ch = Arc::clone(ch);
+    thread::spawn(move || {
+        batches
+            .into_iter()
+            .for_each(|i| ch.push(i, i, true).unwrap())
+    })
+}
+
+/// Receives `total` batches and the end, joins the producers, and checks that every batch
+/// arrived exactly once.
+fn receive_all_once<const N: usize>(
+    ch: &Channel<usize>,
+    total: usize,
+    producers: [thread::JoinHandle<()>; N],
+) {
+    let mut got = Vec::new();
+    for _ in 0..total {
+        match ch.recv(|| false) {
+            Recv::Item(x) => got.push(x),
+            other => panic!("expected an item, got {other:?}"),
+        }
+    }
+    assert!(matches!(ch.recv(|| false), Recv::Finished));
+    for p in producers {
+        p.join().unwrap();
+    }
+    got.sort_unstable();
+    assert_eq!(got, (0..total).collect::<Vec<_>>());
 }
 
 /// Ordered, a producer that finds no room for the next batch number waits in `should_skip`
@@ -217,25 +231,7 @@ fn cancel_drops_buffered_and_late_batches() {
 fn unordered_producers_sleeping_for_any_place_all_wake() {
     model(|| {
         let ch = Arc::new(Channel::new(2, false, 3));
-        let first = {
-            let ch = Arc::clone(&ch);
-            thread::spawn(move || (0..2).for_each(|i| ch.push(i, i, true).unwrap()))
-        };
-        let second = {
-            let ch = Arc::clone(&ch);
-            thread::spawn(move || ch.push(2, 2, true).unwrap())
-        };
-        let mut got = Vec::new();
-        for _ in 0..3 {
-            match ch.recv(|| false) {
-                Recv::Item(x) => got.push(x),
-                other => panic!("expected an item, got {other:?}"),
-            }
-        }
-        assert!(matches!(ch.recv(|| false), Recv::Finished));
-        first.join().unwrap();
-        second.join().unwrap();
-        got.sort_unstable();
-        assert_eq!(got, [0, 1, 2]);
+        let producers = [vec![0, 1], vec![2]].map(|batches| spawn_pushes(&ch, batches));
+        receive_all_once(&ch, 3, producers);
     });
 }
