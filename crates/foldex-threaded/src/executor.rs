@@ -145,9 +145,10 @@ impl Executor for ThreadedEx {
     }
 
     /// Runs one queued task of this executor's pool on the calling thread, and never waits.
-    /// From outside the pool it takes only a task a worker forked, and only while no worker is
-    /// idle (a fold submitted from outside, or a task an idle worker was woken for, is left to
-    /// the workers, who would otherwise sit idle while this thread runs it alone), and runs the task's whole range here as one leaf, since halves forked from here
+    /// From outside the pool it takes only a task a worker forked, and only while every worker
+    /// is busy (a fold submitted from outside, or a task a worker looking for work is about to
+    /// take, is left to the workers, who would otherwise sit idle while this thread runs it
+    /// alone), and runs the task's whole range here as one leaf, since halves forked from here
     /// would have to be waited for, perhaps on workers that are themselves waiting for this
     /// thread (a loader's consumer, blocked producers). A pool worker (a fold nested in one of
     /// its tasks) forks and helps as usual.

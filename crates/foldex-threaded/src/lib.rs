@@ -38,8 +38,9 @@
 //!
 //! **Helping from outside.** [`Executor::help`](foldex_core::Executor::help) called by a
 //! thread outside the pool (a loader's consumer with an empty buffer) takes only a task that a
-//! worker forked, and only while no worker is idle; never a fold still waiting in the injector
-//! for the workers, nor a task an idle worker was woken for. It runs its
+//! worker forked, and only while every worker is busy; never a fold still waiting in the
+//! injector for the workers, nor a task a worker that is looking for work (or was woken for it)
+//! is about to take. It runs its
 //! range as one leaf, however long: it has no deque, so halves it forked could only be
 //! waited for, perhaps on workers that are themselves blocked until this thread returns. So
 //! `help` never forks and never blocks on anyone.

@@ -28,6 +28,9 @@ pub(crate) struct Registry {
     injector: Injector<TaskRef>,
     stealers: Box<[Stealer<TaskRef>]>,
     sleep: Sleep,
+    /// Workers looking for work before they count as idle. A helper from outside leaves work
+    /// to them: one of them is about to take it.
+    searching: AtomicUsize,
     terminate: AtomicBool,
 }
 
@@ -111,10 +114,15 @@ impl WorkerCtx {
     fn main_loop(&self) {
         let sleep = &self.registry.sleep;
         'outer: loop {
+            let mut searching = None;
             for round in 0..SPIN_ROUNDS {
                 if let Some(task) = self.find_work() {
+                    drop(searching);
                     task.run();
                     continue 'outer;
+                }
+                if round == 0 {
+                    searching = Some(Searching::begin(&self.registry.searching));
                 }
                 if round < PAUSE_ROUNDS {
                     std::hint::spin_loop();
@@ -126,6 +134,8 @@ impl WorkerCtx {
                 return;
             }
             let ticket = sleep.announce_idle();
+            // Counted idle first, so that a helper never sees this worker as neither.
+            drop(searching);
             if let Some(task) = self.find_work() {
                 sleep.cancel_idle();
                 task.run();
@@ -137,6 +147,22 @@ impl WorkerCtx {
             }
             sleep.sleep(ticket);
         }
+    }
+}
+
+/// Counts a worker in [`Registry::searching`] while it exists.
+struct Searching<'r>(&'r AtomicUsize);
+
+impl<'r> Searching<'r> {
+    fn begin(count: &'r AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Self(count)
+    }
+}
+
+impl Drop for Searching<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -178,12 +204,15 @@ impl<'r> Context<'r> {
     /// would leave the workers idle (a loader's consumer polling for batches took every
     /// round's root before a parked worker woke, and the epoch ran on one thread).
     ///
-    /// Nor while a worker is idle: every push woke one, and a forked task is a share of a fold
-    /// that a worker can run with all its splitting, while a helper runs it as a single leaf.
+    /// Nor while a worker looks for work or is idle: it is about to take the task (every push
+    /// wakes an idle one), and a forked task is a share of a fold that a worker runs with all
+    /// its splitting, while a helper runs it as a single leaf.
     pub(crate) fn find_work(&self) -> Option<TaskRef> {
         match self {
             Self::Worker(w) => w.find_work(),
-            Self::Outside(r) if r.sleep.any_idle() => None,
+            Self::Outside(r) if r.sleep.any_idle() || r.searching.load(Ordering::Relaxed) > 0 => {
+                None
+            }
             Self::Outside(r) => r.steal_from(0, false),
         }
     }
@@ -274,6 +303,7 @@ impl Pool {
             injector: Injector::new(),
             stealers: deques.iter().map(Worker::stealer).collect(),
             sleep: Sleep::new(),
+            searching: AtomicUsize::new(0),
             terminate: AtomicBool::new(false),
         });
         static SEED: AtomicUsize = AtomicUsize::new(0x9E37_79B9);
