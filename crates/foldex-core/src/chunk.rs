@@ -92,6 +92,12 @@ impl<'a> OrderedCombiner<'a> {
         }
     }
 
+    /// Makes room for `gaps` runs of chunks waiting at once (at most the chunks in flight), so
+    /// that receiving them allocates nothing later.
+    pub fn reserve(&mut self, gaps: usize) {
+        self.waiting.reserve(gaps);
+    }
+
     /// Receives the partial of chunk number `index` (each number once).
     pub fn push(&mut self, job: &dyn Job<'a>, index: usize, partial: Partial<'a>) {
         assert!(index >= self.next, "chunk {index} was combined twice");

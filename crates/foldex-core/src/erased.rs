@@ -216,7 +216,7 @@ enum Repr {
     /// Made by [`Scope::spawn`].
     Scoped {
         // Lifetime-erased: really `'scope`. See `Scope::spawn` for why this is sound.
-        task: Option<Box<dyn FnOnce() + Send + 'static>>,
+        task: Option<ScopedTask>,
         scope: Arc<ScopeState>,
     },
     /// Made by [`join_stack`]: a pointer to the `StackJob` on the forking frame, and the
@@ -226,6 +226,94 @@ enum Repr {
         job: Option<NonNull<()>>,
         execute: unsafe fn(NonNull<()>, bool),
     },
+}
+
+/// The closure of a [`Scope::spawn`]: in place when it fits in three words (a task that
+/// borrows a few things from its scope, as a task-pool slot does: no allocation per task),
+/// boxed otherwise.
+enum ScopedTask {
+    Inline(InlineTask),
+    Boxed(Box<dyn FnOnce() + Send + 'static>),
+}
+
+/// Room for a closure of at most three words, the function that calls it (moving it out) and
+/// the function that drops it unrun. Exactly one of the two runs, once.
+struct InlineTask {
+    bytes: MaybeUninit<[usize; 3]>,
+    call: unsafe fn(*mut MaybeUninit<[usize; 3]>),
+    drop: unsafe fn(*mut MaybeUninit<[usize; 3]>),
+}
+
+impl ScopedTask {
+    /// `task` in place if it fits, else in a box; either way without its lifetime.
+    ///
+    /// # Safety
+    /// The result must be run or dropped before anything `task` borrows goes away
+    /// (`Scope::spawn` ensures it; see there).
+    unsafe fn new<F: FnOnce() + Send>(task: F) -> ScopedTask {
+        if size_of::<F>() <= size_of::<[usize; 3]>() && align_of::<F>() <= align_of::<[usize; 3]>()
+        {
+            let mut bytes = MaybeUninit::<[usize; 3]>::uninit();
+            // SAFETY: the check above: the room is at least as large and as aligned as an `F`.
+            unsafe { bytes.as_mut_ptr().cast::<F>().write(task) };
+            ScopedTask::Inline(InlineTask {
+                bytes,
+                call: call_inline::<F>,
+                drop: drop_inline_task::<F>,
+            })
+        } else {
+            let task: Box<dyn FnOnce() + Send + '_> = Box::new(task);
+            // SAFETY: only the lifetime changes; the layout of the box is the same. The caller
+            // runs or drops it while what it borrows is alive.
+            ScopedTask::Boxed(unsafe {
+                std::mem::transmute::<
+                    Box<dyn FnOnce() + Send + '_>,
+                    Box<dyn FnOnce() + Send + 'static>,
+                >(task)
+            })
+        }
+    }
+
+    fn run(self) {
+        match self {
+            ScopedTask::Boxed(task) => task(),
+            ScopedTask::Inline(task) => {
+                let mut task = ManuallyDrop::new(task);
+                // SAFETY: `new` paired `bytes`, which holds an initialised `F`, with
+                // `call_inline::<F>`; `ManuallyDrop` keeps `InlineTask`'s `Drop` from dropping
+                // the `F` that `call` moves out, so it is used exactly once.
+                unsafe { (task.call)(&mut task.bytes) }
+            }
+        }
+    }
+}
+
+impl Drop for InlineTask {
+    fn drop(&mut self) {
+        // SAFETY: `ScopedTask::new` pairs `bytes`, which holds an initialised `F`, with
+        // `drop_inline_task::<F>`; `ScopedTask::run` moves the closure out only through
+        // `ManuallyDrop`, so this runs only for a closure still in place, and only once.
+        unsafe { (self.drop)(&mut self.bytes) }
+    }
+}
+
+/// Moves the `F` that `ScopedTask::new` wrote into `bytes` out, and calls it.
+///
+/// # Safety
+/// `bytes` holds an initialised `F`, which is not used again.
+unsafe fn call_inline<F: FnOnce()>(bytes: *mut MaybeUninit<[usize; 3]>) {
+    // SAFETY: the caller guarantees a live `F` at `bytes`, large and aligned enough room.
+    let task = unsafe { bytes.cast::<F>().read() };
+    task();
+}
+
+/// Drops the `F` that `ScopedTask::new` wrote into `bytes`, unrun.
+///
+/// # Safety
+/// `bytes` holds an initialised `F`, which is not used again.
+unsafe fn drop_inline_task<F>(bytes: *mut MaybeUninit<[usize; 3]>) {
+    // SAFETY: as in `call_inline`.
+    unsafe { std::ptr::drop_in_place(bytes.cast::<F>()) }
 }
 
 // SAFETY: a `Scoped` task is `Send` by construction (its closure is `Send`, `ScopeState` is
@@ -252,7 +340,7 @@ impl TaskRef {
                 if let Some(task) = task.take() {
                     // The closure and everything it captured are dropped inside `catch`,
                     // before the count-down in `Drop` releases the scope.
-                    scope.panic.catch(task);
+                    scope.panic.catch(|| task.run());
                 }
             }
             Repr::Stack { job, execute } => {
@@ -311,17 +399,17 @@ impl<'scope> Scope<'scope, '_> {
         F: FnOnce() + Send + 'scope,
     {
         self.state.latch.count_up();
-        let task: Box<dyn FnOnce() + Send + 'scope> = Box::new(task);
-        // SAFETY: only the lifetime changes; the layout of the box is the same. The task may
-        // borrow data that lives for `'scope`, and `'scope` ends only when `task_scope`
-        // returns or unwinds. Every path out of `task_scope` first waits until the latch is set
-        // (`WaitOnExit`), and the latch counted this task up above; it is counted down only in
-        // `TaskRef::drop`, after the box has been called or dropped. The box is private to
-        // `TaskRef` and cannot be moved out. So the task is never used after `'scope` ends.
-        let task: Box<dyn FnOnce() + Send + 'static> = unsafe { std::mem::transmute(task) };
+        // `ScopedTask` holds the closure without its lifetime (in place, or in a box whose
+        // lifetime it erases). The task may borrow data that lives for `'scope`, and `'scope`
+        // ends only when `task_scope` returns or unwinds. Every path out of `task_scope` first
+        // waits until the latch is set (`WaitOnExit`), and the latch counted this task up
+        // above; it is counted down only in `TaskRef::drop`, after the closure has been called
+        // or dropped. The closure is private to `TaskRef` and cannot be moved out. So the task
+        // is never used after `'scope` ends.
         TaskRef {
             repr: Repr::Scoped {
-                task: Some(task),
+                // SAFETY: see above: the task is run or dropped before `'scope` ends.
+                task: Some(unsafe { ScopedTask::new(task) }),
                 scope: Arc::clone(&self.state),
             },
         }

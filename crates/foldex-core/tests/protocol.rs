@@ -180,3 +180,49 @@ fn a_chunk_combined_twice_is_refused() {
     // Chunks 3, 1 and 2 merge into one waiting run 1..4; chunk 2 again falls inside it.
     Concat.collect_in(vec![3, 1, 2, 2]);
 }
+
+/// Counts its drops.
+struct Dropped<'a>(&'a AtomicUsize);
+
+impl Drop for Dropped<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A task whose closure fits in place (two words here) and one that does not (a large array)
+/// both run once and drop what they captured once, run or dropped unrun.
+#[test]
+fn spawned_tasks_small_and_large_run_once_and_drop_their_captures_once() {
+    let (ran, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    task_scope(
+        |scope| {
+            for run in [true, false] {
+                let small = Dropped(&dropped);
+                let ran = &ran;
+                let task = scope.spawn(move || {
+                    let _small = small;
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+                let large = ([7u64; 16], Dropped(&dropped));
+                let big = scope.spawn(move || {
+                    let (values, _large) = large;
+                    ran.fetch_add(values.len() - 15, Ordering::Relaxed);
+                });
+                if run {
+                    std::thread::spawn(move || task.run()).join().unwrap();
+                    big.run();
+                } else {
+                    drop((task, big));
+                }
+            }
+        },
+        |latch| latch.wait(),
+    );
+    assert_eq!(ran.load(Ordering::Relaxed), 2, "each run task ran once");
+    assert_eq!(
+        dropped.load(Ordering::Relaxed),
+        4,
+        "each capture dropped once"
+    );
+}

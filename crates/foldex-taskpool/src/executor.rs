@@ -196,6 +196,8 @@ impl Executor for TaskPoolEx {
         if queued == 0 {
             run.run_inline();
         } else {
+            // The queued slots, the caller's or the helper's, and a helper on a queued one.
+            run.expect_slots(queued + 2);
             task_scope(
                 |scope| {
                     run.queue_slots(scope, queued);

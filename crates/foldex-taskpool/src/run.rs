@@ -57,6 +57,14 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         }
     }
 
+    /// Makes room in the combiner for the chunks of `slots` slots in flight at once.
+    pub(crate) fn expect_slots(&self, slots: usize) {
+        self.combiner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reserve(slots);
+    }
+
     pub(crate) fn nchunks(&self) -> usize {
         self.nchunks
     }
