@@ -12,14 +12,16 @@
 //!    borrow the job from the caller's stack. [`task_scope`] turns a borrowing closure into a
 //!    `'static` [`TaskRef`] and does not return, by value or by unwinding, until every `TaskRef`
 //!    it made has run or been dropped. This is the completion-latch pattern that rayon uses,
-//!    with the latch in an `Arc` so that the last `count_down` never touches freed memory.
+//!    with the latch in an `Arc` so that the last `count_down` never touches freed memory. A
+//!    closure of at most three words (a few borrows) is held in place rather than boxed.
 //! 3. **Fork-join without allocating.** [`join_stack`] is rayon's `join` with a `StackJob`: the
 //!    forked closure, its result slot and its [`JoinLatch`] live on the forking frame, and the
 //!    [`TaskRef`] handed to other threads is a pointer to them. `join_stack` does not return or
 //!    unwind until the latch is set; the latch is set exactly once, by the `TaskRef` that ran
 //!    or dropped the closure, as its last access to the frame; and the latch's own setter
 //!    never touches it after the store that sets it (so the owner may return at once). A fork
-//!    costs no allocation and no reference count, where a one-task [`task_scope`] costs two.
+//!    costs no allocation and no reference count, where a one-task [`task_scope`] costs one of
+//!    each (its scope's state).
 #![allow(unsafe_code)]
 
 use crate::latch::{JoinLatch, Latch};
