@@ -387,19 +387,49 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
         Ok(())
     }
 
+    /// Claims the next epoch and starts it with `start`, or refuses, before the epoch number is
+    /// taken, on a worker thread of the loader's own executor: that thread would wait for
+    /// batches that the pool, with one worker fewer, may never compute.
+    fn begin_next_epoch<B>(
+        &self,
+        start: impl FnOnce(&LoaderState) -> Iter<B>,
+    ) -> Result<Iter<B>, IterError> {
+        if self.executor.is_worker_thread() {
+            return Err(IterError::InsideExecutorPool);
+        }
+        let state = self
+            .claim_epoch(None)
+            .expect("a fresh epoch needs no check");
+        Ok(start(&state))
+    }
+
+    /// Checks `state`, claims its epoch and starts it with `start`.
+    ///
+    /// # Panics
+    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    #[track_caller]
+    fn resumed_epoch<B>(
+        &self,
+        state: &LoaderState,
+        start: impl FnOnce(&LoaderState) -> Iter<B>,
+    ) -> Result<Iter<B>, ResumeError> {
+        if self.executor.is_worker_thread() {
+            panic!("{}", IterError::InsideExecutorPool);
+        }
+        let state = self.claim_epoch(Some(state))?;
+        Ok(start(&state))
+    }
+
     /// Starts epoch `state.epoch` after what `state` says was received, making batches with
-    /// `producer`.
+    /// `producer`. The caller has checked that this thread may iterate.
     fn start<P: Produce + 'static>(
         &self,
         state: &LoaderState,
         producer: impl FnOnce(usize) -> (P, Option<Arc<dyn RingHook>>),
-    ) -> Result<Iter<P::Out>, IterError>
+    ) -> Iter<P::Out>
     where
         P::Out: 'static,
     {
-        if self.executor.is_worker_thread() {
-            return Err(IterError::InsideExecutorPool);
-        }
         let batches = self.batches();
         let schedule = Schedule::after(state, batches.count())
             .expect("a checked state names batches of the epoch");
@@ -422,7 +452,7 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
             spawn_driver(Arc::new(producers), Arc::clone(&self.executor))
         });
-        Ok(Iter {
+        Iter {
             channel,
             driver,
             executor: Arc::clone(&self.executor),
@@ -438,7 +468,7 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             batch_size: self.batch_size.get(),
             len: self.epoch_len(),
             diagnostics: self.diagnostics,
-        })
+        }
     }
 
     /// Takes the next epoch number, or, resuming, sets the next one after `state`'s.
@@ -481,14 +511,7 @@ where
     /// Starts the next epoch, or refuses on a worker thread of the loader's own executor: that
     /// thread would wait for batches that the pool, with one worker fewer, may never compute.
     pub fn try_iter(&self) -> Result<Iter<C::Batch>, IterError> {
-        if self.executor.is_worker_thread() {
-            // Refused before the epoch number is taken.
-            return Err(IterError::InsideExecutorPool);
-        }
-        let state = self
-            .claim_epoch(None)
-            .expect("a fresh epoch needs no check");
-        self.start_owned(&state)
+        self.begin_next_epoch(|state| self.start_owned(state))
     }
 
     /// Continues the epoch that `state` (from [`Iter::state`]) describes with exactly the
@@ -499,11 +522,10 @@ where
     /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
     #[track_caller]
     pub fn resume(&self, state: &LoaderState) -> Result<Iter<C::Batch>, ResumeError> {
-        let state = self.claim_epoch(Some(state))?;
-        Ok(self.start_owned(&state).unwrap_or_else(|e| panic!("{e}")))
+        self.resumed_epoch(state, |state| self.start_owned(state))
     }
 
-    fn start_owned(&self, state: &LoaderState) -> Result<Iter<C::Batch>, IterError> {
+    fn start_owned(&self, state: &LoaderState) -> Iter<C::Batch> {
         let (dataset, collate) = (Arc::clone(&self.dataset), Arc::clone(&self.collate));
         self.start(state, |_| (Fresh { dataset, collate }, None))
     }
@@ -527,14 +549,7 @@ where
 
     /// Starts the next epoch, or refuses on a worker thread of the loader's own executor.
     pub fn try_iter(&self) -> Result<Iter<ReusedBatch<D, C>>, IterError> {
-        if self.executor.is_worker_thread() {
-            // Refused before the epoch number is taken.
-            return Err(IterError::InsideExecutorPool);
-        }
-        let state = self
-            .claim_epoch(None)
-            .expect("a fresh epoch needs no check");
-        self.start_reused(&state)
+        self.begin_next_epoch(|state| self.start_reused(state))
     }
 
     /// Continues the epoch that `state` describes; see [`Loader::resume`].
@@ -543,11 +558,10 @@ where
     /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
     #[track_caller]
     pub fn resume(&self, state: &LoaderState) -> Result<Iter<ReusedBatch<D, C>>, ResumeError> {
-        let state = self.claim_epoch(Some(state))?;
-        Ok(self.start_reused(&state).unwrap_or_else(|e| panic!("{e}")))
+        self.resumed_epoch(state, |state| self.start_reused(state))
     }
 
-    fn start_reused(&self, state: &LoaderState) -> Result<Iter<ReusedBatch<D, C>>, IterError> {
+    fn start_reused(&self, state: &LoaderState) -> Iter<ReusedBatch<D, C>> {
         let (dataset, collate) = (Arc::clone(&self.dataset), Arc::clone(&self.collate));
         self.start(state, |budget| {
             let ring = self.mode.ring(budget);
