@@ -82,23 +82,24 @@ fn task_scope_returns_only_after_its_tasks() {
 /// its frame goes, is where loom checks that).
 #[test]
 fn join_stack_latch_wakes_a_sleeping_owner() {
-    loom::model(|| {
-        let hits = AtomicUsize::new(0);
-        let ((), ()) = foldex_core::join_stack(
-            || (),
-            || {
-                hits.fetch_add(1, Ordering::Relaxed);
-            },
-            |task| {
-                // The task borrows `hits`; loom threads must be 'static, so it crosses as a
-                // TaskRef, which is what the API is for.
-                let runner = thread::spawn(move || task.run());
-                drop(runner);
-            },
-            |latch| latch.wait(),
-        );
-        assert_eq!(hits.load(Ordering::Relaxed), 1);
-    });
+    loom::model(|| forked_half_runs_once_elsewhere(|latch| latch.wait()));
+}
+
+/// Forks a half that counts a hit onto another thread, waits for it with `wait`, and checks
+/// that it ran once and that its write is seen.
+fn forked_half_runs_once_elsewhere(wait: impl FnOnce(&foldex_core::JoinLatch)) {
+    let hits = AtomicUsize::new(0);
+    let ((), ()) = foldex_core::join_stack(
+        || (),
+        || {
+            hits.fetch_add(1, Ordering::Relaxed);
+        },
+        // The task borrows `hits`; loom threads must be 'static, so it crosses as a TaskRef,
+        // which is what the API is for.
+        |task| drop(thread::spawn(move || task.run())),
+        wait,
+    );
+    assert_eq!(hits.load(Ordering::Relaxed), 1);
 }
 
 /// An owner that polls with timed waits (each one timing out at once under loom) and goes back
@@ -106,20 +107,11 @@ fn join_stack_latch_wakes_a_sleeping_owner() {
 #[test]
 fn join_stack_latch_with_timed_waits() {
     loom::model(|| {
-        let hits = AtomicUsize::new(0);
-        let ((), ()) = foldex_core::join_stack(
-            || (),
-            || {
-                hits.fetch_add(1, Ordering::Relaxed);
-            },
-            |task| drop(thread::spawn(move || task.run())),
-            |latch| {
-                while !latch.wait_timeout(std::time::Duration::from_micros(200)) {
-                    thread::yield_now();
-                }
-            },
-        );
-        assert_eq!(hits.load(Ordering::Relaxed), 1);
+        forked_half_runs_once_elsewhere(|latch| {
+            while !latch.wait_timeout(std::time::Duration::from_micros(200)) {
+                thread::yield_now();
+            }
+        })
     });
 }
 
