@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 impl<I, B: Default> Default for Slot<I, B> {
     fn default() -> Self {
@@ -46,6 +46,9 @@ struct State<I, B> {
     allocated: usize,
     /// How many buffers may exist.
     budget: usize,
+    /// Producers waiting for a buffer: a guard hands its buffer back without a wake-up (a
+    /// system call) when nobody waits.
+    waiting: usize,
 }
 
 /// The ring of one epoch. See the module docs.
@@ -56,9 +59,6 @@ pub(crate) struct Ring<I, B> {
     recycle: bool,
 }
 
-/// How long a waiting producer sleeps before it checks again whether it may still wait (the
-/// epoch may have stopped, which the ring is not told about).
-const RECHECK: Duration = Duration::from_millis(1);
 
 impl<I, B: Default> Ring<I, B> {
     /// A ring of at most `budget` buffers, created as needed; with `recycle` false, a dropped
@@ -69,6 +69,7 @@ impl<I, B: Default> Ring<I, B> {
                 free: VecDeque::with_capacity(budget),
                 allocated: 0,
                 budget,
+                waiting: 0,
             }),
             freed: Condvar::new(),
             recycle,
@@ -101,11 +102,11 @@ impl<I, B: Default> Ring<I, B> {
                 return None;
             }
             waiting_since.get_or_insert_with(Instant::now);
-            s = self
-                .freed
-                .wait_timeout(s, RECHECK)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            // Every change that `may_wait` or a free buffer depends on is made, or announced
+            // (`wake_all`), under the lock this wait releases: no wake-up is lost.
+            s.waiting += 1;
+            s = self.freed.wait(s).unwrap_or_else(|e| e.into_inner());
+            s.waiting -= 1;
         };
         drop(s);
         if let Some(since) = waiting_since {
@@ -142,8 +143,10 @@ impl<I, B: Default> Ring<I, B> {
         s.budget = s.budget.max(budget);
     }
 
-    /// An epoch is over: its waiting producers look at their `may_wait` again, now.
+    /// An epoch is over: its waiting producers look at their `may_wait` again, now. Under the
+    /// lock, so that a producer that found `may_wait` true before the stop is already waiting.
     pub fn wake_all(&self) {
+        let _s = self.lock();
         self.freed.notify_all();
     }
 
@@ -211,8 +214,11 @@ impl<I, B> Drop for Reused<I, B> {
                 s.allocated -= 1;
                 Some(slot)
             };
+            let wake = s.waiting > 0;
             drop(s);
-            self.ring.freed.notify_one();
+            if wake {
+                self.ring.freed.notify_one();
+            }
             drop(freed);
         }
     }
@@ -222,6 +228,7 @@ impl<I, B> Drop for Reused<I, B> {
 mod tests {
     use super::*;
     use std::thread;
+    use std::time::Duration;
 
     type TestRing = Ring<Vec<f32>, Vec<Vec<f32>>>;
 
