@@ -5,6 +5,8 @@
 //! - `loader_throughput`: 100 000 observations that cost nothing, through a buffer of 16.
 //!   The reference is rayon's `for_each_with` sending into crossbeam-channel's `bounded(16)`,
 //!   drained by the calling thread. Ours: unbatched observations, unordered and ordered.
+//! - `loader_reuse`: 100 000 observations of 64 `f32` that cost next to nothing, with
+//!   `reuse_buffers(true)` and a buffer of 16: what recycling a buffer per batch costs.
 //! - `loader_sleep`: the seed's `TimeDataset` (each observation sleeps for `t`), per executor,
 //!   with `n` chosen so that an ideal run on 2 workers takes about 50 ms. Efficiency is
 //!   `n * t / workers` divided by the median time.
@@ -12,7 +14,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use crossbeam_channel::bounded;
-use foldex::{from_fn, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
+use foldex::{from_fn, Dataset, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -59,6 +61,40 @@ fn throughput(c: &mut Criterion) {
             })
         });
     }
+    group.finish();
+}
+
+/// Rows of 64 floats, filled in place when a buffer is handed back.
+struct Rows;
+
+impl Dataset for Rows {
+    type Item = Vec<f32>;
+    fn len(&self) -> usize {
+        100_000
+    }
+    fn get(&self, i: usize) -> Vec<f32> {
+        vec![i as f32; 64]
+    }
+    fn get_into(&self, i: usize, row: &mut Vec<f32>) {
+        row.clear();
+        row.resize(64, i as f32);
+    }
+}
+
+fn reuse(c: &mut Criterion) {
+    let mut group = c.benchmark_group("loader_reuse");
+    group
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20);
+    let loader = Loader::new(Rows).buffer(BUFFER).reuse_buffers(true);
+    group.bench_function("ThreadedEx, batch 1", |b| {
+        b.iter(|| {
+            loader
+                .iter()
+                .fold(0.0f32, |acc, batch| acc + black_box(batch[0][0]))
+        })
+    });
     group.finish();
 }
 
@@ -115,5 +151,5 @@ fn sleep_matrix(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, throughput, sleep_matrix);
+criterion_group!(benches, throughput, reuse, sleep_matrix);
 criterion_main!(benches);

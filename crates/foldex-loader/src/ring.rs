@@ -59,7 +59,6 @@ pub(crate) struct Ring<I, B> {
     recycle: bool,
 }
 
-
 impl<I, B: Default> Ring<I, B> {
     /// A ring of at most `budget` buffers, created as needed; with `recycle` false, a dropped
     /// guard frees its buffer rather than handing it back (the budget still bounds them).
