@@ -13,6 +13,13 @@
 //! consumer learns that `p` arrived from the same stamp ("holds `p`"). A push is one short,
 //! uncontended lock of the slot's cell and one add to its stamp; a take the same and one swap.
 //!
+//! **Parcels.** A push may carry several consecutive batches at one position (a *parcel*,
+//! [`Channel::push_all`]): they share the slot, its stamp and its cache lines, and the consumer
+//! takes them one by one, freeing the slot with the last. Then "batch" below reads "parcel":
+//! positions, the capacity and the sequence numbers count parcels. With cheap items, the cache
+//! lines that move between cores per batch, not the work, bound the throughput; a parcel of
+//! `k` moves them once per `k` batches.
+//!
 //! **Sleeping.** One mutex with two condvars is kept for sleeping only. A side about to sleep
 //! sets a bit in the stamp of the slot it waits for, in the same atomic word that the other
 //! side changes next (the consumer's take swaps the stamp, a push adds to it), so each sees
@@ -24,9 +31,9 @@
 //!   window. Position `delivered` itself never waits, which is why producers that take batches
 //!   in sequence order can never all be stuck (see `epoch.rs`). A producer with no room polls
 //!   (spins, then yields) for a while before it sleeps: with cheap items, room comes back
-//!   within microseconds, and a wake-up costs the consumer more than that. Only ordered
-//!   producers waiting before they take a batch number ([`Channel::should_skip`]) leave the
-//!   polling to one of them, and sleep until half the room is free, so that a wake-up refills
+//!   within microseconds, and a wake-up costs the consumer more than that. Producers
+//!   that wait before they take a batch number ([`Channel::should_skip`]) leave the polling
+//!   to one of them, and sleep until half the room is free, so that a wake-up refills
 //!   several places rather than one; they hold no batch, and the consumer wakes every sleeper
 //!   whenever it runs dry. A producer that holds a finished batch sleeps only until the place
 //!   it needs is free. (Letting one awake producer refill the buffer while the others sleep on
@@ -50,6 +57,7 @@ use crate::sync::{AtomicBool, AtomicUsize, Backoff, Condvar, Mutex, MutexGuard, 
 use crossbeam_utils::CachePadded;
 use foldex_core::PanicPayload;
 use std::cmp::Ordering as Compare;
+use std::collections::VecDeque;
 use std::mem;
 
 /// What the consumer gets from [`Channel::recv`] or [`Channel::try_recv`].
@@ -64,10 +72,7 @@ pub enum Recv<T> {
     /// A producer panicked with this payload; the epoch is stopped.
     Failed(PanicPayload),
     /// The producers finished without pushing every batch: the executor skipped indices.
-    Incomplete {
-        /// How many batches were delivered.
-        delivered: usize,
-    },
+    Incomplete,
 }
 
 /// Stamp bit: the consumer sleeps (or is about to) until this slot holds its next position.
@@ -97,14 +102,40 @@ fn lock<U>(mutex: &Mutex<U>) -> MutexGuard<'_, U> {
 
 /// One place of the ring, on its own cache lines so that a producer filling one slot does not
 /// slow the consumer emptying the next.
-#[repr(align(128))]
 struct Slot<T> {
     /// `free(p)` or `full(p)` for the position `p` of the slot's current lap, with the wait
-    /// bits on top.
-    stamp: AtomicUsize,
-    /// Never contended in the common case: the producer writes before the stamp says so, and
-    /// the consumer takes after. It is what lets a stop drop a batch exactly once.
-    item: Mutex<Option<T>>,
+    /// bits on top. Apart from the batches: producers waiting for room read the stamp over and
+    /// over, which must not take the line from the consumer on each batch of a parcel.
+    stamp: CachePadded<AtomicUsize>,
+    /// The parcel at the slot's position, in push order. Never contended in the common case:
+    /// the producer writes before the stamp says so, and the consumer takes after. It is what
+    /// lets a stop drop a batch exactly once. Its capacity (a parcel) stays from lap to lap.
+    items: CachePadded<Mutex<VecDeque<T>>>,
+}
+
+/// The consumer's own side of a [`Channel`]: the parcel it took, handed out batch by batch
+/// without touching the ring.
+#[derive(Debug)]
+pub struct Inbox<T> {
+    /// What is left of the parcel at `position`, in order.
+    items: VecDeque<T>,
+    position: usize,
+}
+
+impl<T> Inbox<T> {
+    /// An inbox with room for a parcel of `parcel` batches.
+    pub fn with_capacity(parcel: usize) -> Self {
+        Self {
+            items: VecDeque::with_capacity(parcel),
+            position: 0,
+        }
+    }
+}
+
+impl<T> Default for Inbox<T> {
+    fn default() -> Self {
+        Self::with_capacity(1)
+    }
 }
 
 /// A bounded, cancellable channel with an optional reorder window. See the module docs.
@@ -115,7 +146,8 @@ pub struct Channel<T> {
     head: CachePadded<AtomicUsize>,
     /// Unordered: the next position to hand out.
     tail: CachePadded<AtomicUsize>,
-    /// Batches the consumer made itself while there was no room, with their positions.
+    /// Batches the consumer made itself while there was no room, with their positions (a
+    /// parcel's batches share one, in push order).
     overflow: Mutex<Vec<(usize, T)>>,
     /// `overflow.len()`, so that the consumer looks there only when something is in it.
     overflow_len: AtomicUsize,
@@ -142,23 +174,31 @@ pub struct Channel<T> {
 
 impl<T> Channel<T> {
     /// A channel for `total` batches that holds at most `capacity` finished ones (`capacity >= 1`).
+    #[cfg(any(test, loom))]
     pub fn new(capacity: usize, ordered: bool, total: usize) -> Self {
+        Self::with_parcels(capacity, 1, ordered, total)
+    }
+
+    /// A channel for `total` parcels of up to `parcel` batches each (see [`Channel::push_all`])
+    /// that holds at most `capacity` parcels. The room for them is made here, so that the
+    /// epoch allocates nothing in the channel afterwards.
+    pub fn with_parcels(capacity: usize, parcel: usize, ordered: bool, total: usize) -> Self {
         assert!(
-            capacity >= 1,
+            capacity >= 1 && parcel >= 1,
             "a loader channel needs room for at least one batch"
         );
         Self {
             slots: (0..capacity)
                 .map(|i| Slot {
-                    stamp: AtomicUsize::new(free(i)),
-                    item: Mutex::new(None),
+                    stamp: CachePadded::new(AtomicUsize::new(free(i))),
+                    items: CachePadded::new(Mutex::new(VecDeque::with_capacity(parcel))),
                 })
                 .collect(),
             head: CachePadded::new(AtomicUsize::new(0)),
             tail: CachePadded::new(AtomicUsize::new(0)),
-            // Rarely more than one batch: reserved up front, so that the consumer's first batch
-            // put aside allocates nothing mid-epoch.
-            overflow: Mutex::new(Vec::with_capacity(4)),
+            // Rarely more than one parcel: reserved up front, so that the consumer's first
+            // parcel put aside allocates nothing mid-epoch.
+            overflow: Mutex::new(Vec::with_capacity(4 * parcel)),
             overflow_len: AtomicUsize::new(0),
             spinning: CachePadded::new(AtomicUsize::new(0)),
             sleepers: CachePadded::new(AtomicUsize::new(0)),
@@ -171,11 +211,6 @@ impl<T> Channel<T> {
             ordered,
             total,
         }
-    }
-
-    /// The number of batches of the epoch.
-    pub fn total(&self) -> usize {
-        self.total
     }
 
     /// `true` once the epoch is cancelled or failed: producers should stop.
@@ -217,10 +252,25 @@ impl<T> Channel<T> {
     /// Pushes batch `seq`, waiting while there is no room for it (unless `wait` is false: the
     /// consumer's own batch). Returns the batch if the epoch was stopped, so that the caller
     /// drops it.
+    #[cfg(any(test, loom))]
     pub fn push(&self, seq: usize, item: T, wait: bool) -> Result<(), T> {
+        self.push_all(seq, std::iter::once(item), wait)
+            .map_err(|mut once| once.next().expect("a stopped push hands its batch back"))
+    }
+
+    /// Pushes parcel `seq`: `items`, which take one place of the ring together and reach the
+    /// consumer one by one, in order, from one take of the slot (the consumer's next position
+    /// stays on the parcel until its last batch is taken). Waits as [`Channel::push`] does;
+    /// returns the batches, not yet moved, if the epoch was stopped.
+    pub fn push_all<I: Iterator<Item = T>>(
+        &self,
+        seq: usize,
+        items: I,
+        wait: bool,
+    ) -> Result<(), I> {
         loop {
             if self.is_stopped() {
-                return Err(item);
+                return Err(items);
             }
             // Unordered, a producer takes a position only once there is room for it, so that
             // no sleeping producer holds a position the consumer needs next.
@@ -240,7 +290,7 @@ impl<T> Channel<T> {
                     {
                         continue;
                     }
-                    self.put(position, item);
+                    self.put(position, items);
                     return Ok(());
                 }
                 Compare::Greater => {
@@ -255,7 +305,7 @@ impl<T> Channel<T> {
                 } else {
                     self.tail.fetch_add(1, Ordering::Relaxed)
                 };
-                self.put_aside(position, item);
+                self.put_aside(position, items);
                 return Ok(());
             }
             // This producer holds a finished batch: it stays awake as long as it may, and sleeps
@@ -338,12 +388,12 @@ impl<T> Channel<T> {
 
     /// Puts position `position` into its slot (there is room for it) and wakes the consumer if
     /// it sleeps on that slot.
-    fn put(&self, position: usize, item: T) {
+    fn put(&self, position: usize, items: impl Iterator<Item = T>) {
         let slot = self.slot(position);
         {
-            let mut cell = lock(&slot.item);
-            assert!(cell.is_none(), "a batch was pushed twice");
-            *cell = Some(item);
+            let mut cell = lock(&slot.items);
+            assert!(cell.is_empty(), "a batch was pushed twice");
+            cell.extend(items);
         }
         let stamp = slot.stamp.fetch_add(FULL, Ordering::AcqRel);
         debug_assert_eq!(stamp & !WAIT_BITS, free(position));
@@ -351,18 +401,20 @@ impl<T> Channel<T> {
             self.wake_consumer();
         }
         if self.is_stopped() {
-            // The stop may have emptied the slots before this batch arrived: drop it now.
-            let late = lock(&slot.item).take();
+            // The stop may have emptied the slots before this parcel arrived: drop it now.
+            let late = mem::take(&mut *lock(&slot.items));
             drop(late);
         }
     }
 
     /// Keeps position `position` beside the ring: the consumer made it, and there is no room.
-    fn put_aside(&self, position: usize, item: T) {
+    fn put_aside(&self, position: usize, items: impl Iterator<Item = T>) {
         {
             let mut overflow = lock(&self.overflow);
-            overflow.push((position, item));
-            self.overflow_len.fetch_add(1, Ordering::Release);
+            let before = overflow.len();
+            overflow.extend(items.map(|item| (position, item)));
+            self.overflow_len
+                .fetch_add(overflow.len() - before, Ordering::Release);
         }
         if self.is_stopped() {
             let late = mem::take(&mut *lock(&self.overflow));
@@ -392,13 +444,15 @@ impl<T> Channel<T> {
     /// now. `on_consumer` says the producer runs on the consumer's thread, inside its help.
     ///
     /// On the consumer's thread: skip if there is no room or a batch is ready, so that the
-    /// consumer goes back to delivering. Elsewhere never; but ordered, a producer that finds no
-    /// room for `seq` (the next batch number) waits here first, before it takes that number:
-    /// waiting without a batch in hand, it may sleep without the consumer ever waiting for it.
+    /// consumer goes back to delivering. Elsewhere never; but a producer that finds no room for
+    /// the position it would push to (`seq` itself when ordered, the next arrival when not)
+    /// waits here first, before it takes a batch number: waiting without a batch in hand, it
+    /// may sleep without the consumer ever waiting for it.
     pub fn should_skip(&self, seq: usize, on_consumer: bool) -> bool {
         if !on_consumer {
-            if self.ordered && self.room_for(seq) == Compare::Less {
-                self.wait_for_room(|| seq, |seq| self.refill_target(seq), true);
+            let position = || self.next_position(seq);
+            if self.room_for(position()) == Compare::Less {
+                self.wait_for_room(position, |p| self.refill_target(p), true);
             }
             return false;
         }
@@ -407,32 +461,56 @@ impl<T> Channel<T> {
             || (next < self.total && (self.in_slot(next) || self.in_overflow(next)))
     }
 
-    /// Position `position`, if it has arrived; its slot is then free for the next lap.
-    fn take_at(&self, position: usize) -> Option<T> {
+    /// Moves position `position` into `inbox`, if it has arrived; `false` if not. Its slot
+    /// stays taken until the inbox is empty ([`Channel::release`]), so that the batches
+    /// waiting for the consumer, in the ring or its inbox, never exceed the capacity.
+    fn take_at(&self, position: usize, inbox: &mut Inbox<T>) -> bool {
+        debug_assert!(inbox.items.is_empty());
         let slot = self.slot(position);
-        let item = if slot.stamp.load(Ordering::Acquire) & !WAIT_BITS == full(position) {
-            lock(&slot.item).take()
+        if slot.stamp.load(Ordering::Acquire) & !WAIT_BITS == full(position) {
+            // One lock per parcel: the slot gets the inbox's empty queue (and keeps its
+            // capacity for the next lap). Empty only if a stop drained the slot meanwhile.
+            mem::swap(&mut *lock(&slot.items), &mut inbox.items);
         } else {
             if self.overflow_len.load(Ordering::Acquire) == 0 {
-                return None;
+                return false;
             }
             let mut overflow = lock(&self.overflow);
-            let index = overflow.iter().position(|(p, _)| *p == position)?;
-            self.overflow_len.fetch_sub(1, Ordering::Release);
-            Some(overflow.swap_remove(index).1)
-        };
-        let stamp = slot
+            // In place and in order: a parcel's batches keep their order.
+            let mut i = 0;
+            while i < overflow.len() {
+                if overflow[i].0 == position {
+                    inbox.items.push_back(overflow.remove(i).1);
+                } else {
+                    i += 1;
+                }
+            }
+            self.overflow_len
+                .fetch_sub(inbox.items.len(), Ordering::Release);
+        }
+        inbox.position = position;
+        !inbox.items.is_empty()
+    }
+
+    /// The next batch in `inbox`; the last one frees its position's slot for the next lap.
+    fn unpack(&self, inbox: &mut Inbox<T>) -> Option<T> {
+        let item = inbox.items.pop_front()?;
+        if inbox.items.is_empty() {
+            self.release(inbox.position);
+        }
+        Some(item)
+    }
+
+    /// The consumer is done with position `position`: its slot is free for the next lap.
+    fn release(&self, position: usize) {
+        let stamp = self
+            .slot(position)
             .stamp
             .swap(free(position + self.capacity), Ordering::AcqRel);
         if stamp & PRODUCER_WAITS != 0 {
             self.wake_producers();
         }
-        item
-    }
-
-    fn deliver(&self, position: usize, item: T) -> Recv<T> {
         self.head.store(position + 1, Ordering::Release);
-        Recv::Item(item)
     }
 
     /// What a stopped epoch gives the consumer: the failure, once.
@@ -446,27 +524,31 @@ impl<T> Channel<T> {
         }
     }
 
-    /// Takes the next batch if one is deliverable, without waiting.
-    pub fn try_recv(&self) -> Recv<T> {
+    /// Takes the next batch if one is deliverable, without waiting; `inbox` is the consumer's
+    /// (the same one for the whole epoch).
+    pub fn try_recv(&self, inbox: &mut Inbox<T>) -> Recv<T> {
+        if self.is_stopped() {
+            return self.stopped_recv(self.head.load(Ordering::Relaxed));
+        }
+        if let Some(item) = self.unpack(inbox) {
+            return Recv::Item(item);
+        }
         // Only the consumer changes it.
         let next = self.head.load(Ordering::Relaxed);
-        if self.is_stopped() {
-            return self.stopped_recv(next);
-        }
         if next == self.total {
             return Recv::Finished;
         }
-        if let Some(item) = self.take_at(next) {
-            return self.deliver(next, item);
+        if self.take_at(next, inbox) {
+            return self.unpack(inbox).map_or(Recv::Empty, Recv::Item);
         }
         if self.closed.load(Ordering::Acquire) {
             // Every push happened before the close: look once more, now that all are visible.
             if self.is_stopped() {
                 return self.stopped_recv(next);
             }
-            return match self.take_at(next) {
-                Some(item) => self.deliver(next, item),
-                None => Recv::Incomplete { delivered: next },
+            return match self.take_at(next, inbox) {
+                true => self.unpack(inbox).map_or(Recv::Empty, Recv::Item),
+                false => Recv::Incomplete,
             };
         }
         Recv::Empty
@@ -475,10 +557,10 @@ impl<T> Channel<T> {
     /// Takes the next batch, waiting for it. While nothing is deliverable, `help` is called as
     /// long as it returns `true`; then the consumer sleeps until a batch, a failure or the end
     /// arrives.
-    pub fn recv(&self, mut help: impl FnMut() -> bool) -> Recv<T> {
+    pub fn recv(&self, inbox: &mut Inbox<T>, mut help: impl FnMut() -> bool) -> Recv<T> {
         self.wake_sleepers();
         loop {
-            match self.try_recv() {
+            match self.try_recv(inbox) {
                 Recv::Empty => {}
                 other => return other,
             }
@@ -487,7 +569,7 @@ impl<T> Channel<T> {
             }
         }
         loop {
-            match self.try_recv() {
+            match self.try_recv(inbox) {
                 Recv::Empty => {}
                 other => return other,
             }
@@ -530,8 +612,8 @@ impl<T> Channel<T> {
     /// own batch (it checks `stopped` after filling its slot).
     fn drain(&self) {
         for slot in self.slots.iter() {
-            let item = lock(&slot.item).take();
-            drop(item);
+            let items = mem::take(&mut *lock(&slot.items));
+            drop(items);
         }
         let aside = mem::take(&mut *lock(&self.overflow));
         self.overflow_len.store(0, Ordering::Release);
@@ -607,14 +689,7 @@ mod tests {
     use std::thread;
 
     fn drain<T>(ch: &Channel<T>) -> Vec<T> {
-        let mut out = Vec::new();
-        loop {
-            match ch.recv(|| false) {
-                Recv::Item(x) => out.push(x),
-                Recv::Finished => return out,
-                _ => panic!("unexpected end"),
-            }
-        }
+        drain_with(ch, &mut Inbox::default())
     }
 
     #[test]
@@ -638,7 +713,8 @@ mod tests {
     #[test]
     fn empty_epoch_is_finished_at_once() {
         let ch = Channel::<u8>::new(1, true, 0);
-        assert!(matches!(ch.try_recv(), Recv::Finished));
+        let mut inbox = Inbox::default();
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Finished));
     }
 
     #[test]
@@ -656,18 +732,19 @@ mod tests {
     #[test]
     fn ordered_window_holds_back_batches_beyond_it() {
         let ch = Arc::new(Channel::new(1, true, 2));
+        let mut inbox = Inbox::default();
         let ahead = {
             let ch = Arc::clone(&ch);
             thread::spawn(move || ch.push(1, 1, true))
         };
         // Batch 1 is outside the window of one until batch 0 is taken.
         thread::sleep(std::time::Duration::from_millis(20));
-        assert!(matches!(ch.try_recv(), Recv::Empty));
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Empty));
         ch.push(0, 0, true).unwrap();
-        assert!(matches!(ch.recv(|| false), Recv::Item(0)));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(0)));
         ahead.join().unwrap().unwrap();
-        assert!(matches!(ch.recv(|| false), Recv::Item(1)));
-        assert!(matches!(ch.recv(|| false), Recv::Finished));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(1)));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
     }
 
     #[test]
@@ -688,9 +765,10 @@ mod tests {
     #[test]
     fn a_failure_reaches_the_consumer_first() {
         let ch = Channel::new(4, false, 4);
+        let mut inbox = Inbox::default();
         ch.push(0, 0, true).unwrap();
         ch.fail(Box::new("boom"));
-        match ch.recv(|| false) {
+        match ch.recv(&mut inbox, || false) {
             Recv::Failed(p) => assert_eq!(p.downcast_ref::<&str>(), Some(&"boom")),
             _ => panic!("expected the failure"),
         }
@@ -699,20 +777,19 @@ mod tests {
     #[test]
     fn closing_early_is_reported_as_incomplete() {
         let ch = Channel::new(4, true, 3);
+        let mut inbox = Inbox::default();
         ch.push(0, 0, true).unwrap();
         ch.close();
-        assert!(matches!(ch.recv(|| false), Recv::Item(0)));
-        assert!(matches!(
-            ch.recv(|| false),
-            Recv::Incomplete { delivered: 1 }
-        ));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(0)));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Incomplete));
     }
 
     #[test]
     fn batches_the_consumer_makes_never_wait() {
         let ch = Channel::new(1, true, 3);
+        let mut inbox = Inbox::default();
         let mut pushed = false;
-        let got = ch.recv(|| {
+        let got = ch.recv(&mut inbox, || {
             if pushed {
                 return false;
             }
@@ -725,10 +802,69 @@ mod tests {
             true
         });
         assert!(matches!(got, Recv::Item(0)));
-        assert!(matches!(ch.try_recv(), Recv::Item(1)));
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Item(1)));
         // Batch 2's place is free again once batch 1 left the overflow.
         ch.push(2, 2, true).unwrap();
-        assert!(matches!(ch.try_recv(), Recv::Item(2)));
-        assert!(matches!(ch.try_recv(), Recv::Finished));
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Item(2)));
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Finished));
+    }
+    #[test]
+    fn a_parcel_arrives_batch_by_batch_in_order_and_holds_its_place_until_emptied() {
+        let ch = Arc::new(Channel::with_parcels(1, 3, true, 2));
+        let mut inbox = Inbox::with_capacity(3);
+        ch.push_all(0, [10, 11, 12].into_iter(), true).unwrap();
+        let next = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || ch.push_all(1, [13, 14].into_iter(), true).unwrap())
+        };
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(10)));
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Item(11)));
+        // The place is still the first parcel's: the second cannot be in it yet.
+        thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!ch.in_slot(1));
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Item(12)));
+        next.join().unwrap();
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(13)));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(14)));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
+    }
+
+    #[test]
+    fn a_parcel_the_consumer_put_aside_keeps_its_order() {
+        let ch = Channel::with_parcels(1, 2, true, 3);
+        let mut inbox = Inbox::with_capacity(2);
+        // Parcel 0 waits in the ring; parcels 2 and 1, made on the consumer's thread without
+        // room, go beside it.
+        ch.push_all(0, [0, 1].into_iter(), true).unwrap();
+        ch.push_all(2, [4, 5].into_iter(), false).unwrap();
+        ch.push_all(1, [2, 3].into_iter(), false).unwrap();
+        assert_eq!(drain_with(&ch, &mut inbox), vec![0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn a_stop_drops_the_parcels_in_the_ring() {
+        let token = Arc::new(());
+        let ch = Channel::with_parcels(2, 2, false, 4);
+        let mut inbox = Inbox::with_capacity(2);
+        let parcel = || [Arc::clone(&token), Arc::clone(&token)].into_iter();
+        ch.push_all(0, parcel(), true).unwrap();
+        ch.push_all(1, parcel(), true).unwrap();
+        assert!(matches!(ch.try_recv(&mut inbox), Recv::Item(_)));
+        ch.cancel();
+        assert!(ch.push_all(2, parcel(), true).is_err());
+        // The consumer's inbox holds the rest of its parcel; nothing else is left.
+        drop(inbox);
+        assert_eq!(Arc::strong_count(&token), 1);
+    }
+
+    fn drain_with<T>(ch: &Channel<T>, inbox: &mut Inbox<T>) -> Vec<T> {
+        let mut out = Vec::new();
+        loop {
+            match ch.recv(inbox, || false) {
+                Recv::Item(x) => out.push(x),
+                Recv::Finished => return out,
+                _ => panic!("unexpected end"),
+            }
+        }
     }
 }

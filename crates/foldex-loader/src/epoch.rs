@@ -1,11 +1,12 @@
 //! The producer side of one epoch: a fold through the executor whose step computes a batch and
 //! pushes it into the epoch's [`Channel`].
 //!
-//! **Tickets.** The job's indices are *slots*, not batches: a slot takes the next batch number
-//! from a shared counter (`tickets`), computes that batch, and goes on with the next number
-//! until none is left. Batches are therefore started in
-//! sequence order whatever order the executor runs its slots in (work stealing, chunks of
-//! several slots, any custom executor). That is what makes the ordered window deadlock-free:
+//! **Tickets.** The job's indices are *slots*, not batches: a slot takes the next ticket from a
+//! shared counter (`tickets`), computes that ticket's batches, and goes on with the next ticket
+//! until none is left. A ticket stands for one batch, or for a parcel of consecutive batches
+//! when batches are cheap (see `parcel.rs`; below, "batch" then reads "parcel"). Batches are
+//! therefore started in sequence order whatever order the executor runs its slots in (work
+//! stealing, chunks of several slots, any custom executor). That is what makes the ordered window deadlock-free:
 //! every batch below a producer's is already finished or being computed by a producer that does
 //! not wait, so the batch the consumer needs next is always on its way.
 //!
@@ -19,6 +20,7 @@
 use crate::channel::Channel;
 use crate::failure::take_loading;
 use crate::order::{Batches, EpochOrder};
+use crate::parcel::{CostMeter, MAX_PARCEL};
 use crate::policy::LoadCx;
 use crate::produce::{Delivered, Produce};
 use crate::shard::Shard;
@@ -31,6 +33,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
+use std::time::Instant;
 
 thread_local! {
     /// Set while this thread is a loader's consumer lending itself to an executor (inside
@@ -65,10 +68,16 @@ pub(crate) struct Epoch<P: Produce> {
     schedule: Schedule,
     /// How many batches the schedule runs.
     count: usize,
-    /// The next ticket to hand out: ticket `t` is batch `schedule.batch(t)`.
+    /// Batches per ticket (a parcel); the last ticket may have fewer.
+    parcel: usize,
+    /// How many tickets there are: `count / parcel`, rounded up.
+    parcels: usize,
+    /// The next ticket to hand out: ticket `t` holds batches `schedule.batch(t * parcel ..)`.
     tickets: AtomicUsize,
     channel: Arc<Channel<Delivered<P::Out>>>,
     recorder: Arc<Recorder>,
+    /// Where producers note what a batch costs, for the next epoch's parcel size.
+    cost: Arc<CostMeter>,
     /// Time each run of batches (two clock readings per run).
     timing: bool,
 }
@@ -79,6 +88,9 @@ pub(crate) struct Plan {
     pub shard: Option<Shard>,
     pub batches: Batches,
     pub schedule: Schedule,
+    /// Batches per parcel: 1, or up to [`MAX_PARCEL`] for producers that allow it.
+    pub parcel: usize,
+    pub cost: Arc<CostMeter>,
     pub timing: bool,
 }
 
@@ -90,6 +102,7 @@ impl<P: Produce> Epoch<P> {
         recorder: Arc<Recorder>,
     ) -> Self {
         let count = plan.schedule.count(plan.batches.count());
+        debug_assert!(plan.parcel == 1 || (P::PARCELS && plan.parcel <= MAX_PARCEL));
         Self {
             producer,
             order: plan.order,
@@ -97,22 +110,25 @@ impl<P: Produce> Epoch<P> {
             batches: plan.batches,
             schedule: plan.schedule,
             count,
+            parcel: plan.parcel,
+            parcels: count.div_ceil(plan.parcel),
             tickets: AtomicUsize::new(0),
             channel,
             recorder,
+            cost: plan.cost,
             timing: plan.timing,
         }
     }
 
-    /// How many batches nobody has taken yet.
+    /// How many tickets nobody has taken yet.
     fn untaken(&self) -> usize {
-        self.count - self.tickets.load(Ordering::Acquire).min(self.count)
+        self.parcels - self.tickets.load(Ordering::Acquire).min(self.parcels)
     }
 
-    /// Takes the next batch, computes it and pushes it; `false` when there was none to take
-    /// (all taken, or left for a later round).
-    fn run_batch(&self, on_consumer: bool, run: &mut Run<'_>) -> bool {
-        let count = self.count;
+    /// Takes the next ticket, computes its batches and pushes them; `false` when there was
+    /// none to take (all taken, or left for a later round).
+    fn run_ticket(&self, on_consumer: bool, run: &mut Run<'_>) -> bool {
+        let count = self.parcels;
         let next = self.tickets.load(Ordering::Relaxed);
         if next >= count || self.channel.should_skip(next, on_consumer) {
             return false;
@@ -128,28 +144,39 @@ impl<P: Produce> Epoch<P> {
         if t >= count {
             return false;
         }
-        match panic::catch_unwind(AssertUnwindSafe(|| self.compute(buffer, t))) {
-            Ok(Some(delivered)) => {
-                // Counted before the hand-over, so that the consumer never holds a batch the
-                // counts do not show yet (the stats read pushed minus delivered as occupancy).
-                // Only a stopped epoch, whose figures no longer matter, counts one too many.
-                run.pushed(delivered.items);
-                // `Err` means the epoch was stopped meanwhile; the batch is dropped here.
-                drop(self.channel.push(t, delivered, !on_consumer));
+        // A few tickets are timed for the cost meter, at two clock readings each; not the
+        // first, which pays for cold caches. The note comes before the hand-over, so that the
+        // next epoch, which may start as soon as the consumer has the last batch, sees it.
+        let started = (t % SAMPLE_EVERY == 1).then(Instant::now);
+        let note = |batches| {
+            if let Some(started) = started {
+                self.cost.note(started.elapsed(), batches);
             }
-            Ok(None) => {}
-            Err(payload) => {
-                if let Some(index) = take_loading() {
-                    self.recorder.failed_at(index);
-                }
-                self.channel.fail(payload)
+        };
+        // `None`: the epoch was stopped while the batches were computed.
+        let made = panic::catch_unwind(AssertUnwindSafe(|| {
+            if self.parcel == 1 {
+                let delivered = self.compute(buffer, t)?;
+                note(1);
+                self.hand_over(t, [Some(delivered)], 1, on_consumer, run);
+            } else {
+                let (staged, batches) = self.compute_parcel(buffer, t)?;
+                note(batches);
+                self.hand_over(t, staged, batches, on_consumer, run);
             }
+            Some(())
+        }));
+        if let Err(payload) = made {
+            if let Some(index) = take_loading() {
+                self.recorder.failed_at(index);
+            }
+            self.channel.fail(payload)
         }
         true
     }
 
     fn all_taken(&self) -> bool {
-        self.tickets.load(Ordering::Relaxed) >= self.count
+        self.tickets.load(Ordering::Relaxed) >= self.parcels
     }
 
     /// The dataset index at `position` of this rank's part of the epoch.
@@ -161,9 +188,47 @@ impl<P: Produce> Epoch<P> {
         self.order.get(position)
     }
 
-    /// The batch of ticket `t`, or `None` if the epoch was stopped while computing it.
-    fn compute(&self, buffer: P::Buffer, t: usize) -> Option<Delivered<P::Out>> {
-        let batch = self.schedule.batch(t);
+    /// Pushes ticket `t`'s batches, the first `batches` of `staged`.
+    fn hand_over<const N: usize>(
+        &self,
+        t: usize,
+        staged: [Option<Delivered<P::Out>>; N],
+        batches: usize,
+        on_consumer: bool,
+        run: &mut Run<'_>,
+    ) {
+        // Counted before the hand-over, so that the consumer never holds a batch the counts
+        // do not show yet (the stats read pushed minus delivered as occupancy). Only a stopped
+        // epoch, whose figures no longer matter, counts too many.
+        let items = staged.iter().flatten().map(|d| d.items).sum();
+        run.pushed(batches, items);
+        // `Err` means the epoch was stopped meanwhile; the batches are dropped here.
+        drop(
+            self.channel
+                .push_all(t, staged.into_iter().flatten(), !on_consumer),
+        );
+    }
+
+    /// The batches of ticket `t` when it is a parcel, staged in order on the stack (parcels
+    /// are made only of batches small enough for that), and how many there are; `None` if the
+    /// epoch was stopped meanwhile.
+    #[inline(never)]
+    fn compute_parcel(&self, first: P::Buffer, t: usize) -> Option<(Staged<P::Out>, usize)> {
+        let scheduled = t * self.parcel..((t + 1) * self.parcel).min(self.count);
+        let batches = scheduled.len();
+        let mut staged = std::array::from_fn(|_| None);
+        let mut buffer = Some(first);
+        for (cell, n) in staged.iter_mut().zip(scheduled) {
+            // Only producers whose buffers are always at hand make parcels.
+            let buffer = buffer.take().or_else(|| self.producer.buffer(|| false))?;
+            *cell = Some(self.compute(buffer, n)?);
+        }
+        Some((staged, batches))
+    }
+
+    /// The schedule's `n`-th batch, or `None` if the epoch was stopped while computing it.
+    fn compute(&self, buffer: P::Buffer, n: usize) -> Option<Delivered<P::Out>> {
+        let batch = self.schedule.batch(n);
         let cx = LoadCx {
             recorder: Some(&self.recorder),
         };
@@ -181,6 +246,12 @@ impl<P: Produce> Epoch<P> {
         })
     }
 }
+
+/// A parcel's batches, in order, on a producer's stack.
+type Staged<T> = [Option<Delivered<T>>; MAX_PARCEL];
+
+/// One ticket in this many is timed for the cost meter.
+const SAMPLE_EVERY: usize = 16;
 
 /// One round of an epoch, as the job an executor runs: `len` slots.
 struct Round<'e, P: Produce> {
@@ -209,10 +280,10 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
             // readings per batch, so its runs are counted, not timed.
             let mut run = epoch.recorder.run(epoch.timing && !on_consumer);
             if on_consumer {
-                // One batch per help call, so that the consumer goes back to delivering.
-                epoch.run_batch(true, &mut run);
+                // One ticket per help call, so that the consumer goes back to delivering.
+                epoch.run_ticket(true, &mut run);
             } else {
-                while !epoch.channel.is_stopped() && epoch.run_batch(false, &mut run) {}
+                while !epoch.channel.is_stopped() && epoch.run_ticket(false, &mut run) {}
             }
         }
         self.brand.wrap(())

@@ -45,6 +45,7 @@ mod epoch;
 mod failure;
 mod loader;
 mod order;
+mod parcel;
 mod policy;
 mod produce;
 mod ring;

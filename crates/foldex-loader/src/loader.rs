@@ -1,10 +1,11 @@
 //! The `Loader` builder and the iterator of one epoch.
 
-use crate::channel::{Channel, Recv};
+use crate::channel::{Channel, Inbox, Recv};
 use crate::collate::{Collate, Unbatched, VecCollate};
 use crate::dataset::Dataset;
 use crate::epoch::{as_helping_consumer, spawn_driver, Epoch, Plan};
 use crate::order::{Batches, EpochOrder};
+use crate::parcel::CostMeter;
 use crate::produce::{Delivered, Fresh, Produce, Recycled};
 use crate::ring::{Reused, Ring};
 use crate::shard::{Shard, Tail};
@@ -62,6 +63,8 @@ pub struct Loader<D, C = VecCollate, M = Owned> {
     shard: Option<(usize, usize)>,
     tail: Tail,
     diagnostics: bool,
+    /// What batches cost in the last epoch: whether the next one sends them in parcels.
+    cost: Arc<CostMeter>,
     mode: M,
 }
 
@@ -135,6 +138,7 @@ impl<D: Dataset> Loader<D> {
             shard: None,
             tail: Tail::default(),
             diagnostics: true,
+            cost: Arc::default(),
             mode: Owned,
         }
     }
@@ -217,6 +221,7 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             shard: self.shard,
             tail: self.tail,
             diagnostics: self.diagnostics,
+            cost: self.cost,
             mode: mode(self.mode),
         }
     }
@@ -435,7 +440,13 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
         let capacity = self.buffer_size();
-        let channel = Arc::new(Channel::new(capacity, self.ordered, total));
+        let parcel = self.cost.parcel_for::<P>(capacity);
+        let channel = Arc::new(Channel::with_parcels(
+            capacity / parcel,
+            parcel,
+            self.ordered,
+            total.div_ceil(parcel),
+        ));
         let recorder = Arc::new(Recorder::new(self.executor.workers() + 2));
         let received = Received::new(&schedule);
         // Producers hold one buffer each, at most: the executor's workers, the driver thread
@@ -447,6 +458,8 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
                 shard: self.sharding(),
                 batches,
                 schedule,
+                parcel,
+                cost: Arc::clone(&self.cost),
                 timing: self.diagnostics,
             };
             let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
@@ -454,9 +467,11 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
         });
         Iter {
             channel,
+            inbox: Inbox::with_capacity(parcel),
             driver,
             executor: Arc::clone(&self.executor),
             remaining: total,
+            total,
             epoch: state.epoch,
             finished: false,
             recorder,
@@ -464,6 +479,7 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             received,
             ring,
             capacity,
+            parcel,
             seed: self.shuffle,
             batch_size: self.batch_size.get(),
             len: self.epoch_len(),
@@ -691,9 +707,13 @@ impl std::error::Error for IterError {}
 /// after the epoch's producers have stopped; the loader can start another epoch afterwards.
 pub struct Iter<B> {
     channel: Arc<Channel<Delivered<B>>>,
+    /// The parcel being handed out.
+    inbox: Inbox<Delivered<B>>,
     driver: Option<JoinHandle<()>>,
     executor: Arc<dyn Executor>,
     remaining: usize,
+    /// The batches this epoch runs (fewer than the loader's when it resumes).
+    total: usize,
     epoch: u64,
     finished: bool,
     recorder: Arc<Recorder>,
@@ -701,6 +721,8 @@ pub struct Iter<B> {
     received: Received,
     ring: Option<Arc<dyn RingHook>>,
     capacity: usize,
+    /// Batches per place of the buffer in this epoch.
+    parcel: usize,
     seed: Option<u64>,
     batch_size: usize,
     len: usize,
@@ -749,7 +771,8 @@ impl<B> Iter<B> {
     /// The epoch's figures so far: what was delivered, where the time went, and a verdict
     /// (`Display` prints one line). See [`Stats`].
     pub fn stats(&self) -> Stats {
-        self.recorder.snapshot(&self.consumer, self.capacity)
+        self.recorder
+            .snapshot(&self.consumer, self.capacity, self.parcel)
     }
 
     /// What the consumer has received of this epoch, as a small serializable value:
@@ -766,10 +789,10 @@ impl<B> Iter<B> {
     /// It spins first and yields only a few times: a yield on a machine whose cores are busy
     /// with producers may give the core away for a whole time slice, while the producers wait
     /// for room that only this thread makes.
-    fn poll(&self) -> Recv<Delivered<B>> {
+    fn poll(&mut self) -> Recv<Delivered<B>> {
         let mut backoff = Backoff::new();
         loop {
-            match self.channel.try_recv() {
+            match self.channel.try_recv(&mut self.inbox) {
                 Recv::Empty if backoff.snooze() => {}
                 other => return other,
             }
@@ -789,7 +812,7 @@ impl<B> Iter<B> {
                 }
                 let executor = &self.executor;
                 self.channel
-                    .recv(|| as_helping_consumer(|| executor.help()))
+                    .recv(&mut self.inbox, || as_helping_consumer(|| executor.help()))
             }
             other => other,
         }
@@ -820,7 +843,7 @@ impl<B> Iterator for Iter<B> {
             }
             // The clock is read only when the consumer has to wait: a batch that is ready
             // costs no timing at all.
-            let received = match self.channel.try_recv() {
+            let received = match self.channel.try_recv(&mut self.inbox) {
                 Recv::Empty => {
                     let since = Instant::now();
                     let received = self.wait();
@@ -860,8 +883,8 @@ impl<B> Iterator for Iter<B> {
                     }
                     panic::resume_unwind(payload)
                 }
-                Recv::Incomplete { delivered } => {
-                    let total = self.channel.total();
+                Recv::Incomplete => {
+                    let (total, delivered) = (self.total, self.total - self.remaining);
                     self.shut_down();
                     panic!(
                         "foldex-loader: the executor returned after {delivered} of {total} \

@@ -24,6 +24,9 @@ pub(crate) trait Produce: Send + Sync {
     type Out: Send;
     /// What a batch needs before its number is taken.
     type Buffer;
+    /// Whether a buffer is always at hand ([`Produce::buffer`] never waits or fails), so that
+    /// a producer may make several batches from one ticket (a parcel, see `parcel.rs`).
+    const PARCELS: bool;
 
     /// The buffer for the next batch, waiting for one while `may_wait()` allows; `None` when
     /// none is available (the batch is then left for later).
@@ -55,6 +58,7 @@ where
 {
     type Out = C::Batch;
     type Buffer = ();
+    const PARCELS: bool = true;
 
     fn buffer(&self, _may_wait: impl FnMut() -> bool) -> Option<()> {
         Some(())
@@ -108,6 +112,7 @@ where
 {
     type Out = Reused<D::Item, C::Batch>;
     type Buffer = Reused<D::Item, C::Batch>;
+    const PARCELS: bool = false;
 
     fn buffer(&self, may_wait: impl FnMut() -> bool) -> Option<Self::Buffer> {
         self.ring.acquire(may_wait)

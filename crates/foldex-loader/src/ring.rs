@@ -260,7 +260,10 @@ mod tests {
                 let run = rec.run(true);
                 let got = ring.acquire(|| true).is_some();
                 drop(run);
-                (got, rec.snapshot(&Default::default(), 1).producers_blocked)
+                (
+                    got,
+                    rec.snapshot(&Default::default(), 1, 1).producers_blocked,
+                )
             })
         };
         thread::sleep(Duration::from_millis(20));

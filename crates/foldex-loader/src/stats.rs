@@ -47,6 +47,9 @@ pub struct Stats {
     pub producers_blocked: Duration,
     /// The buffer's capacity (finished batches that may wait for the consumer).
     pub buffer: usize,
+    /// Batches that travelled through the buffer together in this epoch: 1, or up to 8 when
+    /// the previous epoch found batches cheap (see [`Loader::buffer`](crate::Loader::buffer)).
+    pub parcel: usize,
     /// Mean number of finished batches waiting (the one delivered included), over a sample of
     /// deliveries (the first 16, then every 16th).
     pub mean_occupancy: f64,
@@ -198,10 +201,12 @@ pub(crate) struct Run<'r> {
 }
 
 impl Run<'_> {
-    /// Counts a batch of `items` observations handed to the channel.
-    pub fn pushed(&mut self, items: usize) {
+    /// Counts `batches` batches of `items` observations in all, handed to the channel together.
+    pub fn pushed(&mut self, batches: usize, items: usize) {
         self.items += items as u64;
-        self.slot.pushed.fetch_add(1, Ordering::Relaxed);
+        self.slot
+            .pushed
+            .fetch_add(batches as u64, Ordering::Relaxed);
     }
 }
 
@@ -319,7 +324,7 @@ impl Recorder {
     }
 
     /// The producers' figures, completed with the consumer's.
-    pub fn snapshot(&self, consumer: &ConsumerStats, buffer: usize) -> Stats {
+    pub fn snapshot(&self, consumer: &ConsumerStats, buffer: usize, parcel: usize) -> Stats {
         let claimed = self.claimed.load(Ordering::Relaxed).min(self.slots.len());
         let workers = self.slots[..claimed]
             .iter()
@@ -352,6 +357,7 @@ impl Recorder {
             consumer_waited: consumer.waited,
             producers_blocked: Duration::from_nanos(blocked),
             buffer,
+            parcel,
             mean_occupancy: consumer.occupancy_sum as f64 / samples,
             full: consumer.full as f64 / samples,
             workers,
@@ -401,6 +407,7 @@ mod tests {
             consumer_waited: Duration::from_millis(waited_ms),
             producers_blocked: Duration::ZERO,
             buffer: 4,
+            parcel: 1,
             mean_occupancy: 1.0,
             full,
             workers: Vec::new(),
@@ -434,11 +441,11 @@ mod tests {
         let recorder = Recorder::new(2);
         std::thread::scope(|s| {
             for _ in 0..4 {
-                s.spawn(|| recorder.run(true).pushed(5));
+                s.spawn(|| recorder.run(true).pushed(1, 5));
             }
         });
-        recorder.run(false).pushed(1);
-        let snap = recorder.snapshot(&ConsumerStats::default(), 1);
+        recorder.run(false).pushed(1, 1);
+        let snap = recorder.snapshot(&ConsumerStats::default(), 1, 1);
         assert_eq!(snap.workers.len(), 2);
         assert_eq!(snap.workers.iter().map(|w| w.items).sum::<u64>(), 21);
     }
@@ -446,13 +453,22 @@ mod tests {
     #[test]
     fn a_new_recorder_on_the_same_thread_claims_a_new_slot() {
         let a = Recorder::new(2);
-        a.run(true).pushed(1);
+        a.run(true).pushed(1, 1);
         let b = Recorder::new(2);
-        b.run(true).pushed(1);
-        a.run(true).pushed(1);
-        assert_eq!(a.snapshot(&ConsumerStats::default(), 1).workers[0].items, 2);
-        assert_eq!(b.snapshot(&ConsumerStats::default(), 1).workers[0].items, 1);
+        b.run(true).pushed(1, 1);
+        a.run(true).pushed(1, 1);
+        assert_eq!(
+            a.snapshot(&ConsumerStats::default(), 1, 1).workers[0].items,
+            2
+        );
+        assert_eq!(
+            b.snapshot(&ConsumerStats::default(), 1, 1).workers[0].items,
+            1
+        );
         assert_eq!(a.pushed(), 2);
+        // A parcel counts its batches.
+        a.run(false).pushed(3, 7);
+        assert_eq!(a.pushed(), 5);
     }
 
     #[test]
@@ -463,9 +479,9 @@ mod tests {
             let since = Instant::now();
             std::thread::sleep(Duration::from_millis(30));
             note_blocked(since);
-            run.pushed(1);
+            run.pushed(1, 1);
         }
-        let snap = recorder.snapshot(&ConsumerStats::default(), 1);
+        let snap = recorder.snapshot(&ConsumerStats::default(), 1, 1);
         assert!(
             snap.producers_blocked >= Duration::from_millis(30),
             "{snap:?}"

@@ -201,3 +201,78 @@ fn collate_builds_batches_from_items_in_order() {
         vec!["0,1,2,3", "4,5,6,7", "8,9"]
     );
 }
+
+/// Cheap batches travel in parcels once an epoch has timed them, on every executor: the
+/// first epoch sends them one by one, later ones several per place of the buffer, with the
+/// same order and exactly-once delivery, and a consumer that stops early leaves at most the
+/// buffer and a parcel per producing thread computed after it.
+#[test]
+fn cheap_batches_travel_in_parcels_from_the_second_epoch() {
+    for (name, executor) in common::executors() {
+        watchdog(name, || {
+            for ordered in [true, false] {
+                let computed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+                let counter = Arc::clone(&computed);
+                let loader = Loader::new(from_fn(20_000, move |i| {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    i
+                }))
+                .executor(Arc::clone(executor))
+                .buffer(16)
+                .ordered(ordered)
+                .shuffle(3)
+                .unbatched();
+                let mut parcels = Vec::new();
+                for _ in 0..3 {
+                    let order: Vec<usize> =
+                        loader.epoch_order(loader.next_epoch()).iter().collect();
+                    let mut iter = loader.iter();
+                    let mut got: Vec<usize> = iter.by_ref().collect();
+                    parcels.push(iter.stats().parcel);
+                    if !ordered {
+                        got.sort_unstable();
+                    }
+                    let want = if ordered {
+                        order
+                    } else {
+                        (0..20_000).collect()
+                    };
+                    assert!(got == want, "{name}, ordered {ordered}: wrong delivery");
+                }
+                assert_eq!(
+                    parcels[0], 1,
+                    "{name}: the first epoch has nothing to go by"
+                );
+                assert!(
+                    parcels[1..].iter().all(|&p| p > 1),
+                    "{name}, ordered {ordered}: cheap batches travel alone: {parcels:?}"
+                );
+
+                let mut iter = loader.iter();
+                let parcel = iter.stats().parcel;
+                let before = computed.load(std::sync::atomic::Ordering::Relaxed);
+                assert_eq!(iter.by_ref().take(10).count(), 10);
+                drop(iter);
+                let after = computed.load(std::sync::atomic::Ordering::Relaxed) - before;
+                let bound = 10 + loader.buffer_size() + (executor.workers() + 2) * parcel;
+                assert!(after <= bound, "{name}: {after} computed, bound {bound}");
+            }
+        });
+    }
+}
+
+/// Batches that cost more than a microsecond keep travelling one by one.
+#[test]
+fn expensive_batches_travel_alone() {
+    let loader = Loader::new(from_fn(200, |i| {
+        std::thread::sleep(std::time::Duration::from_micros(20));
+        i
+    }))
+    .buffer(16)
+    .unbatched();
+    for _ in 0..3 {
+        let mut iter = loader.iter();
+        iter.by_ref().for_each(drop);
+        assert_eq!(iter.stats().parcel, 1);
+    }
+}

@@ -7,7 +7,7 @@
 //! side changes) rather than the polling.
 #![cfg(loom)]
 
-use foldex_loader::channel::{Channel, Recv};
+use foldex_loader::channel::{Channel, Inbox, Recv};
 use loom::sync::Arc;
 use loom::thread;
 
@@ -35,6 +35,7 @@ fn expect_item<T: std::fmt::Debug + PartialEq>(got: Recv<T>, want: T) {
 fn ordered_window_of_one_delivers_in_order_without_lost_wakeups() {
     model(|| {
         let ch = Arc::new(Channel::new(1, true, 2));
+        let mut inbox = Inbox::default();
         let producers: Vec<_> = [1usize, 0]
             .into_iter()
             .map(|seq| {
@@ -42,9 +43,9 @@ fn ordered_window_of_one_delivers_in_order_without_lost_wakeups() {
                 thread::spawn(move || ch.push(seq, seq, true).unwrap())
             })
             .collect();
-        expect_item(ch.recv(|| false), 0);
-        expect_item(ch.recv(|| false), 1);
-        assert!(matches!(ch.recv(|| false), Recv::Finished));
+        expect_item(ch.recv(&mut inbox, || false), 0);
+        expect_item(ch.recv(&mut inbox, || false), 1);
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
         for p in producers {
             p.join().unwrap();
         }
@@ -56,14 +57,15 @@ fn ordered_window_of_one_delivers_in_order_without_lost_wakeups() {
 fn unordered_back_pressure_delivers_every_batch_once() {
     model(|| {
         let ch = Arc::new(Channel::new(1, false, 3));
+        let mut inbox = Inbox::default();
         let producer = {
             let ch = Arc::clone(&ch);
             thread::spawn(move || (0..3).for_each(|i| ch.push(i, i, true).unwrap()))
         };
         for i in 0..3 {
-            expect_item(ch.recv(|| false), i);
+            expect_item(ch.recv(&mut inbox, || false), i);
         }
-        assert!(matches!(ch.recv(|| false), Recv::Finished));
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
         producer.join().unwrap();
     });
 }
@@ -95,12 +97,13 @@ fn cancellation_wakes_a_blocked_producer() {
 fn a_helping_consumer_makes_its_own_batch_and_room() {
     model(|| {
         let ch = Arc::new(Channel::new(1, true, 2));
+        let mut inbox = Inbox::default();
         let producer = {
             let ch = Arc::clone(&ch);
             thread::spawn(move || ch.push(1, 1, true).unwrap())
         };
         let mut helped = false;
-        let first = ch.recv(|| {
+        let first = ch.recv(&mut inbox, || {
             if helped {
                 return false;
             }
@@ -110,7 +113,7 @@ fn a_helping_consumer_makes_its_own_batch_and_room() {
             true
         });
         expect_item(first, 0);
-        expect_item(ch.recv(|| false), 1);
+        expect_item(ch.recv(&mut inbox, || false), 1);
         producer.join().unwrap();
     });
 }
@@ -120,6 +123,7 @@ fn a_helping_consumer_makes_its_own_batch_and_room() {
 fn failure_wakes_the_consumer_and_stops_producers() {
     model(|| {
         let ch = Arc::new(Channel::<usize>::new(1, true, 3));
+        let mut inbox = Inbox::default();
         let waiting = {
             let ch = Arc::clone(&ch);
             thread::spawn(move || ch.push(2, 2, true))
@@ -128,7 +132,7 @@ fn failure_wakes_the_consumer_and_stops_producers() {
             let ch = Arc::clone(&ch);
             thread::spawn(move || ch.fail(Box::new("boom")))
         };
-        match ch.recv(|| false) {
+        match ch.recv(&mut inbox, || false) {
             Recv::Failed(p) => assert_eq!(p.downcast_ref::<&str>(), Some(&"boom")),
             other => panic!("expected the failure, got {other:?}"),
         }
@@ -167,14 +171,15 @@ fn receive_all_once<const N: usize>(
     total: usize,
     producers: [thread::JoinHandle<()>; N],
 ) {
+    let mut inbox = Inbox::default();
     let mut got = Vec::new();
     for _ in 0..total {
-        match ch.recv(|| false) {
+        match ch.recv(&mut inbox, || false) {
             Recv::Item(x) => got.push(x),
             other => panic!("expected an item, got {other:?}"),
         }
     }
-    assert!(matches!(ch.recv(|| false), Recv::Finished));
+    assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
     for p in producers {
         p.join().unwrap();
     }
@@ -182,13 +187,12 @@ fn receive_all_once<const N: usize>(
     assert_eq!(got, (0..total).collect::<Vec<_>>());
 }
 
-/// Ordered, a producer that finds no room for the next batch number waits in `should_skip`
-/// before taking it (holding no batch, so it may sleep), and wakes once the consumer makes
-/// room.
-#[test]
-fn ordered_producer_waits_for_room_before_its_ticket() {
-    model(|| {
-        let ch = Arc::new(Channel::new(1, true, 2));
+/// A producer that finds no room for the next batch waits in `should_skip` before taking a
+/// batch number (holding no batch, so it may sleep), and wakes once the consumer makes room.
+fn producer_waits_for_room_before_its_ticket(ordered: bool) {
+    model(move || {
+        let ch = Arc::new(Channel::new(1, ordered, 2));
+        let mut inbox = Inbox::default();
         ch.push(0, 0, true).unwrap();
         let waiting = {
             let ch = Arc::clone(&ch);
@@ -198,11 +202,21 @@ fn ordered_producer_waits_for_room_before_its_ticket() {
                 ch.push(1, 1, true).unwrap();
             })
         };
-        expect_item(ch.recv(|| false), 0);
-        expect_item(ch.recv(|| false), 1);
-        assert!(matches!(ch.recv(|| false), Recv::Finished));
+        expect_item(ch.recv(&mut inbox, || false), 0);
+        expect_item(ch.recv(&mut inbox, || false), 1);
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
         waiting.join().unwrap();
     });
+}
+
+#[test]
+fn ordered_producer_waits_for_room_before_its_ticket() {
+    producer_waits_for_room_before_its_ticket(true);
+}
+
+#[test]
+fn unordered_producer_waits_for_room_before_its_ticket() {
+    producer_waits_for_room_before_its_ticket(false);
 }
 
 /// A cancel that races a push drops every batch: the buffered ones and one that lands after
@@ -233,5 +247,33 @@ fn unordered_producers_sleeping_for_any_place_all_wake() {
         let ch = Arc::new(Channel::new(2, false, 3));
         let producers = [vec![0, 1], vec![2]].map(|batches| spawn_pushes(&ch, batches));
         receive_all_once(&ch, 3, producers);
+    });
+}
+
+/// Parcels of two batches, pushed out of order into a window of one place: the second parcel
+/// waits until the consumer has taken the last batch of the first (the place is the parcel's
+/// until then), and the batches arrive once each, in order.
+#[test]
+fn a_parcel_holds_its_place_until_its_last_batch_is_taken() {
+    model(|| {
+        let ch = Arc::new(Channel::with_parcels(1, 2, true, 2));
+        let mut inbox = Inbox::with_capacity(2);
+        let producers: Vec<_> = [1usize, 0]
+            .into_iter()
+            .map(|seq| {
+                let ch = Arc::clone(&ch);
+                thread::spawn(move || {
+                    ch.push_all(seq, [2 * seq, 2 * seq + 1].into_iter(), true)
+                        .unwrap()
+                })
+            })
+            .collect();
+        for want in 0..4 {
+            expect_item(ch.recv(&mut inbox, || false), want);
+        }
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
+        for p in producers {
+            p.join().unwrap();
+        }
     });
 }

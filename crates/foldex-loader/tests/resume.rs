@@ -174,3 +174,41 @@ fn a_state_from_other_settings_is_refused() {
     let err = refused(&Loader::new(numbers(11)).batch_size(5).shuffle(2));
     assert!(err.to_string().contains("len"), "{err}");
 }
+
+/// An epoch whose cheap batches travel in parcels resumes exactly, whether it stopped between
+/// parcels or inside one (the rest of that parcel was computed but not received, and loads
+/// again).
+#[test]
+fn resumption_is_exact_inside_a_parcel() {
+    for (name, executor) in common::executors() {
+        watchdog(name, || {
+            for ordered in [true, false] {
+                let loader = Loader::new(numbers(500))
+                    .executor(Arc::clone(executor))
+                    .buffer(16)
+                    .shuffle(5)
+                    .ordered(ordered)
+                    .unbatched();
+                loader.iter().for_each(drop);
+                for stop in [0, 8, 13, 250] {
+                    let epoch = loader.next_epoch();
+                    let mut iter = loader.iter();
+                    assert!(
+                        iter.stats().parcel > 1,
+                        "{name}: cheap batches travel alone (stop {stop}, ordered {ordered})"
+                    );
+                    let mut got: Vec<usize> = iter.by_ref().take(stop).collect();
+                    let state = iter.state();
+                    drop(iter);
+                    got.extend(loader.resume(&state).unwrap());
+                    let mut want: Vec<usize> = loader.epoch_order(epoch).iter().collect();
+                    if !ordered {
+                        got.sort_unstable();
+                        want.sort_unstable();
+                    }
+                    assert_eq!(got, want, "{name}, ordered {ordered}, stopped after {stop}");
+                }
+            }
+        });
+    }
+}

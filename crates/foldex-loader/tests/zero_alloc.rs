@@ -83,6 +83,7 @@ fn on_this_thread(stats: &foldex_loader::Stats) -> u64 {
 fn allocations() {
     no_allocation_per_item_after_warm_up();
     no_allocation_per_item_with_an_in_place_collate();
+    no_allocation_per_item_in_parcels();
     without_reuse_every_observation_allocates();
 }
 
@@ -154,6 +155,45 @@ fn no_allocation_per_item_with_an_in_place_collate() {
     iter.for_each(drop);
     assert!(total > 0.0);
     assert_eq!(allocations, 0, "{allocations} allocations for 2400 items");
+}
+
+/// Cheap unbatched observations that need no memory of their own travel in parcels from the
+/// second epoch on; the parcels are staged on the producers' stacks and land in the channel's
+/// places, so the steady state allocates nothing either.
+fn no_allocation_per_item_in_parcels() {
+    let executors: Vec<(&str, Arc<dyn Executor>)> = vec![
+        ("SequentialEx", Arc::new(SequentialEx)),
+        (
+            "ThreadedEx",
+            Arc::new(ThreadedEx::new().threads(2).basesize(1)),
+        ),
+        (
+            "TaskPoolEx background",
+            Arc::new(TaskPoolEx::new().ntasks(2).background(true)),
+        ),
+        ("TaskPoolEx", Arc::new(TaskPoolEx::new().ntasks(2))),
+    ];
+    for (name, executor) in executors {
+        started(&*executor);
+        let loader = Loader::new(foldex_loader::from_fn(40_000, |i| i as u64))
+            .executor(executor)
+            .buffer(16)
+            .unbatched();
+        loader.iter().for_each(drop);
+        let mut iter = loader.iter();
+        let parcel = iter.stats().parcel;
+        let mut checksum = iter.by_ref().take(10_000).sum::<u64>();
+        let region = Region::new(GLOBAL);
+        checksum += iter.by_ref().take(20_000).sum::<u64>();
+        let allocations = region.change().allocations;
+        checksum += iter.sum::<u64>();
+        assert_eq!(checksum, 40_000 * 39_999 / 2);
+        assert!(parcel > 1, "{name}: cheap observations travel alone");
+        assert_eq!(
+            allocations, 0,
+            "{name}: {allocations} allocations for 20000 observations in parcels of {parcel}"
+        );
+    }
 }
 
 fn without_reuse_every_observation_allocates() {
