@@ -110,15 +110,65 @@ struct Slot<T> {
     /// The parcel at the slot's position, in push order. Never contended in the common case:
     /// the producer writes before the stamp says so, and the consumer takes after. It is what
     /// lets a stop drop a batch exactly once. Its capacity (a parcel) stays from lap to lap.
-    items: CachePadded<Mutex<VecDeque<T>>>,
+    items: CachePadded<Mutex<Parcel<T>>>,
+}
+
+/// The batches of one position, in push order. The first sits in place, on the slot's own cache
+/// lines, so that a single batch costs no further memory to hand over; the rest of a parcel
+/// follows in a queue whose capacity stays from lap to lap.
+struct Parcel<T> {
+    first: Option<T>,
+    rest: VecDeque<T>,
+}
+
+impl<T> Parcel<T> {
+    /// Room for `parcel` batches without allocating.
+    fn with_capacity(parcel: usize) -> Self {
+        Self {
+            first: None,
+            rest: VecDeque::with_capacity(parcel - 1),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    fn push(&mut self, item: T) {
+        if self.first.is_none() {
+            self.first = Some(item);
+        } else {
+            self.rest.push_back(item);
+        }
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        let item = self.first.take()?;
+        self.first = self.rest.pop_front();
+        Some(item)
+    }
+}
+
+impl<T> Default for Parcel<T> {
+    fn default() -> Self {
+        Self {
+            first: None,
+            rest: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Extend<T> for Parcel<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
+        items.into_iter().for_each(|item| self.push(item));
+    }
 }
 
 /// The consumer's own side of a [`Channel`]: the parcel it took, handed out batch by batch
 /// without touching the ring.
-#[derive(Debug)]
 pub struct Inbox<T> {
     /// What is left of the parcel at `position`, in order.
-    items: VecDeque<T>,
+    items: Parcel<T>,
     position: usize,
 }
 
@@ -126,7 +176,7 @@ impl<T> Inbox<T> {
     /// An inbox with room for a parcel of `parcel` batches.
     pub fn with_capacity(parcel: usize) -> Self {
         Self {
-            items: VecDeque::with_capacity(parcel),
+            items: Parcel::with_capacity(parcel),
             position: 0,
         }
     }
@@ -191,7 +241,7 @@ impl<T> Channel<T> {
             slots: (0..capacity)
                 .map(|i| Slot {
                     stamp: CachePadded::new(AtomicUsize::new(free(i))),
-                    items: CachePadded::new(Mutex::new(VecDeque::with_capacity(parcel))),
+                    items: CachePadded::new(Mutex::new(Parcel::with_capacity(parcel))),
                 })
                 .collect(),
             head: CachePadded::new(AtomicUsize::new(0)),
@@ -476,17 +526,18 @@ impl<T> Channel<T> {
                 return false;
             }
             let mut overflow = lock(&self.overflow);
+            let before = overflow.len();
             // In place and in order: a parcel's batches keep their order.
             let mut i = 0;
             while i < overflow.len() {
                 if overflow[i].0 == position {
-                    inbox.items.push_back(overflow.remove(i).1);
+                    inbox.items.push(overflow.remove(i).1);
                 } else {
                     i += 1;
                 }
             }
             self.overflow_len
-                .fetch_sub(inbox.items.len(), Ordering::Release);
+                .fetch_sub(before - overflow.len(), Ordering::Release);
         }
         inbox.position = position;
         !inbox.items.is_empty()
@@ -494,7 +545,7 @@ impl<T> Channel<T> {
 
     /// The next batch in `inbox`; the last one frees its position's slot for the next lap.
     fn unpack(&self, inbox: &mut Inbox<T>) -> Option<T> {
-        let item = inbox.items.pop_front()?;
+        let item = inbox.items.pop()?;
         if inbox.items.is_empty() {
             self.release(inbox.position);
         }
@@ -612,8 +663,8 @@ impl<T> Channel<T> {
     /// own batch (it checks `stopped` after filling its slot).
     fn drain(&self) {
         for slot in self.slots.iter() {
-            let items = mem::take(&mut *lock(&slot.items));
-            drop(items);
+            let late = mem::take(&mut *lock(&slot.items));
+            drop(late);
         }
         let aside = mem::take(&mut *lock(&self.overflow));
         self.overflow_len.store(0, Ordering::Release);
