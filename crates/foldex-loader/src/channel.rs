@@ -518,7 +518,7 @@ impl<T> Channel<T> {
         debug_assert!(inbox.items.is_empty());
         let slot = self.slot(position);
         if slot.stamp.load(Ordering::Acquire) & !WAIT_BITS == full(position) {
-            // One lock per parcel: the slot gets the inbox's empty queue (and keeps its
+            // One lock per parcel: the slot gets the inbox's empty parcel (and keeps its
             // capacity for the next lap). Empty only if a stop drained the slot meanwhile.
             mem::swap(&mut *lock(&slot.items), &mut inbox.items);
         } else {
