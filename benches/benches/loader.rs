@@ -4,7 +4,8 @@
 //!
 //! - `loader_throughput`: 100 000 observations that cost nothing, through a buffer of 16.
 //!   The reference is rayon's `for_each_with` sending into crossbeam-channel's `bounded(16)`,
-//!   drained by the calling thread. Ours: unbatched observations, unordered and ordered.
+//!   drained by the calling thread. Ours: unbatched observations, unordered and ordered; after
+//!   each, the stats of one more epoch are printed (parcel size, verdict, each thread's share).
 //! - `loader_reuse`: 100 000 observations of 64 `f32` that cost next to nothing, with
 //!   `reuse_buffers(true)` and a buffer of 16: what recycling a buffer per batch costs.
 //! - `loader_sleep`: the seed's `TimeDataset` (each observation sleeps for `t`), per executor,
@@ -60,6 +61,23 @@ fn throughput(c: &mut Criterion) {
                     .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
             })
         });
+        // Where one more epoch's time went: the parcel size, the verdict, and each producing
+        // thread's share of the observations.
+        let mut epoch = loader.iter();
+        black_box(epoch.by_ref().fold(0usize, |acc, x| acc.wrapping_add(x)));
+        let stats = epoch.stats();
+        let shares: Vec<String> = stats
+            .workers
+            .iter()
+            .map(|w| format!("{} {:.1}%", w.thread, 100.0 * w.items as f64 / N as f64))
+            .collect();
+        eprintln!(
+            "{name}: parcels of {}; {stats}; buffer full in {:.1}% of samples; observations by \
+             thread: {}",
+            stats.parcel,
+            100.0 * stats.full,
+            shares.join(", ")
+        );
     }
     group.finish();
 }
