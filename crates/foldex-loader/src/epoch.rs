@@ -71,7 +71,7 @@ pub(crate) struct Epoch<P: Produce> {
     /// Batches per ticket (a parcel); the last ticket may have fewer.
     parcel: usize,
     /// How many tickets there are: `count / parcel`, rounded up.
-    parcels: usize,
+    ticket_count: usize,
     /// The next ticket to hand out: ticket `t` holds batches `schedule.batch(t * parcel ..)`.
     tickets: AtomicUsize,
     channel: Arc<Channel<Delivered<P::Out>>>,
@@ -111,7 +111,7 @@ impl<P: Produce> Epoch<P> {
             schedule: plan.schedule,
             count,
             parcel: plan.parcel,
-            parcels: count.div_ceil(plan.parcel),
+            ticket_count: count.div_ceil(plan.parcel),
             tickets: AtomicUsize::new(0),
             channel,
             recorder,
@@ -122,13 +122,13 @@ impl<P: Produce> Epoch<P> {
 
     /// How many tickets nobody has taken yet.
     fn untaken(&self) -> usize {
-        self.parcels - self.tickets.load(Ordering::Acquire).min(self.parcels)
+        self.ticket_count - self.tickets.load(Ordering::Acquire).min(self.ticket_count)
     }
 
     /// Takes the next ticket, computes its batches and pushes them; `false` when there was
     /// none to take (all taken, or left for a later round).
     fn run_ticket(&self, on_consumer: bool, run: &mut Run<'_>) -> bool {
-        let count = self.parcels;
+        let count = self.ticket_count;
         let next = self.tickets.load(Ordering::Relaxed);
         if next >= count || self.channel.should_skip(next, on_consumer) {
             return false;
@@ -176,7 +176,7 @@ impl<P: Produce> Epoch<P> {
     }
 
     fn all_taken(&self) -> bool {
-        self.tickets.load(Ordering::Relaxed) >= self.parcels
+        self.tickets.load(Ordering::Relaxed) >= self.ticket_count
     }
 
     /// The dataset index at `position` of this rank's part of the epoch.

@@ -9,8 +9,8 @@
 //! whole parcel before anyone sees its first batch, the last tickets of an epoch spread less
 //! evenly, and a consumer that stops early leaves up to a parcel per producer to finish. So an
 //! epoch uses parcels only when the batches of the epoch before it on the same loader cost
-//! less than [`CHEAP_NANOS`] each (producers time a few tickets per run); the first epoch,
-//! and one after an epoch too short to tell, sends batches one by one. The buffer keeps its
+//! less than [`CHEAP_NANOS`] each (producers time one ticket in 16); the first epoch, and one
+//! after an epoch too short to tell, sends batches one by one. The buffer keeps its
 //! meaning: the channel has `buffer / k` places, so at most `buffer` finished batches wait.
 
 use crate::produce::{Delivered, Produce};
@@ -21,8 +21,9 @@ use std::time::Duration;
 /// The most batches a parcel holds: the producer stages them on its stack.
 pub(crate) const MAX_PARCEL: usize = 8;
 
-/// Batches that cost less than this travel in parcels. The channel costs 50–100 ns per batch
-/// on the machines measured, so above a microsecond a parcel saves at most a few percent.
+/// Batches that cost less than this travel in parcels. Handing a batch over cost about 60 ns
+/// end to end before parcels (docs/benchmarks.md, "Loader throughput"), so above a microsecond
+/// a parcel saves a few percent at most.
 pub(crate) const CHEAP_NANOS: u64 = 1_000;
 
 /// The largest batch value, in bytes, staged in parcels: eight of them sit on a producer's
@@ -58,9 +59,8 @@ impl CostMeter {
         let nanos = self.nanos.swap(u64::MAX, Ordering::Relaxed);
         let stageable = P::PARCELS && mem::size_of::<Delivered<P::Out>>() <= MAX_STAGED_BYTES;
         // The channel keeps four places where the buffer allows it, two at least, so that
-        // producers fill some while the consumer empties another. (With a buffer of 16,
-        // ordered delivery took about twice as long with two places of 8 as with four of 4;
-        // unordered, the same.)
+        // producers fill some while the consumer empties another (with a buffer of 16, ordered
+        // delivery was much slower with two places of 8 than with four of 4).
         let places = if buffer >= 8 { 4 } else { 2 };
         let parcel = MAX_PARCEL.min(buffer / places);
         if stageable && nanos < CHEAP_NANOS && parcel >= 2 {
