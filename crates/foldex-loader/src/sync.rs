@@ -13,48 +13,39 @@ pub(crate) use std::sync::{
     Condvar, Mutex, MutexGuard,
 };
 
-/// Bounded backoff before a thread goes to sleep, as crossbeam's `Backoff`: spin a little
-/// (1, 2, 4, ... 64 pause instructions), then yield a few times, then give up. With cheap items
-/// the other side answers within a few hundred nanoseconds, well under what a sleep and a
-/// wake-up cost the thread that has to wake the sleeper (measured on 2 cores with the channel's
-/// throughput bench: yielding from the start, or yielding 30 times, was slower). Under loom it
-/// gives up at once, so that the models check the sleeping protocol itself rather than the
-/// polling around it.
+/// Bounded backoff before a thread goes to sleep: crossbeam's `Backoff` (spin 1, 2, 4, ... 64
+/// pause instructions, then yield a few times), asked once per look whether it is time to sleep
+/// instead. With cheap items the other side answers within a few hundred nanoseconds, well under
+/// what a sleep and a wake-up cost the thread that has to wake the sleeper (measured on 2 cores
+/// with the channel's throughput bench: yielding from the start, or yielding 30 times, was
+/// slower). Under loom it gives up at once, so that the models check the sleeping protocol
+/// itself rather than the polling around it.
 pub(crate) struct Backoff {
-    step: u32,
+    #[cfg(not(loom))]
+    inner: crossbeam_utils::Backoff,
 }
 
 impl Backoff {
-    #[cfg(not(loom))]
-    const SPIN_LIMIT: u32 = 6;
-    #[cfg(not(loom))]
-    const YIELD_LIMIT: u32 = 10;
-
     pub(crate) fn new() -> Self {
-        Self { step: 0 }
+        Self {
+            #[cfg(not(loom))]
+            inner: crossbeam_utils::Backoff::new(),
+        }
     }
 
     /// Waits a little (spins at first, yields later); `false` once it is time to sleep instead.
     #[cfg(not(loom))]
     pub(crate) fn snooze(&mut self) -> bool {
-        if self.step > Self::YIELD_LIMIT {
+        if self.inner.is_completed() {
             return false;
         }
-        if self.step <= Self::SPIN_LIMIT {
-            for _ in 0..1u32 << self.step {
-                std::hint::spin_loop();
-            }
-        } else {
-            std::thread::yield_now();
-        }
-        self.step += 1;
+        self.inner.snooze();
         true
     }
 
     /// Under loom: sleep at once.
     #[cfg(loom)]
     pub(crate) fn snooze(&mut self) -> bool {
-        let _ = self.step;
         false
     }
 }
