@@ -40,10 +40,9 @@
 //! thread outside the pool (a loader's consumer with an empty buffer) takes only a task that a
 //! worker forked, and only while every worker is busy; never a fold still waiting in the
 //! injector for the workers, nor a task a worker that is looking for work (or was woken for it)
-//! is about to take. It runs its
-//! range as one leaf, however long: it has no deque, so halves it forked could only be
-//! waited for, perhaps on workers that are themselves blocked until this thread returns. So
-//! `help` never forks and never blocks on anyone.
+//! is about to take. It runs its range as one leaf, however long: it has no deque, so halves it
+//! forked could only be waited for, perhaps on workers that are themselves blocked until this
+//! thread returns. So `help` never forks and never blocks on anyone.
 //!
 //! **Early stop and panics.** `job.is_stopped(start)` is checked before every split, so once a
 //! `Break` or a panic is seen nothing to its right is split or scheduled further; pieces
