@@ -15,7 +15,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use crossbeam_channel::bounded;
-use foldex::loader::{from_fn, in_place, Dataset, Loader};
+use foldex::loader::{from_fn, in_place, rng_for, Dataset, Loader};
 use foldex::{Executor, SequentialEx, TaskPoolEx, ThreadedEx};
 use image::imageops::{self, FilterType};
 use image::{ImageFormat, Rgb, RgbImage};
@@ -169,20 +169,13 @@ fn interleaved(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> Inter
         v[v.len() / 2]
     };
     let ratios: Vec<f64> = ta.iter().zip(&tb).map(|(a, b)| a / b).collect();
-    // Bootstrap with a fixed-seed generator (splitmix64), so that a run's interval is
+    // Bootstrap with the loader's fixed-seed generator, so that a run's interval is
     // reproducible from its times.
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = rng_for(0, 0, 0);
     let mut medians: Vec<f64> = (0..1000)
         .map(|_| {
             let sample: Vec<f64> = (0..ratios.len())
-                .map(|_| ratios[(next() % ratios.len() as u64) as usize])
+                .map(|_| ratios[rng.gen_range(0..ratios.len())])
                 .collect();
             median(&sample)
         })
