@@ -3,6 +3,8 @@
 use foldex_core::ExecutorExt;
 use foldex_testkit::watchdog;
 use foldex_threaded::{Pool, ThreadedEx};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -49,6 +51,34 @@ fn an_idle_pool_of_8_uses_under_1_percent_of_a_core() {
     assert_eq!(ex.sum::<usize>(0..1000), 499_500);
 }
 
+/// Worker threads that have run a piece of the test's fold, and how many of them have since
+/// run their thread-local destructors. A thread runs those before it exits, and `join` returns
+/// only after the exit, so once the pool is joined the two counts are equal.
+static TOUCHED: AtomicUsize = AtomicUsize::new(0);
+static TORN_DOWN: AtomicUsize = AtomicUsize::new(0);
+
+struct Witness;
+
+impl Drop for Witness {
+    fn drop(&mut self) {
+        TORN_DOWN.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+thread_local! {
+    static WITNESS: RefCell<Option<Witness>> = const { RefCell::new(None) };
+}
+
+fn witness_this_thread() {
+    WITNESS.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.is_none() {
+            TOUCHED.fetch_add(1, Ordering::SeqCst);
+            *w = Some(Witness);
+        }
+    });
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn dropping_the_last_handle_joins_the_threads() {
@@ -61,14 +91,27 @@ fn dropping_the_last_handle_joins_the_threads() {
         while pool_threads() < before + 5 {
             std::thread::yield_now();
         }
-        assert_eq!(ex.sum::<usize>(0..10_000), 49_995_000);
+        let caller = std::thread::current().id();
+        ex.for_each(0..10_000, |_| {
+            if std::thread::current().id() != caller {
+                witness_this_thread();
+            }
+        });
+        let touched = TOUCHED.load(Ordering::SeqCst);
+        assert!(touched > 0, "no worker took part in the fold");
         drop(pool);
         assert_eq!(pool_threads(), before + 5, "a handle is still alive");
         let clone = ex.clone();
         drop(ex);
         assert_eq!(clone.sum::<usize>(0..100), 4950);
+        assert_eq!(TORN_DOWN.load(Ordering::SeqCst), 0, "a worker exited early");
         drop(clone);
-        // `drop` returned only after joining, so the threads are gone now.
-        assert_eq!(pool_threads(), before);
+        // `drop` returned only after joining, so every worker has run its destructors.
+        assert_eq!(TORN_DOWN.load(Ordering::SeqCst), touched);
+        // The kernel forgets a joined thread a moment after `join` returns (the join is woken
+        // when the thread clears its tid, before the task is reaped), so this one is waited for.
+        while pool_threads() > before {
+            std::thread::yield_now();
+        }
     });
 }
