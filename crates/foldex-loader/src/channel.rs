@@ -35,10 +35,14 @@
 //!   that wait before they take a batch number ([`Channel::should_skip`]) leave the polling
 //!   to one of them, and sleep until half the room is free, so that a wake-up refills
 //!   several places rather than one; they hold no batch, and the consumer wakes every sleeper
-//!   whenever it runs dry. A producer that holds a finished batch sleeps only until the place
-//!   it needs is free. (Letting one awake producer refill the buffer while the others sleep on
-//!   was measured: with items that cost 100 µs, the sleepers stayed asleep for milliseconds
-//!   while the consumer waited, and two workers did the work of 1.2.)
+//!   whenever it runs dry. (Letting one awake producer refill the buffer while the others
+//!   sleep on was measured: with items that cost 100 µs, the sleepers stayed asleep for
+//!   milliseconds while the consumer waited, and two workers did the work of 1.2.) When
+//!   batches travel in parcels, they cost under a microsecond, and that is what the others
+//!   do: they *stand by*, registered in no stamp, until the consumer is about to wait or has
+//!   received the whole epoch. One producer keeps pace with the consumer on such batches,
+//!   while waking another for every freed place cost the consumer a wake-up per parcel. A
+//!   producer that holds a finished batch sleeps only until the place it needs is free.
 //! - **Helping.** The consumer may lend its thread to the executor ([`Channel::recv`] calls
 //!   `help`). `Executor::help` runs one piece whole and never waits on other threads, so
 //!   producers may go on waiting for room meanwhile; only a batch made on the consumer's own
@@ -220,6 +224,9 @@ pub struct Channel<T> {
     capacity: usize,
     ordered: bool,
     total: usize,
+    /// Batches travel in parcels, which they do only when they are cheap: then a producer that
+    /// leaves the polling to another sleeps until the consumer runs dry (see the module docs).
+    parcels: bool,
 }
 
 impl<T> Channel<T> {
@@ -260,6 +267,7 @@ impl<T> Channel<T> {
             capacity,
             ordered,
             total,
+            parcels: parcel > 1,
         }
     }
 
@@ -377,7 +385,8 @@ impl<T> Channel<T> {
     /// Waits until position `position()` may have room or the epoch stops (or spuriously): the
     /// caller looks again. It polls for that room a while, then sleeps until position
     /// `target(position)` (at or after it) has room. With `exclusive`, only one producer polls;
-    /// the others sleep at once.
+    /// the others sleep at once, and when batches travel in parcels they sleep until the
+    /// consumer runs dry or the epoch ends, whatever room there is meanwhile.
     fn wait_for_room(
         &self,
         position: impl Fn() -> usize,
@@ -390,6 +399,7 @@ impl<T> Channel<T> {
         } else {
             Some(Spinner::always(&self.spinning))
         };
+        let standby = spinner.is_none() && self.parcels;
         loop {
             if self.is_stopped() || self.room_for(position()) != Compare::Less {
                 return;
@@ -401,7 +411,18 @@ impl<T> Channel<T> {
         drop(spinner.take());
         let guard = lock(&self.sleep);
         // `stopped` is only set under `sleep`: read here, it cannot change before the wait.
-        if self.stopped.load(Ordering::Relaxed) || !self.register_producer(target(position())) {
+        if self.stopped.load(Ordering::Relaxed) {
+            return;
+        }
+        // A standby producer registers in no stamp: the consumer's takes pass it over, and only
+        // the consumer about to wait, or done, wakes it (under `sleep`, which we hold from this
+        // look to the wait, so that the look sees its takes or the wake-up finds us asleep).
+        let no_need = if standby {
+            self.room_for(position()) != Compare::Less
+        } else {
+            !self.register_producer(target(position()))
+        };
+        if no_need {
             return;
         }
         // The consumer's take of the slot's position swaps the stamp after our bit, sees it,
@@ -482,6 +503,15 @@ impl<T> Channel<T> {
     pub fn wake_sleepers(&self) {
         if self.sleepers.load(Ordering::Relaxed) > 0 {
             self.wake_producers();
+        }
+    }
+
+    /// The epoch is over for the consumer: producers on standby wake and find no batch left.
+    /// Under `sleep`, so that one about to sleep either sees every take or is asleep already.
+    fn wake_standby(&self) {
+        let _guard = lock(&self.sleep);
+        if self.sleepers.load(Ordering::Relaxed) > 0 {
+            self.room.notify_all();
         }
     }
 
@@ -587,6 +617,7 @@ impl<T> Channel<T> {
         // Only the consumer changes it.
         let next = self.head.load(Ordering::Relaxed);
         if next == self.total {
+            self.wake_standby();
             return Recv::Finished;
         }
         if self.take_at(next, inbox) {
@@ -634,6 +665,10 @@ impl<T> Channel<T> {
         let next = self.head.load(Ordering::Relaxed);
         if next >= self.total {
             return;
+        }
+        // Producers on standby sleep until now (see `wait_for_room`).
+        if self.sleepers.load(Ordering::Relaxed) > 0 {
+            self.room.notify_all();
         }
         let stamp = self
             .slot(next)

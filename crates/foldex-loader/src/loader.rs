@@ -165,8 +165,8 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
     /// let first = loader.iter(); // nothing timed yet: batches travel one by one
     /// assert_eq!(first.stats().parcel, 1);
     /// assert_eq!(first.count(), 10_000);
-    /// let second = loader.iter(); // parcels of 16 / 4 places
-    /// assert_eq!(second.stats().parcel, 4);
+    /// let second = loader.iter(); // parcels of 16 / 2 places
+    /// assert_eq!(second.stats().parcel, 8);
     /// assert_eq!(second.count(), 10_000);
     /// ```
     ///

@@ -58,11 +58,12 @@ impl CostMeter {
     pub fn parcel_for<P: Produce>(&self, buffer: usize) -> usize {
         let nanos = self.nanos.swap(u64::MAX, Ordering::Relaxed);
         let stageable = P::PARCELS && mem::size_of::<Delivered<P::Out>>() <= MAX_STAGED_BYTES;
-        // The channel keeps four places where the buffer allows it, two at least, so that
-        // producers fill some while the consumer empties another (with a buffer of 16, ordered
-        // delivery was much slower with two places of 8 than with four of 4).
-        let places = if buffer >= 8 { 4 } else { 2 };
-        let parcel = MAX_PARCEL.min(buffer / places);
+        // Parcels as large as the buffer allows with two places at least, so that a producer
+        // fills one while the consumer empties the other. With a buffer of 16, two places of 8
+        // beat four of 4 by a fifth (docs/benchmarks.md, "Loader throughput"): the cache lines
+        // that move per batch, not the places, set the pace once waiting threads poll long
+        // enough not to put each other to sleep.
+        let parcel = MAX_PARCEL.min(buffer / 2);
         if stageable && nanos < CHEAP_NANOS && parcel >= 2 {
             parcel
         } else {
@@ -87,7 +88,7 @@ mod tests {
         meter.note(Duration::from_nanos(90_000), 8);
         assert_eq!(
             meter.parcel_for::<Small>(16),
-            4,
+            8,
             "the cheapest sample counts"
         );
         assert_eq!(meter.parcel_for::<Small>(16), 1, "each epoch measures anew");
@@ -96,8 +97,9 @@ mod tests {
             meter.parcel_for::<Small>(buffer)
         };
         assert_eq!(cheap(64), 8, "eight at most");
-        assert_eq!(cheap(8), 2, "four places");
-        assert_eq!(cheap(6), 3, "two places when there is no room for four");
+        assert_eq!(cheap(8), 4, "two places");
+        assert_eq!(cheap(6), 3, "two places");
+        assert_eq!(cheap(4), 2, "two places");
         assert_eq!(cheap(3), 1, "no parcel of one place");
     }
 

@@ -277,3 +277,57 @@ fn a_parcel_holds_its_place_until_its_last_batch_is_taken() {
         }
     });
 }
+
+/// Parcels of two, one place, and the place taken: two producers wait for room before their
+/// tickets. One polls; the other, on standby, is passed over by the consumer's takes and sleeps
+/// until the consumer runs dry (`pushing` says which producers then push a parcel). Every batch
+/// arrives once, in parcel order, and every producer wakes, including one that finds no ticket
+/// left and so is woken only by the end of the epoch.
+fn producers_on_standby_wake(pushing: [bool; 2]) {
+    model(move || {
+        let total = 1 + pushing.iter().filter(|&&p| p).count();
+        let ch = Arc::new(Channel::with_parcels(1, 2, false, total));
+        ch.push_all(0, [0, 1].into_iter(), true).unwrap();
+        let producers: Vec<_> = (1..=2)
+            .zip(pushing)
+            .map(|(seq, pushes)| {
+                let ch = Arc::clone(&ch);
+                thread::spawn(move || {
+                    assert!(!ch.should_skip(seq, false));
+                    if pushes {
+                        ch.push_all(seq, [2 * seq, 2 * seq + 1].into_iter(), true)
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        let mut inbox = Inbox::with_capacity(2);
+        let mut got = Vec::new();
+        loop {
+            match ch.recv(&mut inbox, || false) {
+                Recv::Item(x) => got.push(x),
+                Recv::Finished => break,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        for p in producers {
+            p.join().unwrap();
+        }
+        // Parcels arrive whole and in order inside: each even batch is followed by its odd one.
+        for pair in got.chunks(2) {
+            assert_eq!(pair[1], pair[0] + 1);
+        }
+        got.sort_unstable();
+        assert_eq!(got, (0..2 * total).collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn producers_on_standby_wake_when_the_consumer_runs_dry() {
+    producers_on_standby_wake([true, true]);
+}
+
+#[test]
+fn a_producer_on_standby_wakes_at_the_end_of_the_epoch() {
+    producers_on_standby_wake([true, false]);
+}
