@@ -520,6 +520,14 @@ impl<T> Channel<T> {
         self.room.notify_all();
     }
 
+    /// Counts the caller as a producer that polls for room, for as long as it holds the
+    /// result: producers that wait meanwhile leave the polling to it. Lets the loom models put
+    /// a producer on standby without a second one polling.
+    #[cfg(loom)]
+    pub fn polling_elsewhere(&self) -> impl Drop + '_ {
+        Spinner::always(&self.spinning)
+    }
+
     /// Whether a producer should leave batch `seq` to a later round instead of computing it
     /// now. `on_consumer` says the producer runs on the consumer's thread, inside its help.
     ///
@@ -530,7 +538,18 @@ impl<T> Channel<T> {
     /// may sleep without the consumer ever waiting for it.
     pub fn should_skip(&self, seq: usize, on_consumer: bool) -> bool {
         if !on_consumer {
-            let position = || self.next_position(seq);
+            if self.parcels && !self.ordered {
+                // The parcel will take whichever place frees first, so the consumer never waits
+                // for this producer in particular: it may as well make the parcel now and wait
+                // with it in hand, to push it the moment a place frees.
+                return false;
+            }
+            // Ordered parcels may be made one place early: once the parcel before this one has
+            // room, so that this one is ready when its own place frees. The consumer never
+            // waits for it meanwhile (it needs the one before first), and batch `delivered`
+            // still never waits, since the one before it has room.
+            let ahead = usize::from(self.parcels && seq > 0);
+            let position = || self.next_position(seq) - ahead;
             if self.room_for(position()) == Compare::Less {
                 self.wait_for_room(position, |p| self.refill_target(p), true);
             }

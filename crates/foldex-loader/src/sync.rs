@@ -19,6 +19,7 @@ pub(crate) use std::sync::{
 /// more than twice the best choice made in hindsight, the classic spin-then-block bound. Polling
 /// for less made the producer and the consumer put each other to sleep on every few batches of
 /// cheap items: with one worker, an epoch of 100 000 observations took 75 to 92 ms instead of 7.
+#[cfg(not(loom))]
 pub(crate) const POLL_FOR: std::time::Duration = std::time::Duration::from_micros(20);
 
 /// Bounded backoff before a thread goes to sleep: crossbeam's `Backoff` (spin 1, 2, 4, ... 64

@@ -278,31 +278,36 @@ fn a_parcel_holds_its_place_until_its_last_batch_is_taken() {
     });
 }
 
-/// Parcels of two, one place, and the place taken: two producers wait for room before their
-/// tickets. One polls; the other, on standby, is passed over by the consumer's takes and sleeps
-/// until the consumer runs dry (`pushing` says which producers then push a parcel). Every batch
-/// arrives once, in parcel order, and every producer wakes, including one that finds no ticket
-/// left and so is woken only by the end of the epoch.
-fn producers_on_standby_wake(pushing: [bool; 2]) {
+/// Ordered parcels of two and one place. Parcel 0 holds the place, and another producer polls
+/// for room, so a producer that wants ticket 2 (a parcel may be made once the one before it has
+/// room) stands by: the consumer's takes pass it over. The consumer pushes parcel 1 itself once
+/// it has room. With `pushes`, the standby producer then pushes parcel 2, so the consumer, about
+/// to wait for it, must wake it; without, it finds no ticket left, and the end of the epoch must
+/// wake it. Every batch arrives once, in order, and the producer returns.
+fn a_producer_on_standby_wakes(pushes: bool) {
     model(move || {
-        let total = 1 + pushing.iter().filter(|&&p| p).count();
-        let ch = Arc::new(Channel::with_parcels(1, 2, false, total));
+        let ch = Arc::new(Channel::with_parcels(1, 2, true, 2 + usize::from(pushes)));
         ch.push_all(0, [0, 1].into_iter(), true).unwrap();
-        let producers: Vec<_> = (1..=2)
-            .zip(pushing)
-            .map(|(seq, pushes)| {
-                let ch = Arc::clone(&ch);
-                thread::spawn(move || {
-                    assert!(!ch.should_skip(seq, false));
-                    if pushes {
-                        ch.push_all(seq, [2 * seq, 2 * seq + 1].into_iter(), true)
-                            .unwrap();
-                    }
-                })
+        let poller = ch.polling_elsewhere();
+        let standby = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || {
+                assert!(!ch.should_skip(2, false));
+                if pushes {
+                    ch.push_all(2, [4, 5].into_iter(), true).unwrap();
+                }
             })
-            .collect();
+        };
+        drop(poller);
         let mut inbox = Inbox::with_capacity(2);
         let mut got = Vec::new();
+        for _ in 0..2 {
+            match ch.recv(&mut inbox, || false) {
+                Recv::Item(x) => got.push(x),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        ch.push_all(1, [2, 3].into_iter(), true).unwrap();
         loop {
             match ch.recv(&mut inbox, || false) {
                 Recv::Item(x) => got.push(x),
@@ -310,24 +315,52 @@ fn producers_on_standby_wake(pushing: [bool; 2]) {
                 other => panic!("unexpected {other:?}"),
             }
         }
-        for p in producers {
-            p.join().unwrap();
-        }
-        // Parcels arrive whole and in order inside: each even batch is followed by its odd one.
-        for pair in got.chunks(2) {
-            assert_eq!(pair[1], pair[0] + 1);
-        }
-        got.sort_unstable();
-        assert_eq!(got, (0..2 * total).collect::<Vec<_>>());
+        standby.join().unwrap();
+        assert_eq!(got, (0..4 + 2 * usize::from(pushes)).collect::<Vec<_>>());
     });
 }
 
 #[test]
-fn producers_on_standby_wake_when_the_consumer_runs_dry() {
-    producers_on_standby_wake([true, true]);
+fn a_producer_on_standby_wakes_when_the_consumer_is_about_to_wait() {
+    a_producer_on_standby_wakes(true);
 }
 
 #[test]
 fn a_producer_on_standby_wakes_at_the_end_of_the_epoch() {
-    producers_on_standby_wake([true, false]);
+    a_producer_on_standby_wakes(false);
+}
+
+/// Unordered parcels of two, one place, and the place taken: producers make their parcels
+/// without waiting first, then wait for the place with the parcel in hand. Every batch arrives
+/// once, each parcel whole and in order, and nobody sleeps through the end.
+#[test]
+fn unordered_parcels_wait_for_a_place_in_hand() {
+    model(|| {
+        let ch = Arc::new(Channel::with_parcels(1, 2, false, 3));
+        ch.push_all(0, [0, 1].into_iter(), true).unwrap();
+        let producers: Vec<_> = (1..=2)
+            .map(|seq| {
+                let ch = Arc::clone(&ch);
+                thread::spawn(move || {
+                    assert!(!ch.should_skip(seq, false));
+                    ch.push_all(seq, [2 * seq, 2 * seq + 1].into_iter(), true)
+                        .unwrap();
+                })
+            })
+            .collect();
+        let mut inbox = Inbox::with_capacity(2);
+        let mut got = Vec::new();
+        while let Recv::Item(x) = ch.recv(&mut inbox, || false) {
+            got.push(x);
+        }
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
+        for p in producers {
+            p.join().unwrap();
+        }
+        for pair in got.chunks(2) {
+            assert_eq!(pair[1], pair[0] + 1, "a parcel arrives whole: {got:?}");
+        }
+        got.sort_unstable();
+        assert_eq!(got, (0..6).collect::<Vec<_>>());
+    });
 }
