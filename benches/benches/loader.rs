@@ -6,8 +6,11 @@
 //!   The reference is rayon's `for_each_with` sending into crossbeam-channel's `bounded(16)`,
 //!   drained by the calling thread. Ours: unbatched observations, unordered and ordered; after
 //!   each, the stats of one more epoch are printed (parcel size, verdict, each thread's share).
+//!   Last, unordered with a single worker thread beside the consumer.
 //! - `loader_reuse`: 100 000 observations of 64 `f32` that cost next to nothing, with
 //!   `reuse_buffers(true)` and a buffer of 16: what recycling a buffer per batch costs.
+//! - `loader_wake_up`: 2 000 hand-overs of a token between two threads through a condvar,
+//!   each a sleep and a wake-up: what the loader saves when a waiting thread polls instead.
 //! - `loader_sleep`: the seed's `TimeDataset` (each observation sleeps for `t`), per executor,
 //!   with `n` chosen so that an ideal run on 2 workers takes about 50 ms. Efficiency is
 //!   `n * t / workers` divided by the median time.
@@ -79,6 +82,20 @@ fn throughput(c: &mut Criterion) {
             shares.join(", ")
         );
     }
+    // One worker and the consumer, a thread per core: the pair hands every parcel over, so
+    // this is where waiting threads that sleep too early cost the most.
+    let one_worker = Loader::new(from_fn(N, |i| i))
+        .buffer(BUFFER)
+        .ordered(false)
+        .unbatched()
+        .executor(ThreadedEx::new().threads(1).basesize(1));
+    group.bench_function("loader unordered, 1 worker", |b| {
+        b.iter(|| {
+            one_worker
+                .iter()
+                .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
+        })
+    });
     group.finish();
 }
 
@@ -169,5 +186,47 @@ fn sleep_matrix(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, throughput, reuse, sleep_matrix);
+/// What a sleep and the wake-up that ends it cost on this machine: two threads hand a token back
+/// and forth through a mutex and a condvar, each sleeping until the other hands it over. The
+/// loader's waiting threads poll for about this long before they sleep (`POLL_FOR`).
+fn wake_up(c: &mut Criterion) {
+    use std::sync::{Condvar, Mutex};
+    let mut group = c.benchmark_group("loader_wake_up");
+    group
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20);
+    const ROUNDS: u64 = 1_000;
+    group.bench_function("condvar hand-over x2000", |b| {
+        b.iter(|| {
+            // The token's value says whose turn it is: even for this thread, odd for the other.
+            let token = (Mutex::new(0u64), Condvar::new());
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    let (value, turn) = &token;
+                    let mut value = value.lock().unwrap();
+                    while *value < 2 * ROUNDS {
+                        while *value % 2 == 0 {
+                            value = turn.wait(value).unwrap();
+                        }
+                        *value += 1;
+                        turn.notify_one();
+                    }
+                });
+                let (value, turn) = &token;
+                let mut value = value.lock().unwrap();
+                for _ in 0..ROUNDS {
+                    *value += 1;
+                    turn.notify_one();
+                    while *value % 2 == 1 {
+                        value = turn.wait(value).unwrap();
+                    }
+                }
+            });
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, throughput, reuse, sleep_matrix, wake_up);
 criterion_main!(benches);

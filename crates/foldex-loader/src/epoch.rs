@@ -197,16 +197,16 @@ impl<P: Produce> Epoch<P> {
         on_consumer: bool,
         run: &mut Run<'_>,
     ) {
-        // Counted before the hand-over, so that the consumer never holds a batch the counts
-        // do not show yet (the stats read pushed minus delivered as occupancy). Only a stopped
-        // epoch, whose figures no longer matter, counts too many.
         let items = staged.iter().flatten().map(|d| d.items).sum();
-        run.pushed(batches, items);
         // `Err` means the epoch was stopped meanwhile; the batches are dropped here.
         drop(
             self.channel
                 .push_all(t, staged.into_iter().flatten(), !on_consumer),
         );
+        // Counted once in the channel, not while the producer waits for room with them in hand
+        // (the stats read pushed minus delivered as the buffer's occupancy). The consumer may
+        // deliver them first: the occupancy it samples then is low by a parcel at most.
+        run.pushed(batches, items);
     }
 
     /// The batches of ticket `t` when it is a parcel, staged in order on the stack (parcels

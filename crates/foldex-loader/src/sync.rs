@@ -14,11 +14,13 @@ pub(crate) use std::sync::{
 };
 
 /// How long a waiting thread polls before it sleeps. A sleep and the wake-up that ends it cost
-/// about as much (one hand-over between two threads through a condvar took 19 to 27 µs on the
-/// 2-core machine of docs/benchmarks.md), so polling for that long before sleeping never costs
-/// more than twice the best choice made in hindsight, the classic spin-then-block bound. Polling
-/// for less made the producer and the consumer put each other to sleep on every few batches of
-/// cheap items: with one worker, an epoch of 100 000 observations took 75 to 92 ms instead of 7.
+/// the two threads about that much: on the 2-core machine of docs/benchmarks.md, a hand-over
+/// through a condvar took 6 to 23 µs (`cargo bench -p foldex-benches --bench loader --
+/// loader_wake_up`), so polling for as long as a wake-up costs keeps the waste within a small
+/// factor of the best choice made in hindsight, the classic spin-then-block bound. Polling for a
+/// few microseconds only made the producer and the consumer put each other to sleep every few
+/// batches of cheap items: with one worker, an epoch of 100 000 observations took 75 to 92 ms
+/// instead of 7. Polling for 8 µs measured the same as 20 on the throughput bench.
 #[cfg(not(loom))]
 pub(crate) const POLL_FOR: std::time::Duration = std::time::Duration::from_micros(20);
 
