@@ -37,12 +37,18 @@
 //!   several places rather than one; they hold no batch, and the consumer wakes every sleeper
 //!   whenever it runs dry. (Letting one awake producer refill the buffer while the others
 //!   sleep on was measured: with items that cost 100 µs, the sleepers stayed asleep for
-//!   milliseconds while the consumer waited, and two workers did the work of 1.2.) When
-//!   batches travel in parcels, they cost under a microsecond, and that is what the others
-//!   do: they *stand by*, registered in no stamp, until the consumer is about to wait or has
-//!   received the whole epoch. One producer keeps pace with the consumer on such batches,
-//!   while waking another for every freed place cost the consumer a wake-up per parcel. A
-//!   producer that holds a finished batch sleeps only until the place it needs is free.
+//!   milliseconds while the consumer waited, and two workers did the work of 1.2.) A producer
+//!   that holds a finished batch sleeps only until the place it needs is free.
+//! - **Parcels are made early.** When batches travel in parcels (they cost under a
+//!   microsecond), a producer makes its parcel before its place frees and waits with it in
+//!   hand, so that the handover follows the freeing at once. Unordered, it does not wait before
+//!   its ticket at all: its parcel takes whichever place frees first, so the consumer never
+//!   waits for this producer in particular. Ordered, it waits until the parcel before its own
+//!   has room: the consumer needs that one first, and position `delivered` still never waits.
+//!   And every producer polls, none leaves it to another: room comes back within the polling
+//!   time, so they seldom sleep, and producers that stay runnable keep every core busy. (With
+//!   all but one producer asleep, the last one and the consumer sometimes shared one core for
+//!   a whole epoch, while the other core idled; see docs/benchmarks.md, "Loader throughput".)
 //! - **Helping.** The consumer may lend its thread to the executor ([`Channel::recv`] calls
 //!   `help`). `Executor::help` runs one piece whole and never waits on other threads, so
 //!   producers may go on waiting for room meanwhile; only a batch made on the consumer's own
@@ -224,8 +230,8 @@ pub struct Channel<T> {
     capacity: usize,
     ordered: bool,
     total: usize,
-    /// Batches travel in parcels, which they do only when they are cheap: then a producer that
-    /// leaves the polling to another sleeps until the consumer runs dry (see the module docs).
+    /// Batches travel in parcels, which they do only when they are cheap: then producers make
+    /// them before their place frees, and every producer polls (see the module docs).
     parcels: bool,
 }
 
@@ -385,8 +391,7 @@ impl<T> Channel<T> {
     /// Waits until position `position()` may have room or the epoch stops (or spuriously): the
     /// caller looks again. It polls for that room a while, then sleeps until position
     /// `target(position)` (at or after it) has room. With `exclusive`, only one producer polls;
-    /// the others sleep at once, and when batches travel in parcels they sleep until the
-    /// consumer runs dry or the epoch ends, whatever room there is meanwhile.
+    /// the others sleep at once.
     fn wait_for_room(
         &self,
         position: impl Fn() -> usize,
@@ -399,7 +404,6 @@ impl<T> Channel<T> {
         } else {
             Some(Spinner::always(&self.spinning))
         };
-        let standby = spinner.is_none() && self.parcels;
         loop {
             if self.is_stopped() || self.room_for(position()) != Compare::Less {
                 return;
@@ -411,18 +415,7 @@ impl<T> Channel<T> {
         drop(spinner.take());
         let guard = lock(&self.sleep);
         // `stopped` is only set under `sleep`: read here, it cannot change before the wait.
-        if self.stopped.load(Ordering::Relaxed) {
-            return;
-        }
-        // A standby producer registers in no stamp: the consumer's takes pass it over, and only
-        // the consumer about to wait, or done, wakes it (under `sleep`, which we hold from this
-        // look to the wait, so that the look sees its takes or the wake-up finds us asleep).
-        let no_need = if standby {
-            self.room_for(position()) != Compare::Less
-        } else {
-            !self.register_producer(target(position()))
-        };
-        if no_need {
+        if self.stopped.load(Ordering::Relaxed) || !self.register_producer(target(position())) {
             return;
         }
         // The consumer's take of the slot's position swaps the stamp after our bit, sees it,
@@ -506,26 +499,9 @@ impl<T> Channel<T> {
         }
     }
 
-    /// The epoch is over for the consumer: producers on standby wake and find no batch left.
-    /// Under `sleep`, so that one about to sleep either sees every take or is asleep already.
-    fn wake_standby(&self) {
-        let _guard = lock(&self.sleep);
-        if self.sleepers.load(Ordering::Relaxed) > 0 {
-            self.room.notify_all();
-        }
-    }
-
     fn wake_producers(&self) {
         let _guard = lock(&self.sleep);
         self.room.notify_all();
-    }
-
-    /// Counts the caller as a producer that polls for room, for as long as it holds the
-    /// result: producers that wait meanwhile leave the polling to it. Lets the loom models put
-    /// a producer on standby without a second one polling.
-    #[cfg(loom)]
-    pub fn polling_elsewhere(&self) -> impl Drop + '_ {
-        Spinner::always(&self.spinning)
     }
 
     /// Whether a producer should leave batch `seq` to a later round instead of computing it
@@ -535,7 +511,8 @@ impl<T> Channel<T> {
     /// consumer goes back to delivering. Elsewhere never; but a producer that finds no room for
     /// the position it would push to (`seq` itself when ordered, the next arrival when not)
     /// waits here first, before it takes a batch number: waiting without a batch in hand, it
-    /// may sleep without the consumer ever waiting for it.
+    /// may sleep without the consumer ever waiting for it. Parcels are made earlier (see the
+    /// module docs).
     pub fn should_skip(&self, seq: usize, on_consumer: bool) -> bool {
         if !on_consumer {
             if self.parcels && !self.ordered {
@@ -551,7 +528,9 @@ impl<T> Channel<T> {
             let ahead = usize::from(self.parcels && seq > 0);
             let position = || self.next_position(seq) - ahead;
             if self.room_for(position()) == Compare::Less {
-                self.wait_for_room(position, |p| self.refill_target(p), true);
+                // Single batches leave the polling to one producer; with parcels every producer
+                // polls (see the module docs).
+                self.wait_for_room(position, |p| self.refill_target(p), !self.parcels);
             }
             return false;
         }
@@ -636,7 +615,6 @@ impl<T> Channel<T> {
         // Only the consumer changes it.
         let next = self.head.load(Ordering::Relaxed);
         if next == self.total {
-            self.wake_standby();
             return Recv::Finished;
         }
         if self.take_at(next, inbox) {
@@ -684,10 +662,6 @@ impl<T> Channel<T> {
         let next = self.head.load(Ordering::Relaxed);
         if next >= self.total {
             return;
-        }
-        // Producers on standby sleep until now (see `wait_for_room`).
-        if self.sleepers.load(Ordering::Relaxed) > 0 {
-            self.room.notify_all();
         }
         let stamp = self
             .slot(next)

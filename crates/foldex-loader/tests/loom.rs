@@ -278,27 +278,28 @@ fn a_parcel_holds_its_place_until_its_last_batch_is_taken() {
     });
 }
 
-/// Ordered parcels of two and one place. Parcel 0 holds the place, and another producer polls
-/// for room, so a producer that wants ticket 2 (a parcel may be made once the one before it has
-/// room) stands by: the consumer's takes pass it over. The consumer pushes parcel 1 itself once
-/// it has room. With `pushes`, the standby producer then pushes parcel 2, so the consumer, about
-/// to wait for it, must wake it; without, it finds no ticket left, and the end of the epoch must
-/// wake it. Every batch arrives once, in order, and the producer returns.
-fn a_producer_on_standby_wakes(pushes: bool) {
-    model(move || {
-        let ch = Arc::new(Channel::with_parcels(1, 2, true, 2 + usize::from(pushes)));
+/// Ordered parcels of two and one place, which parcel 0 holds: two producers want ticket 2,
+/// which may be made once parcel 1 has room, so both wait for the consumer to free parcel 0's
+/// place, polling alike. The consumer pushes parcel 1 itself once it has room; one producer
+/// then pushes parcel 2, with a wait for parcel 1's place, and the other finds no ticket left.
+/// Every batch arrives once, in order, and both producers return.
+#[test]
+fn ordered_parcels_are_made_once_the_one_before_has_room() {
+    model(|| {
+        let ch = Arc::new(Channel::with_parcels(1, 2, true, 3));
         ch.push_all(0, [0, 1].into_iter(), true).unwrap();
-        let poller = ch.polling_elsewhere();
-        let standby = {
-            let ch = Arc::clone(&ch);
-            thread::spawn(move || {
-                assert!(!ch.should_skip(2, false));
-                if pushes {
-                    ch.push_all(2, [4, 5].into_iter(), true).unwrap();
-                }
+        let producers: Vec<_> = [true, false]
+            .into_iter()
+            .map(|pushes| {
+                let ch = Arc::clone(&ch);
+                thread::spawn(move || {
+                    assert!(!ch.should_skip(2, false));
+                    if pushes {
+                        ch.push_all(2, [4, 5].into_iter(), true).unwrap();
+                    }
+                })
             })
-        };
-        drop(poller);
+            .collect();
         let mut inbox = Inbox::with_capacity(2);
         let mut got = Vec::new();
         for _ in 0..2 {
@@ -315,19 +316,11 @@ fn a_producer_on_standby_wakes(pushes: bool) {
                 other => panic!("unexpected {other:?}"),
             }
         }
-        standby.join().unwrap();
-        assert_eq!(got, (0..4 + 2 * usize::from(pushes)).collect::<Vec<_>>());
+        for p in producers {
+            p.join().unwrap();
+        }
+        assert_eq!(got, (0..6).collect::<Vec<_>>());
     });
-}
-
-#[test]
-fn a_producer_on_standby_wakes_when_the_consumer_is_about_to_wait() {
-    a_producer_on_standby_wakes(true);
-}
-
-#[test]
-fn a_producer_on_standby_wakes_at_the_end_of_the_epoch() {
-    a_producer_on_standby_wakes(false);
 }
 
 /// Unordered parcels of two, one place, and the place taken: producers make their parcels
