@@ -398,7 +398,7 @@ impl<T> Channel<T> {
         target: impl Fn(usize) -> usize,
         exclusive: bool,
     ) {
-        let mut backoff = Backoff::new();
+        let mut backoff = Backoff::new(self.parcels);
         let mut spinner = if exclusive {
             Spinner::try_begin(&self.spinning)
         } else {

@@ -801,11 +801,12 @@ impl<B> Iter<B> {
     /// with cheap items the next one is usually microseconds away, and a sleep and wake-up (or
     /// a round of helping) costs more than that.
     ///
-    /// It spins first and yields only a few times: a yield on a machine whose cores are busy
-    /// with producers may give the core away for a whole time slice, while the producers wait
-    /// for room that only this thread makes.
+    /// It spins first and yields only a few times, unless batches travel in parcels (they are
+    /// cheap, and a wake-up costs more than waiting for the next): a yield on a machine whose
+    /// cores are busy with producers may give the core away for a whole time slice, while the
+    /// producers wait for room that only this thread makes.
     fn poll(&mut self) -> Recv<Delivered<B>> {
-        let mut backoff = Backoff::new();
+        let mut backoff = Backoff::new(self.parcel > 1);
         loop {
             match self.channel.try_recv(&mut self.inbox) {
                 Recv::Empty if backoff.snooze() => {}
