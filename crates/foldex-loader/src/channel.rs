@@ -39,16 +39,17 @@
 //!   sleep on was measured: with items that cost 100 µs, the sleepers stayed asleep for
 //!   milliseconds while the consumer waited, and two workers did the work of 1.2.) A producer
 //!   that holds a finished batch sleeps only until the place it needs is free.
-//! - **Parcels are made early.** When batches travel in parcels (they cost under a
-//!   microsecond), a producer makes its parcel before its place frees and waits with it in
-//!   hand, so that the handover follows the freeing at once. Unordered, it does not wait before
-//!   its ticket at all: its parcel takes whichever place frees first, so the consumer never
-//!   waits for this producer in particular. Ordered, it waits until the parcel before its own
-//!   has room: the consumer needs that one first, and position `delivered` still never waits.
-//!   And every producer polls, none leaves it to another: room comes back within the polling
-//!   time, so they seldom sleep, and producers that stay runnable keep every core busy. (With
-//!   all but one producer asleep, the last one and the consumer sometimes shared one core for
-//!   a whole epoch, while the other core idled; see docs/benchmarks.md, "Loader throughput".)
+//! - **Unordered parcels are made early.** When batches travel in parcels (they cost under a
+//!   microsecond), an unordered producer takes its ticket without waiting for room, makes the
+//!   parcel and waits with it in hand, so that the hand-over follows the freeing of a place at
+//!   once: the parcel takes whichever place frees first, so the consumer never waits for this
+//!   producer in particular. (Ordered, making a parcel once the one before it had room measured
+//!   slower on average, with a tail of slow epochs, so ordered producers still wait for their
+//!   own place first.) And with parcels every producer polls, none leaves it to another: room
+//!   comes back within the polling time, so they seldom sleep, and producers that stay runnable
+//!   keep every core busy. (With all but one producer asleep, the last one and the consumer
+//!   sometimes shared one core for a whole epoch while the other idled; see docs/benchmarks.md,
+//!   "Loader throughput".)
 //! - **Helping.** The consumer may lend its thread to the executor ([`Channel::recv`] calls
 //!   `help`). `Executor::help` runs one piece whole and never waits on other threads, so
 //!   producers may go on waiting for room meanwhile; only a batch made on the consumer's own
@@ -521,12 +522,7 @@ impl<T> Channel<T> {
                 // with it in hand, to push it the moment a place frees.
                 return false;
             }
-            // Ordered parcels may be made one place early: once the parcel before this one has
-            // room, so that this one is ready when its own place frees. The consumer never
-            // waits for it meanwhile (it needs the one before first), and batch `delivered`
-            // still never waits, since the one before it has room.
-            let ahead = usize::from(self.parcels && seq > 0);
-            let position = || self.next_position(seq) - ahead;
+            let position = || self.next_position(seq);
             if self.room_for(position()) == Compare::Less {
                 // Single batches leave the polling to one producer; with parcels every producer
                 // polls (see the module docs).
