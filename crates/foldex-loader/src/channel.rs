@@ -234,6 +234,8 @@ pub struct Channel<T> {
     /// Batches travel in parcels, which they do only when they are cheap: then producers make
     /// them before their place frees, and every producer polls (see the module docs).
     parcels: bool,
+    /// Batches are cheap (in parcels or not): waiting producers poll longer before they sleep.
+    patient: bool,
 }
 
 impl<T> Channel<T> {
@@ -275,7 +277,15 @@ impl<T> Channel<T> {
             ordered,
             total,
             parcels: parcel > 1,
+            patient: parcel > 1,
         }
+    }
+
+    /// Whether waiting producers poll for `sync::POLL_FOR` before they sleep: the batches are
+    /// cheap. Parcels imply it; this says it of cheap batches that travel one by one.
+    pub fn patient(mut self, patient: bool) -> Self {
+        self.patient = patient;
+        self
     }
 
     /// `true` once the epoch is cancelled or failed: producers should stop.
@@ -399,7 +409,7 @@ impl<T> Channel<T> {
         target: impl Fn(usize) -> usize,
         exclusive: bool,
     ) {
-        let mut backoff = Backoff::new(self.parcels);
+        let mut backoff = Backoff::new(self.patient);
         let mut spinner = if exclusive {
             Spinner::try_begin(&self.spinning)
         } else {

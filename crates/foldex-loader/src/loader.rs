@@ -5,7 +5,7 @@ use crate::collate::{Collate, Unbatched, VecCollate};
 use crate::dataset::Dataset;
 use crate::epoch::{as_helping_consumer, spawn_driver, Epoch, Plan};
 use crate::order::{Batches, EpochOrder};
-use crate::parcel::CostMeter;
+use crate::parcel::{CostMeter, Transport};
 use crate::produce::{Delivered, Fresh, Produce, Recycled};
 use crate::ring::{Reused, Ring};
 use crate::shard::{Shard, Tail};
@@ -455,13 +455,16 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
         let capacity = self.buffer_size();
-        let parcel = self.cost.parcel_for::<P>(capacity);
-        let channel = Arc::new(Channel::with_parcels(
-            capacity / parcel,
-            parcel,
-            self.ordered,
-            total.div_ceil(parcel),
-        ));
+        let Transport { parcel, cheap } = self.cost.plan::<P>(capacity);
+        let channel = Arc::new(
+            Channel::with_parcels(
+                capacity / parcel,
+                parcel,
+                self.ordered,
+                total.div_ceil(parcel),
+            )
+            .patient(cheap),
+        );
         let recorder = Arc::new(Recorder::new(self.executor.workers() + 2));
         let received = Received::new(&schedule);
         // Producers hold one buffer each, at most: the executor's workers, the driver thread
@@ -495,6 +498,7 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             ring,
             capacity,
             parcel,
+            cheap,
             seed: self.shuffle,
             batch_size: self.batch_size.get(),
             len: self.epoch_len(),
@@ -738,6 +742,8 @@ pub struct Iter<B> {
     capacity: usize,
     /// Batches per place of the buffer in this epoch.
     parcel: usize,
+    /// This epoch's batches are cheap: waiting for one, the consumer polls longer.
+    cheap: bool,
     seed: Option<u64>,
     batch_size: usize,
     len: usize,
@@ -801,12 +807,12 @@ impl<B> Iter<B> {
     /// with cheap items the next one is usually microseconds away, and a sleep and wake-up (or
     /// a round of helping) costs more than that.
     ///
-    /// It spins first and yields only a few times, unless batches travel in parcels (they are
-    /// cheap, and a wake-up costs more than waiting for the next): a yield on a machine whose
-    /// cores are busy with producers may give the core away for a whole time slice, while the
-    /// producers wait for room that only this thread makes.
+    /// It spins first and yields only a few times, unless batches are cheap (then a wake-up
+    /// costs more than waiting for the next): a yield on a machine whose cores are busy with
+    /// producers may give the core away for a whole time slice, while the producers wait for
+    /// room that only this thread makes.
     fn poll(&mut self) -> Recv<Delivered<B>> {
-        let mut backoff = Backoff::new(self.parcel > 1);
+        let mut backoff = Backoff::new(self.cheap);
         loop {
             match self.channel.try_recv(&mut self.inbox) {
                 Recv::Empty if backoff.snooze() => {}

@@ -30,6 +30,16 @@ pub(crate) const CHEAP_NANOS: u64 = 1_000;
 /// stack, and each slot of the channel keeps room for a parcel.
 const MAX_STAGED_BYTES: usize = 64;
 
+/// How an epoch's batches travel, from what they cost in the epoch before.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Transport {
+    /// Batches per parcel (1: one by one).
+    pub parcel: usize,
+    /// Batches cost under [`CHEAP_NANOS`]: threads waiting for one poll longer before they
+    /// sleep (see `sync::POLL_FOR`), parcels or not.
+    pub cheap: bool,
+}
+
 /// What a batch cost, as producers of the current epoch timed it: the cheapest sample.
 #[derive(Debug)]
 pub(crate) struct CostMeter {
@@ -53,10 +63,18 @@ impl CostMeter {
             .fetch_min(u64::try_from(nanos).unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
-    /// The batches per parcel for an epoch that starts now, with a buffer of `buffer` batches,
-    /// from what the epoch before measured; the meter then starts over for this epoch.
-    pub fn parcel_for<P: Produce>(&self, buffer: usize) -> usize {
+    /// How an epoch that starts now, with a buffer of `buffer` batches, sends its batches, from
+    /// what the epoch before measured; the meter then starts over for this epoch.
+    pub fn plan<P: Produce>(&self, buffer: usize) -> Transport {
         let nanos = self.nanos.swap(u64::MAX, Ordering::Relaxed);
+        let cheap = nanos < CHEAP_NANOS;
+        Transport {
+            parcel: Self::parcel::<P>(buffer, cheap),
+            cheap,
+        }
+    }
+
+    fn parcel<P: Produce>(buffer: usize, cheap: bool) -> usize {
         let stageable = P::PARCELS && mem::size_of::<Delivered<P::Out>>() <= MAX_STAGED_BYTES;
         // Parcels as large as the buffer allows with two places at least, so that a producer
         // fills one while the consumer empties the other. With a buffer of 16, two places of 8
@@ -64,7 +82,7 @@ impl CostMeter {
         // that move per batch, not the places, set the pace once waiting threads poll long
         // enough not to put each other to sleep.
         let parcel = MAX_PARCEL.min(buffer / 2);
-        if stageable && nanos < CHEAP_NANOS && parcel >= 2 {
+        if stageable && cheap && parcel >= 2 {
             parcel
         } else {
             1
@@ -83,18 +101,22 @@ mod tests {
     #[test]
     fn cheap_small_batches_travel_in_parcels_from_the_second_epoch() {
         let meter = CostMeter::default();
-        assert_eq!(meter.parcel_for::<Small>(16), 1, "nothing timed yet");
+        assert_eq!(meter.plan::<Small>(16).parcel, 1, "nothing timed yet");
         meter.note(Duration::from_nanos(2_400), 8);
         meter.note(Duration::from_nanos(90_000), 8);
         assert_eq!(
-            meter.parcel_for::<Small>(16),
+            meter.plan::<Small>(16).parcel,
             8,
             "the cheapest sample counts"
         );
-        assert_eq!(meter.parcel_for::<Small>(16), 1, "each epoch measures anew");
+        assert_eq!(
+            meter.plan::<Small>(16).parcel,
+            1,
+            "each epoch measures anew"
+        );
         let cheap = |buffer| {
             meter.note(Duration::from_nanos(300), 1);
-            meter.parcel_for::<Small>(buffer)
+            meter.plan::<Small>(buffer).parcel
         };
         assert_eq!(cheap(64), 8, "eight at most");
         assert_eq!(cheap(8), 4, "two places");
@@ -107,8 +129,8 @@ mod tests {
     fn expensive_or_large_batches_travel_alone() {
         let meter = CostMeter::default();
         meter.note(Duration::from_micros(5), 1);
-        assert_eq!(meter.parcel_for::<Small>(16), 1);
+        assert_eq!(meter.plan::<Small>(16).parcel, 1);
         meter.note(Duration::from_nanos(10), 1);
-        assert_eq!(meter.parcel_for::<Large>(16), 1);
+        assert_eq!(meter.plan::<Large>(16).parcel, 1);
     }
 }

@@ -13,7 +13,7 @@ pub(crate) use std::sync::{
     Condvar, Mutex, MutexGuard,
 };
 
-/// How long a thread waiting on cheap batches (they travel in parcels) polls before it sleeps. A
+/// How long a thread waiting on cheap batches (under a microsecond) polls before it sleeps. A
 /// sleep and the wake-up that ends it cost the two threads about that much: on the 2-core
 /// machine of docs/benchmarks.md, a hand-over through a condvar took 6 to 8 µs in the median
 /// (`cargo bench -p foldex-benches --bench loader -- loader_wake_up`), and a wake-up waits for
