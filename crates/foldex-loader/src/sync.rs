@@ -35,8 +35,7 @@ pub(crate) struct Backoff {
     #[cfg(not(loom))]
     inner: crossbeam_utils::Backoff,
     /// When polling ends: `None` until crossbeam's backoff is over (so that a thread that finds
-    /// what it waits for within a few spins never reads the clock), and for good when not
-    /// patient.
+    /// what it waits for within a few spins never reads the clock); never set when not patient.
     #[cfg(not(loom))]
     deadline: Option<std::time::Instant>,
     #[cfg(not(loom))]
