@@ -288,6 +288,12 @@ impl<T> Channel<T> {
         self
     }
 
+    /// How a thread of this epoch, producer or consumer, polls before it sleeps: for
+    /// `sync::POLL_FOR` when the batches are cheap, briefly otherwise.
+    pub(crate) fn backoff(&self) -> Backoff {
+        Backoff::new(self.patient)
+    }
+
     /// `true` once the epoch is cancelled or failed: producers should stop.
     pub fn is_stopped(&self) -> bool {
         self.stopped.load(Ordering::Acquire)
@@ -409,7 +415,7 @@ impl<T> Channel<T> {
         target: impl Fn(usize) -> usize,
         exclusive: bool,
     ) {
-        let mut backoff = Backoff::new(self.patient);
+        let mut backoff = self.backoff();
         let mut spinner = if exclusive {
             Spinner::try_begin(&self.spinning)
         } else {

@@ -11,7 +11,6 @@ use crate::ring::{Reused, Ring};
 use crate::shard::{Shard, Tail};
 use crate::state::{LoaderState, Received, ResumeError, Schedule};
 use crate::stats::{ConsumerStats, Recorder, Stats};
-use crate::sync::Backoff;
 use foldex_core::{ConfigError, Executor};
 use foldex_threaded::ThreadedEx;
 use std::any::Any;
@@ -498,7 +497,6 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             ring,
             capacity,
             parcel,
-            cheap,
             seed: self.shuffle,
             batch_size: self.batch_size.get(),
             len: self.epoch_len(),
@@ -742,8 +740,6 @@ pub struct Iter<B> {
     capacity: usize,
     /// Batches per place of the buffer in this epoch.
     parcel: usize,
-    /// This epoch's batches are cheap: waiting for one, the consumer polls longer.
-    cheap: bool,
     seed: Option<u64>,
     batch_size: usize,
     len: usize,
@@ -812,7 +808,7 @@ impl<B> Iter<B> {
     /// producers may give the core away for a whole time slice, while the producers wait for
     /// room that only this thread makes.
     fn poll(&mut self) -> Recv<Delivered<B>> {
-        let mut backoff = Backoff::new(self.cheap);
+        let mut backoff = self.channel.backoff();
         loop {
             match self.channel.try_recv(&mut self.inbox) {
                 Recv::Empty if backoff.snooze() => {}

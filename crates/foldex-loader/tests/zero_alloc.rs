@@ -112,7 +112,7 @@ fn no_allocation_per_item_after_warm_up() {
 /// Every built-in executor. Each is started (see [`started`]) only when its turn comes, so that
 /// no other pool's threads are alive and idle during its measurement.
 fn executors() -> Vec<(&'static str, Arc<dyn Executor>)> {
-    let executors: Vec<(&str, Arc<dyn Executor>)> = vec![
+    vec![
         ("SequentialEx", Arc::new(SequentialEx)),
         (
             "ThreadedEx",
@@ -123,8 +123,7 @@ fn executors() -> Vec<(&'static str, Arc<dyn Executor>)> {
             Arc::new(TaskPoolEx::new().ntasks(2).background(true)),
         ),
         ("TaskPoolEx", Arc::new(TaskPoolEx::new().ntasks(2))),
-    ];
-    executors
+    ]
 }
 
 /// Returns once two threads of `executor` have run an item at the same time: a pool worker's
