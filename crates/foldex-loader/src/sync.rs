@@ -20,7 +20,7 @@ pub(crate) use std::sync::{
 /// its thread to be scheduled besides. Polling for a few microseconds only, the producer and
 /// the consumer put each other to sleep every few parcels, and with one worker an epoch of
 /// cheap batches took 10 to 30 times longer (docs/benchmarks.md, "Loader throughput"). Polling
-/// for 8 µs measured the same as 20. Batches that cost more keep the short polling: a consumer
+/// for 8 µs measured the same as 20 on the same workload. Batches that cost more keep the short polling: a consumer
 /// that polls while CPU-bound producers use every core takes time from them.
 #[cfg(not(loom))]
 pub(crate) const POLL_FOR: std::time::Duration = std::time::Duration::from_micros(20);
