@@ -39,17 +39,27 @@
 //!   sleep on was measured: with items that cost 100 µs, the sleepers stayed asleep for
 //!   milliseconds while the consumer waited, and two workers did the work of 1.2.) A producer
 //!   that holds a finished batch sleeps only until the place it needs is free.
-//! - **Unordered parcels are made early.** When batches travel in parcels (they cost under a
-//!   microsecond), an unordered producer takes its ticket without waiting for room, makes the
-//!   parcel and waits with it in hand, so that the hand-over follows the freeing of a place at
-//!   once: the parcel takes whichever place frees first, so the consumer never waits for this
-//!   producer in particular. (Ordered, making a parcel once the one before it had room measured
-//!   slower on average, with a tail of slow epochs, so ordered producers still wait for their
-//!   own place first.) And with parcels every producer polls, none leaves it to another: room
-//!   comes back within the polling time, so they seldom sleep, and producers that stay runnable
-//!   keep every core busy. (With all but one producer asleep, the last one and the consumer
-//!   sometimes shared one core for a whole epoch while the other idled; see docs/benchmarks.md,
-//!   "Loader throughput".)
+//! - **Parcels are made before their place frees.** When batches travel in parcels (they cost
+//!   under a microsecond), the making of a parcel must not sit on the consumer's path: the
+//!   consumer empties a place in about the time a producer takes to make the next parcel.
+//!   - *Unordered*, a producer takes its ticket without waiting for room, makes the parcel and
+//!     waits with it in hand: the parcel takes whichever place frees first, so the consumer
+//!     never waits for this producer in particular. And every producer polls, none leaves it
+//!     to another: room comes back within the polling time, so they seldom sleep. (With all
+//!     but one producer asleep, the last one and the consumer sometimes shared one core for a
+//!     whole epoch while the other idled; see docs/benchmarks.md, "Loader throughput".)
+//!   - *Ordered*, a parcel has one place, and the consumer needs exactly that parcel next, so
+//!     a producer holding it in hand would make the consumer wait whenever that producer lost
+//!     its core (with the default executor there is one thread more than cores). So one
+//!     producer at a time, the one holding the *lead* ([`Channel::lead`]), makes its parcel
+//!     without waiting for room and puts it in a cell beside the ring
+//!     ([`Channel::push_ahead`]); it polls for the place and moves the parcel in as it frees,
+//!     and if it is not there to, the consumer takes the parcel from the cell itself. The
+//!     other producers wait for room before they take a ticket, as with single batches. The
+//!     lead stays taken while its parcel is in the cell: one parcel at most beyond the window.
+//!     (Without the lead, waiting for its own place before making the parcel, ordered ran at
+//!     about 0.8 of unordered; with the parcel in the lead's hand, the consumer now and then
+//!     waited for a producer without a core for a whole epoch. See docs/benchmarks.md.)
 //! - **Helping.** The consumer may lend its thread to the executor ([`Channel::recv`] calls
 //!   `help`). `Executor::help` runs one piece whole and never waits on other threads, so
 //!   producers may go on waiting for room meanwhile; only a batch made on the consumer's own
@@ -236,6 +246,14 @@ pub struct Channel<T> {
     parcels: bool,
     /// Batches are cheap (in parcels or not): waiting producers poll longer before they sleep.
     patient: bool,
+    /// Ordered parcels: a producer holds the lead ([`Channel::lead`]), or its parcel waits
+    /// beside the ring for room.
+    lead: CachePadded<AtomicBool>,
+    /// `p + 1` while the lead's parcel `p` waits in `ahead_items` for room, else 0. Changed
+    /// under `ahead_items`.
+    ahead: CachePadded<AtomicUsize>,
+    /// The lead's parcel while it waits for room, beside the ring.
+    ahead_items: CachePadded<Mutex<Parcel<T>>>,
 }
 
 impl<T> Channel<T> {
@@ -278,6 +296,9 @@ impl<T> Channel<T> {
             total,
             parcels: parcel > 1,
             patient: parcel > 1,
+            lead: CachePadded::new(AtomicBool::new(false)),
+            ahead: CachePadded::new(AtomicUsize::new(0)),
+            ahead_items: CachePadded::new(Mutex::new(Parcel::with_capacity(parcel))),
         }
     }
 
@@ -292,6 +313,26 @@ impl<T> Channel<T> {
     /// `sync::POLL_FOR` when the batches are cheap, briefly otherwise.
     pub(crate) fn backoff(&self) -> Backoff {
         Backoff::new(self.patient)
+    }
+
+    /// Ordered parcels only: the lead, if no other producer holds it and no parcel made ahead
+    /// still waits for room. Its holder takes a ticket without waiting for room first
+    /// ([`Channel::should_skip`] is not asked), makes the parcel, and hands it over with
+    /// [`Channel::push_ahead`], which never waits. `None` for single batches and unordered
+    /// parcels.
+    pub fn lead(&self) -> Option<Lead<'_>> {
+        // A plain load first: the lead changes hands once per parcel, and a failed attempt
+        // would take the line from its holder.
+        if !(self.parcels && self.ordered)
+            || self.lead.load(Ordering::Relaxed)
+            || self
+                .lead
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return None;
+        }
+        Some(Lead(&self.lead))
     }
 
     /// `true` once the epoch is cancelled or failed: producers should stop.
@@ -467,15 +508,94 @@ impl<T> Channel<T> {
         }
     }
 
+    /// Hands over the lead's parcel `seq` (see [`Channel::lead`]) without making the consumer
+    /// depend on this thread: into its place if there is room; else into a cell beside the
+    /// ring, where this thread polls for the place and moves the parcel in the moment it
+    /// frees, and where the consumer takes it itself if it needs it first (this thread lost
+    /// its core, or stopped polling). The lead stays taken until the parcel leaves the cell,
+    /// so that one parcel at most waits beyond the window. Returns the batches if the epoch
+    /// was stopped.
+    pub fn push_ahead<I: Iterator<Item = T>>(
+        &self,
+        seq: usize,
+        items: I,
+        lead: Lead<'_>,
+    ) -> Result<(), I> {
+        debug_assert!(self.parcels && self.ordered);
+        if self.is_stopped() {
+            return Err(items);
+        }
+        match self.room_for(seq) {
+            Compare::Equal => {
+                self.put(seq, items);
+                return Ok(());
+            }
+            Compare::Greater => panic!("a batch was pushed twice"),
+            Compare::Less => {}
+        }
+        {
+            let mut cell = lock(&self.ahead_items);
+            cell.extend(items);
+            self.ahead.store(seq + 1, Ordering::Release);
+        }
+        // From here the lead is the parcel's: whoever moves it on gives the lead back.
+        mem::forget(lead);
+        // A read-modify-write, ordered with the consumer's on the stamp: the consumer, were it
+        // about to sleep for `seq`, sees the parcel beside the ring or is woken.
+        if self.slot(seq).stamp.fetch_or(0, Ordering::AcqRel) & CONSUMER_WAITS != 0 {
+            self.wake_consumer();
+        }
+        if self.is_stopped() {
+            // The stop may have emptied the cell before this parcel arrived: drop it now.
+            let late = mem::take(&mut *lock(&self.ahead_items));
+            drop(late);
+            return Ok(());
+        }
+        // Wait for the place, to put the parcel in it the moment it frees; the consumer takes
+        // it from beside the ring if this thread is not there to (it polled too long, or lost
+        // its core).
+        let mut backoff = self.backoff();
+        loop {
+            if self.ahead.load(Ordering::Relaxed) != seq + 1 || self.is_stopped() {
+                return Ok(());
+            }
+            if self.room_for(seq) != Compare::Less {
+                break;
+            }
+            if !backoff.snooze() {
+                return Ok(());
+            }
+        }
+        {
+            let mut cell = lock(&self.ahead_items);
+            if self.ahead.load(Ordering::Relaxed) != seq + 1 {
+                return Ok(());
+            }
+            self.ahead.store(0, Ordering::Relaxed);
+            let mut slot = lock(&self.slot(seq).items);
+            assert!(slot.is_empty(), "a batch was pushed twice");
+            // The slot's empty parcel, with its room, stays for the next one made ahead.
+            mem::swap(&mut *slot, &mut *cell);
+        }
+        self.publish(seq);
+        self.lead.store(false, Ordering::Release);
+        Ok(())
+    }
+
     /// Puts position `position` into its slot (there is room for it) and wakes the consumer if
     /// it sleeps on that slot.
     fn put(&self, position: usize, items: impl Iterator<Item = T>) {
-        let slot = self.slot(position);
         {
-            let mut cell = lock(&slot.items);
+            let mut cell = lock(&self.slot(position).items);
             assert!(cell.is_empty(), "a batch was pushed twice");
             cell.extend(items);
         }
+        self.publish(position);
+    }
+
+    /// Announces the batches just put in the slot of `position`.
+    fn publish(&self, position: usize) {
+        let slot = self.slot(position);
         let stamp = slot.stamp.fetch_add(FULL, Ordering::AcqRel);
         debug_assert_eq!(stamp & !WAIT_BITS, free(position));
         if stamp & CONSUMER_WAITS != 0 {
@@ -548,7 +668,8 @@ impl<T> Channel<T> {
         }
         let next = self.head.load(Ordering::Relaxed);
         self.room_for(self.next_position(seq)) == Compare::Less
-            || (next < self.total && (self.in_slot(next) || self.in_overflow(next)))
+            || (next < self.total
+                && (self.in_slot(next) || self.in_overflow(next) || self.is_ahead(next)))
     }
 
     /// Moves position `position` into `inbox`, if it has arrived; `false` if not. Its slot
@@ -561,26 +682,44 @@ impl<T> Channel<T> {
             // One lock per parcel: the slot gets the inbox's empty parcel (and keeps its
             // capacity for the next lap). Empty only if a stop drained the slot meanwhile.
             mem::swap(&mut *lock(&slot.items), &mut inbox.items);
+        } else if self.is_ahead(position) && self.take_ahead(position, inbox) {
+            // The lead's parcel, taken before its producer moved it into the ring.
         } else {
             if self.overflow_len.load(Ordering::Acquire) == 0 {
                 return false;
             }
             let mut overflow = lock(&self.overflow);
             let before = overflow.len();
-            // In place and in order: a parcel's batches keep their order.
-            let mut i = 0;
-            while i < overflow.len() {
-                if overflow[i].0 == position {
-                    inbox.items.push(overflow.remove(i).1);
-                } else {
-                    i += 1;
-                }
-            }
+            // In order: a parcel's batches keep theirs.
+            inbox.items.extend(
+                overflow
+                    .extract_if(.., |(p, _)| *p == position)
+                    .map(|(_, item)| item),
+            );
             self.overflow_len
                 .fetch_sub(before - overflow.len(), Ordering::Release);
         }
         inbox.position = position;
         !inbox.items.is_empty()
+    }
+
+    /// Whether the lead's parcel `position` waits beside the ring.
+    fn is_ahead(&self, position: usize) -> bool {
+        self.ahead.load(Ordering::Acquire) == position + 1
+    }
+
+    /// Moves the lead's parcel `position` from beside the ring into `inbox`, and gives the
+    /// lead back; `false` if its producer moved it into the ring meanwhile.
+    fn take_ahead(&self, position: usize, inbox: &mut Inbox<T>) -> bool {
+        let mut cell = lock(&self.ahead_items);
+        if self.ahead.load(Ordering::Relaxed) != position + 1 {
+            return false;
+        }
+        self.ahead.store(0, Ordering::Relaxed);
+        mem::swap(&mut *cell, &mut inbox.items);
+        drop(cell);
+        self.lead.store(false, Ordering::Release);
+        true
     }
 
     /// The next batch in `inbox`; the last one frees its position's slot for the next lap.
@@ -680,12 +819,14 @@ impl<T> Channel<T> {
             .stamp
             .fetch_or(CONSUMER_WAITS, Ordering::AcqRel);
         // A push into the slot adds to the stamp after this or before: it sees our bit, or we
-        // see its stamp. Stops and the close always notify under `sleep`; overflow pushes come
-        // from this very thread.
+        // see its stamp; the lead, setting its parcel aside, changes the stamp too for that
+        // reason. Stops and the close always notify under `sleep`; overflow pushes come from
+        // this very thread.
         if stamp & !WAIT_BITS == full(next)
             || self.stopped.load(Ordering::Relaxed)
             || self.closed.load(Ordering::Acquire)
             || self.in_overflow(next)
+            || self.is_ahead(next)
         {
             return;
         }
@@ -709,6 +850,8 @@ impl<T> Channel<T> {
         let aside = mem::take(&mut *lock(&self.overflow));
         self.overflow_len.store(0, Ordering::Release);
         drop(aside);
+        let ahead = mem::take(&mut *lock(&self.ahead_items));
+        drop(ahead);
     }
 
     /// The consumer went away: producers stop, waiting ones wake, buffered batches are dropped.
@@ -743,6 +886,15 @@ impl<T> Channel<T> {
         self.closed.store(true, Ordering::Release);
         let _guard = lock(&self.sleep);
         self.ready.notify_one();
+    }
+}
+
+/// The lead of an ordered epoch in parcels, given back when dropped (see [`Channel::lead`]).
+pub struct Lead<'c>(&'c AtomicBool);
+
+impl Drop for Lead<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
     }
 }
 

@@ -17,7 +17,7 @@
 //! for them. If the executor's fold returns with batches nobody took, the driver runs the job
 //! again over those, until every batch is taken. Without helping there is one round.
 
-use crate::channel::Channel;
+use crate::channel::{Channel, Lead};
 use crate::failure::take_loading;
 use crate::order::{Batches, EpochOrder};
 use crate::parcel::{CostMeter, MAX_PARCEL};
@@ -130,7 +130,17 @@ impl<P: Produce> Epoch<P> {
     fn run_ticket(&self, on_consumer: bool, run: &mut Run<'_>) -> bool {
         let count = self.ticket_count;
         let next = self.tickets.load(Ordering::Relaxed);
-        if next >= count || self.channel.should_skip(next, on_consumer) {
+        if next >= count {
+            return false;
+        }
+        // The lead (ordered parcels only) makes its parcel whether there is room for it or not,
+        // and sets it aside if not; the others ask first.
+        let lead = if on_consumer {
+            None
+        } else {
+            self.channel.lead()
+        };
+        if lead.is_none() && self.channel.should_skip(next, on_consumer) {
             return false;
         }
         // The buffer comes before the ticket, so that the batch the consumer needs next never
@@ -158,11 +168,11 @@ impl<P: Produce> Epoch<P> {
             if self.parcel == 1 {
                 let delivered = self.compute(buffer, t)?;
                 note(1);
-                self.hand_over(t, [Some(delivered)], 1, on_consumer, run);
+                self.hand_over(t, [Some(delivered)], 1, (on_consumer, lead), run);
             } else {
                 let (staged, batches) = self.compute_parcel(buffer, t)?;
                 note(batches);
-                self.hand_over(t, staged, batches, on_consumer, run);
+                self.hand_over(t, staged, batches, (on_consumer, lead), run);
             }
             Some(())
         }));
@@ -188,21 +198,23 @@ impl<P: Produce> Epoch<P> {
         self.order.get(position)
     }
 
-    /// Pushes ticket `t`'s batches, the first `batches` of `staged`.
+    /// Pushes ticket `t`'s batches, the first `batches` of `staged`, from the consumer's own
+    /// thread or not, and by the lead or not.
     fn hand_over<const N: usize>(
         &self,
         t: usize,
         staged: [Option<Delivered<P::Out>>; N],
         batches: usize,
-        on_consumer: bool,
+        (on_consumer, lead): (bool, Option<Lead<'_>>),
         run: &mut Run<'_>,
     ) {
         let items = staged.iter().flatten().map(|d| d.items).sum();
+        let staged = staged.into_iter().flatten();
         // `Err` means the epoch was stopped meanwhile; the batches are dropped here.
-        drop(
-            self.channel
-                .push_all(t, staged.into_iter().flatten(), !on_consumer),
-        );
+        let _stopped = match lead {
+            Some(lead) => self.channel.push_ahead(t, staged, lead).err(),
+            None => self.channel.push_all(t, staged, !on_consumer).err(),
+        };
         // Counted once in the channel, not while the producer waits for room with them in hand
         // (the stats read pushed minus delivered as the buffer's occupancy). The consumer may
         // deliver them first: the occupancy it samples then is low by a parcel at most.

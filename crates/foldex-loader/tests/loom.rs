@@ -8,6 +8,7 @@
 #![cfg(loom)]
 
 use foldex_loader::channel::{Channel, Inbox, Recv};
+use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
@@ -278,40 +279,55 @@ fn a_parcel_holds_its_place_until_its_last_batch_is_taken() {
     });
 }
 
-/// Ordered parcels of two and one place, which parcel 0 holds: two producers want ticket 1 and
-/// both poll for its room (with parcels, none leaves the polling to another). One pushes
-/// parcel 1 once the consumer frees the place; the other finds no ticket left. Every batch
-/// arrives once, in order, and both producers return.
+/// Ordered parcels of two and one place, two producers running a slot's loop as `epoch.rs`
+/// does: the one with the lead makes its parcel before there is room and sets it beside the
+/// ring, then moves it into its place once the place frees, unless the consumer took it from
+/// beside the ring first; the other waits for room before it takes a ticket. Every batch
+/// arrives once, in order, the lead is given back each time, and both producers return.
 #[test]
-fn ordered_parcels_every_producer_polls() {
+fn ordered_parcels_the_lead_sets_its_parcel_aside() {
     model(|| {
-        let ch = Arc::new(Channel::with_parcels(1, 2, true, 2));
-        ch.push_all(0, [0, 1].into_iter(), true).unwrap();
-        let producers: Vec<_> = [true, false]
-            .into_iter()
-            .map(|pushes| {
-                let ch = Arc::clone(&ch);
-                thread::spawn(move || {
-                    assert!(!ch.should_skip(1, false));
-                    if pushes {
-                        ch.push_all(1, [2, 3].into_iter(), true).unwrap();
+        const TICKETS: usize = 2;
+        let ch = Arc::new(Channel::with_parcels(1, 2, true, TICKETS));
+        let tickets = Arc::new(AtomicUsize::new(0));
+        let producers: Vec<_> = (0..2)
+            .map(|_| {
+                let (ch, tickets) = (Arc::clone(&ch), Arc::clone(&tickets));
+                thread::spawn(move || loop {
+                    let next = tickets.load(Ordering::Relaxed);
+                    if next >= TICKETS {
+                        return;
+                    }
+                    let lead = ch.lead();
+                    if lead.is_none() {
+                        assert!(!ch.should_skip(next, false));
+                    }
+                    let t = tickets.fetch_add(1, Ordering::AcqRel);
+                    if t >= TICKETS {
+                        return;
+                    }
+                    let parcel = [2 * t, 2 * t + 1].into_iter();
+                    match lead {
+                        Some(lead) => ch.push_ahead(t, parcel, lead).unwrap(),
+                        None => ch.push_all(t, parcel, true).unwrap(),
                     }
                 })
             })
             .collect();
+        // As the iterator does: `recv`, which may sleep, only when nothing is there.
         let mut inbox = Inbox::with_capacity(2);
-        let mut got = Vec::new();
-        loop {
-            match ch.recv(&mut inbox, || false) {
-                Recv::Item(x) => got.push(x),
-                Recv::Finished => break,
-                other => panic!("unexpected {other:?}"),
-            }
+        let mut next = || match ch.try_recv(&mut inbox) {
+            Recv::Empty => ch.recv(&mut inbox, || false),
+            other => other,
+        };
+        for want in 0..2 * TICKETS {
+            expect_item(next(), want);
         }
+        assert!(matches!(next(), Recv::Finished));
         for p in producers {
             p.join().unwrap();
         }
-        assert_eq!(got, (0..4).collect::<Vec<_>>());
+        assert!(ch.lead().is_some(), "the lead was given back");
     });
 }
 
