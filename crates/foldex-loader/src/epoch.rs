@@ -168,11 +168,11 @@ impl<P: Produce> Epoch<P> {
             if self.parcel == 1 {
                 let delivered = self.compute(buffer, t)?;
                 note(1);
-                self.hand_over(t, [Some(delivered)], 1, (on_consumer, lead), run);
+                self.hand_over(t, [Some(delivered)], 1, on_consumer, lead, run);
             } else {
                 let (staged, batches) = self.compute_parcel(buffer, t)?;
                 note(batches);
-                self.hand_over(t, staged, batches, (on_consumer, lead), run);
+                self.hand_over(t, staged, batches, on_consumer, lead, run);
             }
             Some(())
         }));
@@ -198,20 +198,21 @@ impl<P: Produce> Epoch<P> {
         self.order.get(position)
     }
 
-    /// Pushes ticket `t`'s batches, the first `batches` of `staged`, from the consumer's own
-    /// thread or not, and by the lead or not.
+    /// Pushes ticket `t`'s batches, the first `batches` of `staged`; through the cell beside
+    /// the ring if this producer holds the lead (see `Channel::lead`).
     fn hand_over<const N: usize>(
         &self,
         t: usize,
         staged: [Option<Delivered<P::Out>>; N],
         batches: usize,
-        (on_consumer, lead): (bool, Option<Lead<'_>>),
+        on_consumer: bool,
+        lead: Option<Lead<'_>>,
         run: &mut Run<'_>,
     ) {
         let items = staged.iter().flatten().map(|d| d.items).sum();
         let staged = staged.into_iter().flatten();
         // `Err` means the epoch was stopped meanwhile; the batches are dropped here.
-        let _stopped = match lead {
+        let _dropped = match lead {
             Some(lead) => self.channel.push_ahead(t, staged, lead).err(),
             None => self.channel.push_all(t, staged, !on_consumer).err(),
         };
