@@ -58,8 +58,8 @@
 //!     other producers wait for room before they take a ticket, as with single batches. The
 //!     lead stays taken while its parcel is in the cell: one parcel at most beyond the window.
 //!     (Without the lead, waiting for its own place before making the parcel, ordered ran at
-//!     about 0.8 of unordered; with the parcel in the lead's hand, the consumer now and then
-//!     waited for a producer without a core for a whole epoch. See docs/benchmarks.md.)
+//!     about 0.8 of unordered; with the parcel in the lead's hand, some epochs ran several
+//!     times slower, the lead and the consumer sharing one core. See docs/benchmarks.md.)
 //! - **Helping.** The consumer may lend its thread to the executor ([`Channel::recv`] calls
 //!   `help`). `Executor::help` runs one piece whole and never waits on other threads, so
 //!   producers may go on waiting for room meanwhile; only a batch made on the consumer's own
@@ -318,8 +318,8 @@ impl<T> Channel<T> {
     /// Ordered parcels only: the lead, if no other producer holds it and no parcel made ahead
     /// still waits for room. Its holder takes a ticket without waiting for room first
     /// ([`Channel::should_skip`] is not asked), makes the parcel, and hands it over with
-    /// [`Channel::push_ahead`], which never waits. `None` for single batches and unordered
-    /// parcels.
+    /// [`Channel::push_ahead`], which never leaves the consumer waiting for this thread.
+    /// `None` for single batches and unordered parcels.
     pub fn lead(&self) -> Option<Lead<'_>> {
         // A plain load first: the lead changes hands once per parcel, and a failed attempt
         // would take the line from its holder.
