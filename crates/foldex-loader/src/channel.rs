@@ -121,6 +121,13 @@ fn lock<U>(mutex: &Mutex<U>) -> MutexGuard<'_, U> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Empties `cell` and drops what it held once the lock is released, so that no batch's
+/// destructor runs under it.
+fn drop_contents<U: Default>(cell: &Mutex<U>) {
+    let late = mem::take(&mut *lock(cell));
+    drop(late);
+}
+
 /// One place of the ring, on its own cache lines so that a producer filling one slot does not
 /// slow the consumer emptying the next.
 struct Slot<T> {
@@ -547,8 +554,7 @@ impl<T> Channel<T> {
         }
         if self.is_stopped() {
             // The stop may have emptied the cell before this parcel arrived: drop it now.
-            let late = mem::take(&mut *lock(&self.ahead_items));
-            drop(late);
+            drop_contents(&self.ahead_items);
             return Ok(());
         }
         // Wait for the place, to put the parcel in it the moment it frees; the consumer takes
@@ -603,8 +609,7 @@ impl<T> Channel<T> {
         }
         if self.is_stopped() {
             // The stop may have emptied the slots before this parcel arrived: drop it now.
-            let late = mem::take(&mut *lock(&slot.items));
-            drop(late);
+            drop_contents(&slot.items);
         }
     }
 
@@ -618,9 +623,7 @@ impl<T> Channel<T> {
                 .fetch_add(overflow.len() - before, Ordering::Release);
         }
         if self.is_stopped() {
-            let late = mem::take(&mut *lock(&self.overflow));
-            self.overflow_len.store(0, Ordering::Release);
-            drop(late);
+            self.drop_overflow();
         }
     }
 
@@ -844,14 +847,17 @@ impl<T> Channel<T> {
     /// own batch (it checks `stopped` after filling its slot).
     fn drain(&self) {
         for slot in self.slots.iter() {
-            let late = mem::take(&mut *lock(&slot.items));
-            drop(late);
+            drop_contents(&slot.items);
         }
+        self.drop_overflow();
+        drop_contents(&self.ahead_items);
+    }
+
+    /// Drops the batches beside the ring.
+    fn drop_overflow(&self) {
         let aside = mem::take(&mut *lock(&self.overflow));
         self.overflow_len.store(0, Ordering::Release);
         drop(aside);
-        let ahead = mem::take(&mut *lock(&self.ahead_items));
-        drop(ahead);
     }
 
     /// The consumer went away: producers stop, waiting ones wake, buffered batches are dropped.
