@@ -17,9 +17,8 @@
 #![forbid(unsafe_code)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use crossbeam_channel::bounded;
 use foldex::{from_fn, Dataset, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
-use rayon::prelude::*;
+use foldex_benches::rayon_crossbeam_epoch;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,16 +26,7 @@ use std::time::Duration;
 const BUFFER: usize = 16;
 
 fn reference(n: usize, item: impl Fn(usize) -> usize + Sync + Send) -> usize {
-    let (tx, rx) = bounded(BUFFER);
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            (0..n)
-                .into_par_iter()
-                .for_each_with(tx, |tx, i| tx.send(item(i)).unwrap())
-        });
-        rx.iter()
-            .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
-    })
+    rayon_crossbeam_epoch(n, BUFFER, item)
 }
 
 fn throughput(c: &mut Criterion) {

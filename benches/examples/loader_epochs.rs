@@ -11,29 +11,13 @@
 //! maximum and the count of epochs above twice the median.
 #![forbid(unsafe_code)]
 
-use crossbeam_channel::bounded;
 use foldex::{from_fn, Loader, ThreadedEx};
-use foldex_benches::spin_for;
-use rayon::prelude::*;
+use foldex_benches::{rayon_crossbeam_epoch, spin_for};
 use std::hint::black_box;
 use std::time::Instant;
 
 const N: usize = 100_000;
 const BUFFER: usize = 16;
-
-/// One epoch of the reference pipeline: rayon's `for_each_with` into `bounded(BUFFER)`.
-fn reference(item: &(impl Fn(usize) -> usize + Sync)) -> usize {
-    let (tx, rx) = bounded(BUFFER);
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            (0..N)
-                .into_par_iter()
-                .for_each_with(tx, |tx, i| tx.send(item(i)).unwrap())
-        });
-        rx.iter()
-            .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
-    })
-}
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -76,7 +60,7 @@ fn main() {
         for (k, t) in times.iter_mut().enumerate() {
             let start = Instant::now();
             black_box(match k {
-                0 => reference(&item),
+                0 => rayon_crossbeam_epoch(N, BUFFER, item),
                 1 => drain(&unordered),
                 2 => drain(&ordered),
                 _ => drain(&one_worker),

@@ -1,4 +1,5 @@
-//! Shared helpers for the criterion benchmarks in `benches/benches/`.
+//! Shared helpers for the criterion benchmarks in `benches/benches/` and the examples in
+//! `benches/examples/`.
 #![forbid(unsafe_code)]
 
 /// Spins the current thread for about `nanos` nanoseconds of CPU work, without sleeping: the
@@ -8,4 +9,25 @@ pub fn spin_for(nanos: u64) {
     while (start.elapsed().as_nanos() as u64) < nanos {
         std::hint::spin_loop();
     }
+}
+
+/// One epoch of the loader's reference pipeline: rayon's `for_each_with` computing `item(i)`
+/// for `i` in `0..n` and sending it into crossbeam-channel's `bounded(buffer)`, drained by the
+/// calling thread; returns the wrapping sum of what arrived.
+pub fn rayon_crossbeam_epoch(
+    n: usize,
+    buffer: usize,
+    item: impl Fn(usize) -> usize + Sync + Send,
+) -> usize {
+    use rayon::prelude::*;
+    let (tx, rx) = crossbeam_channel::bounded(buffer);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            (0..n)
+                .into_par_iter()
+                .for_each_with(tx, |tx, i| tx.send(item(i)).unwrap())
+        });
+        rx.iter()
+            .fold(0usize, |acc, x| acc.wrapping_add(std::hint::black_box(x)))
+    })
 }
