@@ -50,28 +50,27 @@ fn usage_error(message: impl std::fmt::Display) -> ! {
         .exit()
 }
 
-/// What the main thread hears about: the runner's events and Ctrl-C.
-enum Message {
-    Runner(Event),
-    Interrupt,
-}
-
 fn bench(args: &BenchArgs) -> ExitCode {
     let cores = foldex::core::available_parallelism();
     let plan = Plan::from_args(args, cores).unwrap_or_else(|e| usage_error(e));
-    let (messages, inbox) = crossbeam_channel::unbounded::<Message>();
+    // The runner's events and Ctrl-C come on channels of their own: the runner holds the only
+    // sender of `events`, so the main thread sees it disconnect if the runner ends without
+    // reporting `Done` (it panicked). `interrupt` is held here as well as by the Ctrl-C
+    // handler, so `interrupts` never disconnects, even when no handler could be installed.
+    let (report, events) = crossbeam_channel::unbounded::<Event>();
+    let (interrupt, interrupts) = crossbeam_channel::bounded::<()>(1);
 
     let stop = Arc::new(AtomicBool::new(false));
     let signals = AtomicUsize::new(0);
     let on_interrupt = {
-        let (stop, messages) = (Arc::clone(&stop), messages.clone());
+        let (stop, interrupt) = (Arc::clone(&stop), interrupt.clone());
         move || {
             // A second Ctrl-C means "now": leave without waiting for anything.
             if signals.fetch_add(1, Ordering::SeqCst) > 0 {
                 std::process::exit(i32::from(INTERRUPTED));
             }
             stop.store(true, Ordering::SeqCst);
-            let _ = messages.send(Message::Interrupt);
+            let _ = interrupt.try_send(());
         }
     };
     if let Err(e) = ctrlc::set_handler(on_interrupt) {
@@ -87,33 +86,49 @@ fn bench(args: &BenchArgs) -> ExitCode {
             .spawn(move || {
                 let on_item = || progress.inc(1);
                 matrix::run(&plan, &stop, &on_item, &mut |event| {
-                    let _ = messages.send(Message::Runner(event));
+                    let _ = report.send(event);
                 });
             })
-            .expect("spawning the benchmark thread")
+    };
+    let runner = match runner {
+        Ok(runner) => runner,
+        Err(e) => {
+            progress.finish_and_clear();
+            eprintln!("error: could not start the benchmark thread: {e}");
+            return ExitCode::FAILURE;
+        }
     };
 
     let mut outcomes = Vec::new();
     let mut failures = 0;
     let mut interrupted = false;
     loop {
-        let message = if interrupted {
-            match inbox.recv_timeout(WIND_DOWN) {
-                Ok(m) => m,
-                Err(_) => break, // the items in progress did not finish in time: leave them
+        let event = if interrupted {
+            match events.recv_timeout(WIND_DOWN) {
+                Ok(event) => event,
+                // The items in progress did not finish in time (leave them), or the runner is
+                // gone.
+                Err(_) => break,
             }
         } else {
-            inbox
-                .recv()
-                .expect("the runner reports Done before it ends")
+            crossbeam_channel::select! {
+                recv(interrupts) -> _ => {
+                    interrupted = true;
+                    continue;
+                }
+                recv(events) -> event => match event {
+                    Ok(event) => event,
+                    // The runner ended without `Done`: it panicked, which joining it reports.
+                    Err(_) => break,
+                },
+            }
         };
-        match message {
-            Message::Interrupt => interrupted = true,
-            Message::Runner(Event::Started(index)) => {
+        match event {
+            Event::Started(index) => {
                 let (data, choice) = plan.cases[index];
                 progress.set_message(format!("{data}  {choice}"));
             }
-            Message::Runner(Event::Finished(outcome)) => {
+            Event::Finished(outcome) => {
                 if log_rows {
                     eprintln!(
                         "finished: {}  {}  {:.3}s",
@@ -124,11 +139,11 @@ fn bench(args: &BenchArgs) -> ExitCode {
                 }
                 outcomes.push(outcome);
             }
-            Message::Runner(Event::Failed(reason)) => {
+            Event::Failed(reason) => {
                 failures += 1;
                 progress.suspend(|| eprintln!("error: {reason}"));
             }
-            Message::Runner(Event::Done) => break,
+            Event::Done => break,
         }
     }
     progress.finish_and_clear();

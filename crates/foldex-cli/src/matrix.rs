@@ -198,16 +198,11 @@ pub fn run(
             break;
         }
         report(Event::Started(index));
-        let prepared = match pipeline::prepare(choice) {
-            Ok(p) => p,
-            Err(e) => {
-                report(Event::Failed(format!("{choice}: {e}")));
-                continue;
-            }
-        };
-        // A panic in a pipeline (an executor's bug, re-raised on the consumer) fails its row,
-        // not the whole run.
+        // An executor that cannot be made (its threads could not start) and a panic in a
+        // pipeline (an executor's bug, re-raised on the consumer; a pool that starts lazily and
+        // cannot) fail their row, not the whole run.
         let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let prepared = pipeline::prepare(choice).map_err(|e| format!("{choice}: {e}"))?;
             let mut runs: Vec<Measurement> = Vec::with_capacity(plan.repeat);
             for _ in 0..plan.repeat {
                 let m = measure::consume(
@@ -220,10 +215,14 @@ pub fn run(
                 }
                 runs.push(m);
             }
-            runs
+            Ok::<_, String>(runs)
         }));
         let runs = match measured {
-            Ok(runs) => runs,
+            Ok(Ok(runs)) => runs,
+            Ok(Err(reason)) => {
+                report(Event::Failed(reason));
+                continue;
+            }
             Err(payload) => {
                 report(Event::Failed(format!(
                     "{choice} on {data}: panicked: {}",

@@ -16,12 +16,16 @@ pub enum Prepared {
     Rayon(Arc<ThreadPool>),
 }
 
-/// Builds the executor `choice` names (its threads start here, outside the timed span).
+/// Builds the executor `choice` names (its threads start here, outside the timed span). An
+/// error says why it could not be made; a `TaskPoolEx` whose threads cannot start panics on its
+/// first fold, here, with the message.
 pub fn prepare(choice: Choice) -> Result<Prepared, String> {
     let executor: Arc<dyn Executor> = match choice.kind {
         Kind::Sequential => Arc::new(foldex::SequentialEx),
         Kind::Threaded => {
-            let ex = foldex::ThreadedEx::new().threads(choice.workers);
+            // A pool short of threads joins the ones it started and says why.
+            let pool = foldex::Pool::try_new(choice.workers).map_err(|e| e.to_string())?;
+            let ex = foldex::ThreadedEx::new().pool(pool);
             Arc::new(match choice.basesize {
                 Some(b) => ex.basesize(b),
                 None => ex,

@@ -20,7 +20,9 @@ pub fn pool(threads: usize) -> Result<Arc<ThreadPool>, String> {
 
 /// The items of `data`, loaded by `pool` in parallel, at most `buffer` waiting in the channel.
 pub fn items(data: TimeDataset, pool: Arc<ThreadPool>, buffer: usize) -> RayonItems {
-    let (sender, receiver) = bounded(buffer);
+    // crossbeam's bounded channel makes all its places up front; it never holds more than the
+    // `n` items there are, so a larger buffer (`--buffer 1000000000000`) is the same as `n`.
+    let (sender, receiver) = bounded(buffer.min(data.n.max(1)));
     let producer = std::thread::Builder::new()
         .name("foldex-bench-rayon-producer".to_owned())
         .spawn(move || {
@@ -87,6 +89,16 @@ mod tests {
             let mut seen: Vec<usize> = items(data(500), pool(2).unwrap(), 4).collect();
             seen.sort_unstable();
             assert_eq!(seen, (0..500).collect::<Vec<_>>());
+        });
+    }
+
+    #[test]
+    fn a_buffer_larger_than_the_items_makes_no_more_places() {
+        foldex_testkit::watchdog("rayon reference, huge buffer", || {
+            let mut seen: Vec<usize> = items(data(50), pool(2).unwrap(), 1 << 40).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..50).collect::<Vec<_>>());
+            assert_eq!(items(data(3), pool(1).unwrap(), usize::MAX).count(), 3);
         });
     }
 

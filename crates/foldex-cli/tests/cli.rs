@@ -4,6 +4,7 @@
 use foldex_testkit::watchdog;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 const EXECUTORS: [&str; 5] = [
     "SequentialEx",
@@ -233,4 +234,89 @@ fn ctrl_c_stops_the_run_and_prints_what_finished() {
         assert!(table.contains("sleep 10×1ms"), "{table}");
         assert!(!table.contains("100000"), "{table}");
     });
+}
+
+/// Runs `foldex args` with its address space capped at `cap_kib` (`ulimit -v`), and kills it if
+/// it has not ended after `deadline`: an error then, with what it wrote to stderr.
+fn foldex_capped(cap_kib: u64, args: &[&str], deadline: Duration) -> Result<Output, String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {cap_kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_foldex"))
+        .args(args)
+        // A backtrace would be resolved under the cap, for nothing.
+        .env("RUST_BACKTRACE", "0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running foldex under sh");
+    let read = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    match status {
+        Some(status) => Ok(Output {
+            status,
+            stdout,
+            stderr,
+        }),
+        None => Err(String::from_utf8_lossy(&stderr).into_owned()),
+    }
+}
+
+/// With room for a few dozen worker stacks and not for 1000, a row whose pool cannot start its
+/// threads fails with the operating system's error and the setting named, and the command ends
+/// at once with code 1.
+#[test]
+fn a_pool_that_cannot_start_its_threads_fails_its_row_and_the_run_ends() {
+    const CAP_KIB: u64 = 1 << 20; // 1 GiB of address space; 1000 stacks take 2 GiB
+    const DEADLINE: Duration = Duration::from_secs(60);
+    for (executor, setting) in [
+        ("threaded", "threads"),
+        ("taskpool", "ntasks"),
+        ("taskpool-bg", "ntasks"),
+    ] {
+        let args = [
+            "bench",
+            "-e",
+            executor,
+            &format!("--{setting}"),
+            "1000",
+            "--variant",
+            "spin",
+            "--n",
+            "10",
+            "--t",
+            "10us",
+            "--no-progress",
+        ];
+        let out = foldex_capped(CAP_KIB, &args, DEADLINE).unwrap_or_else(|stderr| {
+            panic!("foldex {args:?} was still running after {DEADLINE:?}: {stderr}")
+        });
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "foldex {args:?}: {stderr}");
+        assert!(
+            stderr.contains("could not start worker")
+                && stderr.contains(&format!(" of 1000 ({setting} = 1000): ")),
+            "foldex {args:?}: {stderr}"
+        );
+    }
 }

@@ -14,14 +14,35 @@
 //!    it made has run or been dropped. This is the completion-latch pattern that rayon uses,
 //!    with the latch in an `Arc` so that the last `count_down` never touches freed memory. A
 //!    closure of at most three words (a few borrows) is held in place rather than boxed.
-//! 3. **Fork-join without allocating.** [`join_stack`] is rayon's `join` with a `StackJob`: the
+//! 3. **Fork-join without allocating, and offers that can be taken back.** [`join_stack`] is rayon's `join` with a `StackJob`: the
 //!    forked closure, its result slot and its [`JoinLatch`] live on the forking frame, and the
 //!    [`TaskRef`] handed to other threads is a pointer to them. `join_stack` does not return or
 //!    unwind until the latch is set; the latch is set exactly once, by the `TaskRef` that ran
 //!    or dropped the closure, as its last access to the frame; and the latch's own setter
 //!    never touches it after the store that sets it (so the owner may return at once). A fork
 //!    costs no allocation and no reference count, where a one-task [`task_scope`] costs one of
-//!    each (its scope's state).
+//!    each (its scope's state). [`offer`] is the same with a claim flag in an `Arc`: whichever
+//!    of the `TaskRef` and the owner claims the closure first runs it, so that an owner whose
+//!    offer nobody has started can take it back and run it, without waiting for the `TaskRef`
+//!    (the loser only reads the flag, never the frame).
+//!
+//! ## The ways in from safe code, and why each is sound
+//!
+//! - [`Brand::wrap`] / [`Brand::unwrap`]: the only constructor of a [`Partial`] is `wrap`, and
+//!   `unwrap` checks the brand's unique id before it reads, so a value is only ever read back
+//!   as the type it was written as.
+//! - [`task_scope`] and [`Scope::spawn`]: a spawned task is counted on the scope's latch, and
+//!   only dropping its [`TaskRef`] (after running or dropping the closure) counts it down. The
+//!   latch is private: the body and the waiter see it only as a [`ScopeLatch`], which can wait
+//!   but never count down, so safe code cannot release a scope while a task that borrows from
+//!   it lives. A leaked `TaskRef` keeps the scope waiting forever (a hang, never a dangling
+//!   borrow).
+//! - [`join_stack`] and [`offer`]: the frame is left (by return or unwind) only once the latch
+//!   of its `StackJob` is set, or, for `offer`, once the owner has claimed the closure itself;
+//!   `JoinLatch::set` is crate-private, and is called once, by the `TaskRef` that claimed the
+//!   job, as its last access to the frame.
+//! - [`TaskRef::run`] and dropping a `TaskRef`: each runs or gives back its closure at most once
+//!   (`Option::take`), on any thread (`TaskRef` is `Send`, not `Sync`).
 #![allow(unsafe_code)]
 
 use crate::latch::{JoinLatch, Latch};
@@ -32,8 +53,10 @@ use std::marker::PhantomData;
 use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 // ----------------------------------------------------------------------------------------------
 // Partials
@@ -200,7 +223,8 @@ impl<T> Brand<T> {
 // ----------------------------------------------------------------------------------------------
 
 struct ScopeState {
-    latch: Latch,
+    /// Counted up by `Scope::spawn`, down by `TaskRef::drop` (and once for the body).
+    latch: ScopeLatch,
     panic: PanicSlot,
 }
 
@@ -225,6 +249,13 @@ enum Repr {
     /// function that runs it (`true`) or gives it back unrun (`false`), then sets its latch.
     /// `None` once that function has been called.
     Stack {
+        job: Option<NonNull<()>>,
+        execute: unsafe fn(NonNull<()>, bool),
+    },
+    /// Made by [`offer`]: as `Stack`, but the job is used only after winning `claimed` against
+    /// the owner, who may take the job back and leave the frame without waiting for us.
+    Offered {
+        claimed: Arc<AtomicBool>,
         job: Option<NonNull<()>>,
         execute: unsafe fn(NonNull<()>, bool),
     },
@@ -320,7 +351,8 @@ unsafe fn drop_inline_task<F>(bytes: *mut MaybeUninit<[usize; 3]>) {
 
 // SAFETY: a `Scoped` task is `Send` by construction (its closure is `Send`, `ScopeState` is
 // `Sync`). A `Stack` task is a pointer to a `StackJob<B, RB>` made by `join_stack` with
-// `B: Send` and `RB: Send`; the one thing done through it is `execute`, once, on whichever
+// `B: Send` and `RB: Send` (an `Offered` task, by `offer` with the same bounds, and its claim
+// flag is an atomic in an `Arc`); the one thing done through it is `execute`, once, on whichever
 // thread holds the `TaskRef`: it takes the closure out (moving a `B` to this thread), writes an
 // `RB` (or a panic payload, which is `Send`) back, and sets a `JoinLatch`, which is `Sync`.
 // The owner touches the closure and the result only after the latch is set. `TaskRef` stays
@@ -354,6 +386,20 @@ impl TaskRef {
                     unsafe { execute(job, true) }
                 }
             }
+            Repr::Offered {
+                claimed,
+                job,
+                execute,
+            } => {
+                if let Some(job) = job.take() {
+                    if !claimed.swap(true, Ordering::AcqRel) {
+                        // SAFETY: we won the claim, so the owner waits for the latch before it
+                        // leaves the frame (see `offer`): the job is alive until `execute` sets
+                        // the latch, its last access; `take` makes this the only call.
+                        unsafe { execute(job, true) }
+                    }
+                }
+            }
         }
     }
 }
@@ -364,7 +410,7 @@ impl Drop for TaskRef {
             Repr::Scoped { task, scope } => {
                 // An unrun task is dropped here, while the scope still waits for us.
                 drop(task.take());
-                scope.latch.count_down();
+                scope.latch.0.count_down();
             }
             Repr::Stack { job, execute } => {
                 if let Some(job) = job.take() {
@@ -372,6 +418,19 @@ impl Drop for TaskRef {
                     // the only call of `execute` for it. `false` leaves the closure in place
                     // for the owner to run; `execute` sets the latch as its last access.
                     unsafe { execute(job, false) }
+                }
+            }
+            Repr::Offered {
+                claimed,
+                job,
+                execute,
+            } => {
+                if let Some(job) = job.take() {
+                    if !claimed.swap(true, Ordering::AcqRel) {
+                        // SAFETY: as in `run`: the claim keeps the frame alive until the latch
+                        // is set. `false` leaves the closure for the owner to run.
+                        unsafe { execute(job, false) }
+                    }
                 }
             }
         }
@@ -400,7 +459,7 @@ impl<'scope> Scope<'scope, '_> {
     where
         F: FnOnce() + Send + 'scope,
     {
-        self.state.latch.count_up();
+        self.state.latch.0.count_up();
         // `ScopedTask` holds the closure without its lifetime (in place, or in a box whose
         // lifetime it erases). The task may borrow data that lives for `'scope`, and `'scope`
         // ends only when `task_scope` returns or unwinds. Every path out of `task_scope` first
@@ -418,9 +477,38 @@ impl<'scope> Scope<'scope, '_> {
     }
 
     /// The scope's latch, set once every spawned task has finished (and the scope's own body
-    /// has returned).
-    pub fn latch(&self) -> &Latch {
+    /// has returned). It can be waited on, never counted down.
+    pub fn latch(&self) -> &ScopeLatch {
         &self.state.latch
+    }
+}
+
+/// The latch of a [`task_scope`], as its body and its waiter see it: they can wait for it, but
+/// only the scope's [`TaskRef`]s count it down, so that no safe code can end a scope while one
+/// of its tasks may still run.
+///
+/// ```compile_fail
+/// use foldex_core::task_scope;
+/// // There is no way to count a scope's latch down by hand.
+/// task_scope(|scope| scope.latch().count_down(), |_| {});
+/// ```
+#[derive(Debug)]
+pub struct ScopeLatch(Latch);
+
+impl ScopeLatch {
+    /// `true` once every task of the scope has finished and its body has returned.
+    pub fn is_set(&self) -> bool {
+        self.0.is_set()
+    }
+
+    /// Blocks until the latch is set.
+    pub fn wait(&self) {
+        self.0.wait()
+    }
+
+    /// Blocks until the latch is set or `timeout` passes; returns [`ScopeLatch::is_set`].
+    pub fn wait_timeout(&self, timeout: Duration) -> bool {
+        self.0.wait_timeout(timeout)
     }
 }
 
@@ -458,13 +546,13 @@ impl Drop for WaitOnExit<'_> {
 /// ```
 pub fn task_scope<'env, R>(
     body: impl for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> R,
-    help: impl FnOnce(&Latch),
+    help: impl FnOnce(&ScopeLatch),
 ) -> R {
     // The count starts at one for `body` itself, so the latch cannot be set while `body` may
     // still spawn.
     let scope = Scope {
         state: Arc::new(ScopeState {
-            latch: Latch::new(1),
+            latch: ScopeLatch(Latch::new(1)),
             panic: PanicSlot::new(),
         }),
         _scope: PhantomData,
@@ -481,7 +569,7 @@ pub fn task_scope<'env, R>(
             }
         }
         let result = {
-            let _done = BodyDone(&state.latch);
+            let _done = BodyDone(&state.latch.0);
             body(&scope)
         };
         help(&state.latch);
@@ -602,19 +690,99 @@ where
     // frame; the `TaskRef` erased that, and it is sound because the job, and everything `B`
     // borrows, outlive every use of the pointer, which ends when the latch is set.)
     job.latch.retire();
-    let StackJob { func, result, .. } = job;
-    let rb = match result.into_inner() {
-        Some(result) => result,
-        // Given back unrun: the closure is still here.
-        None => {
-            let b = func
-                .into_inner()
-                .expect("foldex: a forked closure was taken but left no result");
-            panic::catch_unwind(AssertUnwindSafe(b))
-        }
-    };
+    let rb = job.into_result();
     match (ra, rb) {
         (Ok(ra), Ok(rb)) => (ra, rb),
         (Err(payload), _) | (Ok(_), Err(payload)) => panic::resume_unwind(payload),
+    }
+}
+
+impl<B, RB> StackJob<B, RB>
+where
+    B: FnOnce() -> RB,
+{
+    /// The job's result once no `TaskRef` can touch it any more: the one written by whoever
+    /// ran it, or, if it was given back or never claimed, the closure's, run here.
+    fn into_result(self) -> Result<RB, PanicPayload> {
+        let StackJob { func, result, .. } = self;
+        match result.into_inner() {
+            Some(result) => result,
+            None => {
+                let b = func
+                    .into_inner()
+                    .expect("foldex: a forked closure was taken but left no result");
+                panic::catch_unwind(AssertUnwindSafe(b))
+            }
+        }
+    }
+}
+
+/// On every way out of [`offer`]: claims the job for the owner, or, if a `TaskRef` claimed it
+/// first, waits until that one has set the latch.
+struct ClaimOrWait<'a> {
+    claimed: &'a AtomicBool,
+    latch: &'a JoinLatch,
+}
+
+impl Drop for ClaimOrWait<'_> {
+    fn drop(&mut self) {
+        if self.claimed.swap(true, Ordering::AcqRel) {
+            self.latch.wait();
+        }
+    }
+}
+
+/// Offers `task` to other threads, and runs it here instead if nobody has started it by the
+/// time `wait` returns; returns its result either way.
+///
+/// `push` receives the [`TaskRef`] that runs `task` (an executor queues it for its workers).
+/// `wait` is then called with the task's latch, and returns when it likes: at once, after a
+/// timeout, or once the latch is set. If the task has not been started by then, the owner takes
+/// it back and runs it on the calling thread (the queued `TaskRef` will find it gone and do
+/// nothing); if it has, `offer` blocks until it is done. So a thread that offers work to a pool
+/// whose threads are all blocked can always make progress itself. A panic in `task` is re-raised
+/// here. This costs one allocation (the claim flag), unlike [`join_stack`].
+///
+/// ```
+/// use foldex_core::offer;
+/// // Nobody takes the offer: the closure runs here once `wait` gives up.
+/// let mut queue = Vec::new();
+/// let n = offer(|| 6 * 7, |task| queue.push(task), |_latch| {});
+/// assert_eq!(n, 42);
+/// queue.pop().unwrap().run(); // the stale offer does nothing
+/// ```
+pub fn offer<T, R>(task: T, push: impl FnOnce(TaskRef), wait: impl FnOnce(&JoinLatch)) -> R
+where
+    T: FnOnce() -> R + Send,
+    R: Send,
+{
+    let claimed = Arc::new(AtomicBool::new(false));
+    let job = StackJob {
+        latch: JoinLatch::new(),
+        func: UnsafeCell::new(Some(task)),
+        result: UnsafeCell::new(None),
+    };
+    {
+        // From here on, every way out of this block (unwinding included) first claims the job
+        // or waits for the `TaskRef` that claimed it: the `TaskRef` points into `job`.
+        let _claim = ClaimOrWait {
+            claimed: &claimed,
+            latch: &job.latch,
+        };
+        push(TaskRef {
+            repr: Repr::Offered {
+                claimed: Arc::clone(&claimed),
+                job: Some(NonNull::from(&job).cast()),
+                execute: StackJob::<T, R>::execute,
+            },
+        });
+        wait(&job.latch);
+    }
+    // The owner claimed the job (no `TaskRef` will touch it), or the one that did has set the
+    // latch as its last access: `job` is ours alone.
+    job.latch.retire();
+    match job.into_result() {
+        Ok(result) => result,
+        Err(payload) => panic::resume_unwind(payload),
     }
 }

@@ -67,3 +67,28 @@ impl PanicSlot {
         }
     }
 }
+
+/// The payload of the panic placed at the smallest index so far, with that index; of panics
+/// placed at the same index, the first. A fold keeps its user code's panics here, to re-raise
+/// the one the sequential fold would have met first.
+#[derive(Debug, Default)]
+pub(crate) struct LeftmostPanic(Mutex<Option<(usize, PanicPayload)>>);
+
+impl LeftmostPanic {
+    /// Keeps `payload`, placed at `at`, unless a panic at `at` or before is held.
+    pub(crate) fn keep(&self, at: usize, payload: PanicPayload) {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let dropped = match &*held {
+            Some((first, _)) if *first <= at => Some(payload),
+            _ => held.replace((at, payload)).map(|(_, payload)| payload),
+        };
+        drop(held);
+        // Dropped outside the lock: a payload's destructor is user code.
+        drop(dropped);
+    }
+
+    /// Takes the held panic and its index, if any.
+    pub(crate) fn take(&self) -> Option<(usize, PanicPayload)> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}

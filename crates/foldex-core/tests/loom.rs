@@ -1,4 +1,4 @@
-//! Model checks of the completion protocol: the latch, and `task_scope` built on it.
+//! Model checks of the completion protocol: the latch, `task_scope` built on it, and `offer`.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p foldex-core --release --test loom`.
 #![cfg(loom)]
@@ -128,4 +128,57 @@ fn join_stack_runs_a_dropped_half_itself() {
         );
         assert_eq!(ran_on, me);
     });
+}
+
+/// An offer whose owner gives up at once, while another thread runs its `TaskRef`: the closure
+/// runs exactly once, on whichever claims it first, and the loser touches nothing of the frame
+/// (loom reports an access to the latch after the owner retired it).
+#[test]
+fn offer_taken_back_or_run_elsewhere_runs_once() {
+    loom::model(|| {
+        let hits = AtomicUsize::new(0);
+        let mut runner = None;
+        let ran = foldex_core::offer(
+            || hits.fetch_add(1, Ordering::Relaxed),
+            |task| runner = Some(thread::spawn(move || task.run())),
+            |_latch| {},
+        );
+        assert_eq!(ran, 0);
+        assert_eq!(hits.load(Ordering::Relaxed), 1);
+        runner.expect("pushed").join().unwrap();
+        assert_eq!(
+            hits.load(Ordering::Relaxed),
+            1,
+            "the stale offer ran nothing"
+        );
+    });
+}
+
+/// An offer whose owner waits for the latch: run by the other thread, or given back unrun by
+/// it (dropped) and then run by the owner; once either way.
+#[test]
+fn offer_waited_for_runs_once_run_or_given_back() {
+    for run in [true, false] {
+        loom::model(move || {
+            let hits = AtomicUsize::new(0);
+            foldex_core::offer(
+                || {
+                    hits.fetch_add(1, Ordering::Relaxed);
+                },
+                |task| {
+                    drop(thread::spawn(
+                        move || {
+                            if run {
+                                task.run()
+                            } else {
+                                drop(task)
+                            }
+                        },
+                    ))
+                },
+                |latch| latch.wait(),
+            );
+            assert_eq!(hits.load(Ordering::Relaxed), 1);
+        });
+    }
 }

@@ -64,9 +64,15 @@
 //!   `help`). `Executor::help` runs one piece whole and never waits on other threads, so
 //!   producers may go on waiting for room meanwhile; only a batch made on the consumer's own
 //!   thread must not wait (that thread is the one that makes room). It goes to a small overflow
-//!   list beside the ring when there is no room, and the consumer makes a batch only when it
-//!   has room and nothing to deliver (see [`Channel::should_skip`]), so the overshoot stays
-//!   bounded.
+//!   list beside the ring when there is no room. The consumer makes a batch only when it has
+//!   nothing to deliver, and, when there is no room, only if the overflow is empty (see
+//!   [`Channel::should_skip`]): a helping consumer keeps one batch (one ticket) at most beyond
+//!   the window. So it helps even when no place can free before it has the next batch (an
+//!   ordered buffer smaller than the producers), and the overshoot stays bounded: at most
+//!   `capacity` batches wait in the ring, plus the consumer's ticket beside it (plus, with
+//!   ordered parcels, the lead's parcel in its cell). Other helping threads (a pool worker
+//!   that waits for a fold nested in a batch) must not wait for room either, and make a batch
+//!   only into room.
 //! - **Cancellation.** [`Channel::cancel`] (the consumer went away) and [`Channel::fail`] (a
 //!   batch panicked) stop the epoch: every waiting producer wakes and drops its batch, and
 //!   batches still buffered are dropped.
@@ -96,6 +102,20 @@ pub enum Recv<T> {
     Incomplete,
 }
 
+/// Which thread asks [`Channel::should_skip`] whether to make a batch now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Maker {
+    /// A producer: it may wait for room.
+    Producer,
+    /// A thread that helps while it waits for something below it on its own stack (a pool
+    /// worker waiting for a fold nested in a batch): it must not wait for room, which may come
+    /// only once that frame resumes, so it makes a batch only into room.
+    Helper,
+    /// The consumer, helping while it waits for a batch: it must not wait either (it is the
+    /// thread that makes room), and may keep one batch beyond the window.
+    Consumer,
+}
+
 /// Stamp bit: the consumer sleeps (or is about to) until this slot holds its next position.
 const CONSUMER_WAITS: usize = 1;
 /// Stamp bit: some producer sleeps (or is about to) until this slot is free for a later lap.
@@ -104,6 +124,16 @@ const PRODUCER_WAITS: usize = 2;
 const FULL: usize = 4;
 /// The position sits above the three bits.
 const SHIFT: u32 = 3;
+
+/// The most positions (batches or parcels) a channel numbers, and the most places it has: a
+/// stamp holds a position of the lap after the last one, `position + capacity`, above
+/// [`SHIFT`] bits.
+pub(crate) const MAX_BATCHES: usize = usize::MAX >> (SHIFT + 1);
+
+/// The most places a loader's buffer has: they are made when an epoch starts (two cache lines
+/// each), so a buffer larger than this is refused for an epoch with more batches than this.
+/// An epoch with fewer batches has as many places as batches, whatever the buffer.
+pub const MAX_BUFFER: usize = 1 << 16;
 const WAIT_BITS: usize = CONSUMER_WAITS | PRODUCER_WAITS;
 
 /// The stamp of a slot that is free for position `position`.
@@ -277,6 +307,10 @@ impl<T> Channel<T> {
         assert!(
             capacity >= 1 && parcel >= 1,
             "a loader channel needs room for at least one batch"
+        );
+        assert!(
+            total <= MAX_BATCHES && capacity <= MAX_BATCHES,
+            "a loader channel numbers at most {MAX_BATCHES} positions and places"
         );
         Self {
             slots: (0..capacity)
@@ -622,6 +656,13 @@ impl<T> Channel<T> {
             self.overflow_len
                 .fetch_add(overflow.len() - before, Ordering::Release);
         }
+        // A read-modify-write, ordered with the consumer's on the stamp, as for the lead's
+        // parcel: the consumer, were it about to sleep for `position`, sees the batch beside the
+        // ring or is woken. The helping thread that made it need not be the consumer (a pool
+        // worker helps while it waits for a fold nested in a batch).
+        if self.slot(position).stamp.fetch_or(0, Ordering::AcqRel) & CONSUMER_WAITS != 0 {
+            self.wake_consumer();
+        }
         if self.is_stopped() {
             self.drop_overflow();
         }
@@ -644,17 +685,19 @@ impl<T> Channel<T> {
         self.room.notify_all();
     }
 
-    /// Whether a producer should leave batch `seq` to a later round instead of computing it
-    /// now. `on_consumer` says the producer runs on the consumer's thread, inside its help.
+    /// Whether `maker` should leave batch `seq` to a later round instead of computing it now.
     ///
-    /// On the consumer's thread: skip if there is no room or a batch is ready, so that the
-    /// consumer goes back to delivering. Elsewhere never; but a producer that finds no room for
-    /// the position it would push to (`seq` itself when ordered, the next arrival when not)
-    /// waits here first, before it takes a batch number: waiting without a batch in hand, it
-    /// may sleep without the consumer ever waiting for it. Parcels are made earlier (see the
-    /// module docs).
-    pub fn should_skip(&self, seq: usize, on_consumer: bool) -> bool {
-        if !on_consumer {
+    /// A helping thread skips if a batch is ready, so that the consumer goes back to
+    /// delivering, and if there is no room, unless it is the consumer and keeps no batch beside
+    /// the ring yet. So a consumer that would otherwise wait always helps, with one batch (one
+    /// ticket) at most beyond the window: with an ordered buffer smaller than the producers, the
+    /// place of every untaken batch frees only once the consumer has the next one. A producer
+    /// never skips; but one that finds no room for the position it would push to (`seq` itself
+    /// when ordered, the next arrival when not) waits here first, before it takes a batch
+    /// number: waiting without a batch in hand, it may sleep without the consumer ever waiting
+    /// for it. Parcels are made earlier (see the module docs).
+    pub fn should_skip(&self, seq: usize, maker: Maker) -> bool {
+        if maker == Maker::Producer {
             if self.parcels && !self.ordered {
                 // The parcel will take whichever place frees first, so the consumer never waits
                 // for this producer in particular: it may as well make the parcel now and wait
@@ -670,9 +713,9 @@ impl<T> Channel<T> {
             return false;
         }
         let next = self.head.load(Ordering::Relaxed);
-        self.room_for(self.next_position(seq)) == Compare::Less
-            || (next < self.total
-                && (self.in_slot(next) || self.in_overflow(next) || self.is_ahead(next)))
+        let keeps_one = || maker == Maker::Helper || self.overflow_len.load(Ordering::Acquire) > 0;
+        (next < self.total && (self.in_slot(next) || self.in_overflow(next) || self.is_ahead(next)))
+            || (self.room_for(self.next_position(seq)) == Compare::Less && keeps_one())
     }
 
     /// Moves position `position` into `inbox`, if it has arrived; `false` if not. Its slot
@@ -788,8 +831,10 @@ impl<T> Channel<T> {
     }
 
     /// Takes the next batch, waiting for it. While nothing is deliverable, `help` is called as
-    /// long as it returns `true`; then the consumer sleeps until a batch, a failure or the end
-    /// arrives.
+    /// long as it returns `true` and the consumer keeps no batch beside the ring (it would
+    /// make none: see [`Channel::should_skip`], and a help that makes nothing may still use
+    /// up a piece of the executor's job); then the consumer sleeps until a batch, a failure
+    /// or the end arrives.
     pub fn recv(&self, inbox: &mut Inbox<T>, mut help: impl FnMut() -> bool) -> Recv<T> {
         self.wake_sleepers();
         loop {
@@ -797,7 +842,7 @@ impl<T> Channel<T> {
                 Recv::Empty => {}
                 other => return other,
             }
-            if !help() {
+            if self.overflow_len.load(Ordering::Acquire) > 0 || !help() {
                 break;
             }
         }
@@ -823,8 +868,8 @@ impl<T> Channel<T> {
             .fetch_or(CONSUMER_WAITS, Ordering::AcqRel);
         // A push into the slot adds to the stamp after this or before: it sees our bit, or we
         // see its stamp; the lead, setting its parcel aside, changes the stamp too for that
-        // reason. Stops and the close always notify under `sleep`; overflow pushes come from
-        // this very thread.
+        // reason, and so does a batch put beside the ring. Stops and the close always notify
+        // under `sleep`.
         if stamp & !WAIT_BITS == full(next)
             || self.stopped.load(Ordering::Relaxed)
             || self.closed.load(Ordering::Acquire)
@@ -1043,10 +1088,12 @@ mod tests {
                 return false;
             }
             pushed = true;
-            // No room for batch 2: the consumer's thread leaves it for later.
-            assert!(ch.should_skip(2, true));
+            // No room for batch 1, but nothing beside the ring yet: the consumer may make it.
+            assert!(!ch.should_skip(1, Maker::Consumer));
             // Batch 1 is beyond the window of one, yet the consumer's own push does not wait.
             ch.push(1, 1, false).unwrap();
+            // Now it keeps one beyond the window: it leaves batch 2 for later.
+            assert!(ch.should_skip(2, Maker::Consumer));
             ch.push(0, 0, false).unwrap();
             true
         });

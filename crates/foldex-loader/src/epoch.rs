@@ -10,14 +10,17 @@
 //! every batch below a producer's is already finished or being computed by a producer that does
 //! not wait, so the batch the consumer needs next is always on its way.
 //!
-//! **Rounds.** A slot on the consumer's thread may leave its batch for later (see
-//! [`Channel::should_skip`]): the consumer helps for one batch at most per call, and none when
-//! there is no room or a batch is ready, so that it goes back to delivering. Slots on other
-//! threads never skip; they wait for room, which is safe because `Executor::help` never waits
-//! for them. If the executor's fold returns with batches nobody took, the driver runs the job
-//! again over those, until every batch is taken. Without helping there is one round.
+//! **Rounds.** A slot on a helping thread ([`foldex_core::is_helping`]: the consumer inside
+//! `Executor::help`, or a pool worker that runs it while it waits for a fold nested in a batch)
+//! may leave its batch for later (see [`Channel::should_skip`]): it makes one batch at most
+//! per call, and none when a batch is ready, so that the consumer goes back to delivering, or
+//! when there is no room, except that the consumer itself may keep one batch beyond the window
+//! (it is the thread that makes room, and would otherwise only wait). Slots on other threads
+//! never skip; they wait for room, which is safe because `Executor::help` never waits for them.
+//! If the executor's fold returns with batches nobody took, the driver runs the job again over
+//! those, until every batch is taken. Without helping there is one round.
 
-use crate::channel::{Channel, Lead};
+use crate::channel::{Channel, Lead, Maker};
 use crate::failure::take_loading;
 use crate::order::{Batches, EpochOrder};
 use crate::parcel::{CostMeter, MAX_PARCEL};
@@ -37,25 +40,32 @@ use std::time::Instant;
 
 thread_local! {
     /// Set while this thread is a loader's consumer lending itself to an executor (inside
-    /// `Executor::help`). A batch computed here must never wait for room: this very thread is
-    /// the one that makes room.
-    static CONSUMER_HELPING: Cell<bool> = const { Cell::new(false) };
+    /// `Executor::help`): the thread that makes room, which may keep one batch beyond the
+    /// window rather than only wait.
+    static CONSUMER: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs `help` with this thread marked as a helping consumer.
-pub(crate) fn as_helping_consumer(help: impl FnOnce() -> bool) -> bool {
+/// Runs `help` with this thread marked as a loader's consumer.
+pub(crate) fn as_consumer<R>(help: impl FnOnce() -> R) -> R {
     struct Restore(bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            CONSUMER_HELPING.with(|h| h.set(self.0));
+            CONSUMER.with(|c| c.set(self.0));
         }
     }
-    let _restore = Restore(CONSUMER_HELPING.with(|h| h.replace(true)));
+    let _restore = Restore(CONSUMER.with(|c| c.replace(true)));
     help()
 }
 
-fn on_helping_consumer() -> bool {
-    CONSUMER_HELPING.with(Cell::get)
+/// Who makes a batch on this thread now.
+fn maker() -> Maker {
+    if !foldex_core::is_helping() {
+        Maker::Producer
+    } else if CONSUMER.with(Cell::get) {
+        Maker::Consumer
+    } else {
+        Maker::Helper
+    }
 }
 
 /// Everything the producers of one epoch share.
@@ -127,7 +137,8 @@ impl<P: Produce> Epoch<P> {
 
     /// Takes the next ticket, computes its batches and pushes them; `false` when there was
     /// none to take (all taken, or left for a later round).
-    fn run_ticket(&self, on_consumer: bool, run: &mut Run<'_>) -> bool {
+    fn run_ticket(&self, maker: Maker, run: &mut Run<'_>) -> bool {
+        let helping = maker != Maker::Producer;
         let count = self.ticket_count;
         let next = self.tickets.load(Ordering::Relaxed);
         if next >= count {
@@ -135,18 +146,14 @@ impl<P: Produce> Epoch<P> {
         }
         // The lead (ordered parcels only) makes its parcel whether there is room for it or not,
         // and sets it aside if not; the others ask first.
-        let lead = if on_consumer {
-            None
-        } else {
-            self.channel.lead()
-        };
-        if lead.is_none() && self.channel.should_skip(next, on_consumer) {
+        let lead = if helping { None } else { self.channel.lead() };
+        if lead.is_none() && self.channel.should_skip(next, maker) {
             return false;
         }
         // The buffer comes before the ticket, so that the batch the consumer needs next never
-        // waits for one (see `ring.rs`). The consumer's own thread never waits for a buffer.
+        // waits for one (see `ring.rs`). A helping thread never waits for a buffer.
         let channel = &self.channel;
-        let may_wait = || !on_consumer && !channel.is_stopped();
+        let may_wait = || !helping && !channel.is_stopped();
         let Some(buffer) = self.producer.buffer(may_wait) else {
             return false;
         };
@@ -168,11 +175,11 @@ impl<P: Produce> Epoch<P> {
             if self.parcel == 1 {
                 let delivered = self.compute(buffer, t)?;
                 note(1);
-                self.hand_over(t, [Some(delivered)], 1, on_consumer, lead, run);
+                self.hand_over(t, [Some(delivered)], 1, helping, lead, run);
             } else {
                 let (staged, batches) = self.compute_parcel(buffer, t)?;
                 note(batches);
-                self.hand_over(t, staged, batches, on_consumer, lead, run);
+                self.hand_over(t, staged, batches, helping, lead, run);
             }
             Some(())
         }));
@@ -205,7 +212,7 @@ impl<P: Produce> Epoch<P> {
         t: usize,
         staged: [Option<Delivered<P::Out>>; N],
         batches: usize,
-        on_consumer: bool,
+        helping: bool,
         lead: Option<Lead<'_>>,
         run: &mut Run<'_>,
     ) {
@@ -214,7 +221,7 @@ impl<P: Produce> Epoch<P> {
         // `Err` means the epoch was stopped meanwhile; the batches are dropped here.
         let _dropped = match lead {
             Some(lead) => self.channel.push_ahead(t, staged, lead).err(),
-            None => self.channel.push_all(t, staged, !on_consumer).err(),
+            None => self.channel.push_all(t, staged, !helping).err(),
         };
         // Counted once in the channel, not while the producer waits for room with them in hand
         // (the stats read pushed minus delivered as the buffer's occupancy). The consumer may
@@ -285,18 +292,23 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
     /// after another (one counter increment per batch, no task per batch). Once every batch is
     /// taken, the remaining slots return at once.
     fn run(&self, range: Range<usize>) -> Partial<'e> {
-        let on_consumer = on_helping_consumer();
+        // A thread that helps while it waits (a consumer inside `Executor::help`, a pool worker
+        // waiting for a nested fold) must never wait for room: the room may only come once the
+        // frame below it resumes. It runs one ticket, as the consumer does.
+        let maker = maker();
         if !range.is_empty() {
             self.pieces.fetch_add(1, Ordering::Relaxed);
             let epoch = self.epoch;
-            // A helping consumer computes one batch per call: timing that would cost two clock
+            // A helping thread computes one batch per call: timing that would cost two clock
             // readings per batch, so its runs are counted, not timed.
-            let mut run = epoch.recorder.run(epoch.timing && !on_consumer);
-            if on_consumer {
-                // One ticket per help call, so that the consumer goes back to delivering.
-                epoch.run_ticket(true, &mut run);
-            } else {
-                while !epoch.channel.is_stopped() && epoch.run_ticket(false, &mut run) {}
+            let mut run = epoch.recorder.run(epoch.timing && maker == Maker::Producer);
+            if maker == Maker::Producer {
+                while !epoch.channel.is_stopped() && epoch.run_ticket(maker, &mut run) {}
+            } else if !epoch.channel.is_stopped() {
+                // One ticket per help call, so that the consumer goes back to delivering. None
+                // once the epoch is stopped: an executor may still run slots it forked before,
+                // and each would start a batch.
+                epoch.run_ticket(maker, &mut run);
             }
         }
         self.brand.wrap(())

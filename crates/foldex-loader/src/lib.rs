@@ -42,10 +42,12 @@ mod channel;
 mod collate;
 mod dataset;
 mod epoch;
+mod error;
 mod failure;
 mod loader;
 mod order;
 mod parcel;
+mod permutation;
 mod policy;
 mod produce;
 mod ring;
@@ -55,10 +57,13 @@ mod state;
 mod stats;
 mod sync;
 
+pub use channel::MAX_BUFFER;
 pub use collate::{in_place, Collate, InPlace, Unbatched, VecCollate};
 pub use dataset::{from_fn, Dataset, Fallible, FromFn, ItemError, Map, TryDataset};
-pub use loader::{eachobsparallel, Iter, IterError, Loader, Owned, Reuse, ReusedBatch};
-pub use order::{permutation, EpochOrder};
+pub use error::IterError;
+pub use loader::{eachobsparallel, Iter, Loader, Owned, Reuse, ReusedBatch};
+pub use order::EpochOrder;
+pub use permutation::{permutation, Permutation};
 #[doc(hidden)]
 pub use policy::LoadCx;
 pub use policy::{Checked, ErrorPolicy};

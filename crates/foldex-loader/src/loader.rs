@@ -1,9 +1,10 @@
 //! The `Loader` builder and the iterator of one epoch.
 
-use crate::channel::{Channel, Inbox, Recv};
+use crate::channel::{Channel, Inbox, Recv, MAX_BATCHES, MAX_BUFFER};
 use crate::collate::{Collate, Unbatched, VecCollate};
 use crate::dataset::Dataset;
-use crate::epoch::{as_helping_consumer, spawn_driver, Epoch, Plan};
+use crate::epoch::{as_consumer, spawn_driver, Epoch, Plan};
+use crate::error::IterError;
 use crate::order::{Batches, EpochOrder};
 use crate::parcel::{CostMeter, Transport};
 use crate::produce::{Delivered, Fresh, Produce, Recycled};
@@ -152,7 +153,12 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
     }
 
     /// At most `buffer` finished batches wait for the consumer; the producers wait while it is
-    /// full. In ordered mode this is also the reorder window.
+    /// full. In ordered mode this is also the reorder window. A helping consumer may keep one
+    /// batch more beside it (see [`Executor::help`]).
+    ///
+    /// An epoch makes its places when it starts, as many as `buffer` or its batches, whichever
+    /// is fewer: a buffer larger than the epoch costs nothing more. For an epoch with more
+    /// batches than [`MAX_BUFFER`], a buffer above it is refused ([`IterError::BufferTooLarge`]).
     ///
     /// Batches that cost less than a microsecond travel in parcels of up to 8 from the second
     /// epoch on (one place of the buffer, one hand-over between threads), which the buffer
@@ -194,7 +200,8 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
     }
 
     /// Shuffle every epoch: epoch `e` visits the dataset in the order
-    /// [`permutation`](crate::permutation)`(len, seed, e)`.
+    /// [`Permutation::new`](crate::Permutation::new)`(len, seed, e)`, which takes O(1) memory
+    /// and finds any position in O(1), whatever the length.
     pub fn shuffle(mut self, seed: u64) -> Self {
         self.shuffle = Some(seed);
         self
@@ -334,10 +341,18 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
         self.len() == 0
     }
 
-    /// The number of finished batches that may wait for the consumer.
+    /// The number of finished batches that may wait for the consumer: the [`Loader::buffer`]
+    /// setting, by default twice the executor's workers ([`MAX_BUFFER`] at most, whatever
+    /// number of workers the executor reports). An epoch with fewer batches sizes its buffer
+    /// by them instead: no place is made that the epoch could never fill.
     pub fn buffer_size(&self) -> usize {
-        self.buffer
-            .map_or_else(|| 2 * self.executor.workers().max(1), NonZeroUsize::get)
+        self.buffer.map_or_else(
+            || {
+                let workers = self.executor.workers().max(1);
+                workers.saturating_mul(2).min(MAX_BUFFER)
+            },
+            NonZeroUsize::get,
+        )
     }
 
     /// The number the next epoch will have (0 for the first iteration).
@@ -377,38 +392,32 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             received_above: Vec::new(),
             batch_size: self.batch_size.get(),
             len: self.epoch_len(),
+            shard: Some(self.shard.unwrap_or((0, 1))),
         }
     }
 
-    /// Checks that `state` was taken from a loader with these settings.
-    fn check(&self, state: &LoaderState) -> Result<(), ResumeError> {
-        let mismatch = |setting, state: String, loader: String| {
-            Err(ResumeError::Mismatch {
-                setting,
-                state,
-                loader,
-            })
-        };
-        if state.seed != self.shuffle {
-            return mismatch(
-                "seed",
-                format!("{:?}", state.seed),
-                format!("{:?}", self.shuffle),
-            );
+    /// Refuses an epoch whose batches the channel cannot number, or whose buffer it cannot
+    /// make: the places of an epoch's buffer are made when it starts, as many as the buffer
+    /// or the epoch's batches, whichever is fewer.
+    fn check_size(&self) -> Result<(), IterError> {
+        let batches = self.batches().count();
+        if batches > MAX_BATCHES {
+            return Err(IterError::TooManyBatches {
+                batches,
+                batch_size: self.batch_size.get(),
+            });
         }
-        if state.batch_size != self.batch_size.get() {
-            let loader = self.batch_size.to_string();
-            return mismatch("batch_size", state.batch_size.to_string(), loader);
-        }
-        if state.len != self.epoch_len() {
-            return mismatch("len", state.len.to_string(), self.epoch_len().to_string());
+        let buffer = self.buffer_size();
+        if buffer.min(batches) > MAX_BUFFER {
+            return Err(IterError::BufferTooLarge { buffer, batches });
         }
         Ok(())
     }
 
     /// Claims the next epoch and starts it with `start`, or refuses, before the epoch number is
-    /// taken, on a worker thread of the loader's own executor: that thread would wait for
-    /// batches that the pool, with one worker fewer, may never compute.
+    /// taken, on a worker thread of the loader's own executor (that thread would wait for
+    /// batches that the pool, with one worker fewer, may never compute) or for an epoch too
+    /// large ([`Loader::check_size`]); or refuses when no epoch number is left.
     fn begin_next_epoch<B>(
         &self,
         start: impl FnOnce(&LoaderState) -> Iter<B>,
@@ -416,27 +425,37 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
         if self.executor.is_worker_thread() {
             return Err(IterError::InsideExecutorPool);
         }
-        let state = self
-            .claim_epoch(None)
-            .expect("a fresh epoch needs no check");
-        Ok(start(&state))
+        self.check_size()?;
+        let epoch = self
+            .next_epoch
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |e| e.checked_add(1))
+            .map_err(|_| IterError::LastEpoch)?;
+        Ok(start(&self.initial_state(epoch)))
     }
 
-    /// Checks `state`, claims its epoch and starts it with `start`.
+    /// Checks `state`, claims its epoch (the next one is the epoch after it) and starts it
+    /// with `start`.
     ///
     /// # Panics
-    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    /// On a worker thread of the loader's own executor, or for an epoch too large (see
+    /// [`Loader::try_iter`]).
     #[track_caller]
     fn resumed_epoch<B>(
         &self,
         state: &LoaderState,
         start: impl FnOnce(&LoaderState) -> Iter<B>,
     ) -> Result<Iter<B>, ResumeError> {
+        if let Err(e) = self.check_size() {
+            panic!("{e}");
+        }
         if self.executor.is_worker_thread() {
             panic!("{}", IterError::InsideExecutorPool);
         }
-        let state = self.claim_epoch(Some(state))?;
-        Ok(start(&state))
+        state.check(&self.initial_state(state.epoch))?;
+        Schedule::after(state, self.batches().count())?;
+        // `check` refused `u64::MAX`.
+        self.next_epoch.store(state.epoch + 1, Ordering::Relaxed);
+        Ok(start(state))
     }
 
     /// Starts epoch `state.epoch` after what `state` says was received, making batches with
@@ -453,22 +472,21 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
         let schedule = Schedule::after(state, batches.count())
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
-        let capacity = self.buffer_size();
-        let Transport { parcel, cheap } = self.cost.plan::<P>(capacity);
-        let channel = Arc::new(
-            Channel::with_parcels(
-                capacity / parcel,
-                parcel,
-                self.ordered,
-                total.div_ceil(parcel),
-            )
-            .patient(cheap),
-        );
-        let recorder = Arc::new(Recorder::new(self.executor.workers() + 2));
+        let buffer = self.buffer_size();
+        let Transport { parcel, cheap } = self.cost.plan::<P>(buffer);
+        // No more places than the epoch has parcels: a place beyond them would never be used.
+        let tickets = total.div_ceil(parcel);
+        let places = (buffer / parcel).min(tickets).max(1);
+        let channel =
+            Arc::new(Channel::with_parcels(places, parcel, self.ordered, tickets).patient(cheap));
+        // What this epoch's buffer can hold, in batches.
+        let capacity = buffer.min(total).max(1);
+        let workers = self.executor.workers();
+        let recorder = Arc::new(Recorder::new(workers.saturating_add(2)));
         let received = Received::new(&schedule);
-        // Producers hold one buffer each, at most: the executor's workers, the driver thread
-        // and the helping consumer.
-        let (producer, ring) = producer(capacity + self.executor.workers() + 2);
+        // Producers hold one buffer each, at most: the executor's workers (no more of them than
+        // there are batches), the driver thread and the helping consumer.
+        let (producer, ring) = producer(capacity + workers.min(total) + 2);
         let driver = (total > 0).then(|| {
             let plan = Plan {
                 order: self.epoch_order(state.epoch),
@@ -497,23 +515,8 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             ring,
             capacity,
             parcel,
-            seed: self.shuffle,
-            batch_size: self.batch_size.get(),
-            len: self.epoch_len(),
+            fresh: self.initial_state(state.epoch),
             diagnostics: self.diagnostics,
-        }
-    }
-
-    /// Takes the next epoch number, or, resuming, sets the next one after `state`'s.
-    fn claim_epoch(&self, resumed: Option<&LoaderState>) -> Result<LoaderState, ResumeError> {
-        match resumed {
-            None => Ok(self.initial_state(self.next_epoch.fetch_add(1, Ordering::Relaxed))),
-            Some(state) => {
-                self.check(state)?;
-                Schedule::after(state, self.batches().count())?;
-                self.next_epoch.store(state.epoch + 1, Ordering::Relaxed);
-                Ok(state.clone())
-            }
         }
     }
 
@@ -535,14 +538,16 @@ where
     /// Starts the next epoch.
     ///
     /// # Panics
-    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    /// Where [`Loader::try_iter`] refuses, with its error's message.
     #[track_caller]
     pub fn iter(&self) -> Iter<C::Batch> {
         self.try_iter().unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Starts the next epoch, or refuses on a worker thread of the loader's own executor: that
-    /// thread would wait for batches that the pool, with one worker fewer, may never compute.
+    /// Starts the next epoch, or refuses ([`IterError`]): on a worker thread of the loader's
+    /// own executor (that thread would wait for batches that the pool, with one worker fewer,
+    /// may never compute), for an epoch of more batches than a loader can number or with a
+    /// buffer larger than a loader makes for it, or when no epoch number is left.
     pub fn try_iter(&self) -> Result<Iter<C::Batch>, IterError> {
         self.begin_next_epoch(|state| self.start_owned(state))
     }
@@ -551,8 +556,12 @@ where
     /// batch after what was received, without loading anything received before; the next
     /// iteration after it is the following epoch. See [`LoaderState`].
     ///
+    /// A state from other settings (seed, shard, batch size, length) is refused with
+    /// [`ResumeError`], and so is one whose epoch is `u64::MAX`: no epoch could follow it.
+    ///
     /// # Panics
-    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    /// On a worker thread of the loader's own executor, or for an epoch too large (see
+    /// [`Loader::try_iter`]).
     #[track_caller]
     pub fn resume(&self, state: &LoaderState) -> Result<Iter<C::Batch>, ResumeError> {
         self.resumed_epoch(state, |state| self.start_owned(state))
@@ -574,13 +583,13 @@ where
     /// Starts the next epoch; its batches are [`Reused`] guards.
     ///
     /// # Panics
-    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    /// Where [`Loader::try_iter`] refuses, with its error's message.
     #[track_caller]
     pub fn iter(&self) -> Iter<Reused<D::Item, C::Batch>> {
         self.try_iter().unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Starts the next epoch, or refuses on a worker thread of the loader's own executor.
+    /// Starts the next epoch, or refuses as [`Loader::try_iter`] does.
     pub fn try_iter(&self) -> Result<Iter<ReusedBatch<D, C>>, IterError> {
         self.begin_next_epoch(|state| self.start_reused(state))
     }
@@ -588,7 +597,7 @@ where
     /// Continues the epoch that `state` describes; see [`Loader::resume`].
     ///
     /// # Panics
-    /// On a worker thread of the loader's own executor (see [`Loader::try_iter`]).
+    /// As [`Loader::resume`] does.
     #[track_caller]
     pub fn resume(&self, state: &LoaderState) -> Result<Iter<ReusedBatch<D, C>>, ResumeError> {
         self.resumed_epoch(state, |state| self.start_reused(state))
@@ -692,28 +701,6 @@ where
         .iter()
 }
 
-/// Why a loader refused to start an epoch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum IterError {
-    /// The calling thread is a worker of the executor that feeds the loader.
-    InsideExecutorPool,
-}
-
-impl fmt::Display for IterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InsideExecutorPool => f.write_str(
-                "foldex-loader: a loader cannot be iterated on a worker thread of the executor \
-                 that feeds it (the consumer would wait for batches that only its own pool can \
-                 compute); iterate it outside that pool, or give the loader another executor",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for IterError {}
-
 /// One epoch of a [`Loader`]: its batches, as they are loaded.
 ///
 /// An [`ExactSizeIterator`] (progress bars work on it). Dropping it early cancels the epoch: no
@@ -740,9 +727,8 @@ pub struct Iter<B> {
     capacity: usize,
     /// Batches per place of the buffer in this epoch.
     parcel: usize,
-    seed: Option<u64>,
-    batch_size: usize,
-    len: usize,
+    /// The state at the start of this epoch: what [`Iter::state`] completes.
+    fresh: LoaderState,
     diagnostics: bool,
 }
 
@@ -795,8 +781,7 @@ impl<B> Iter<B> {
     /// What the consumer has received of this epoch, as a small serializable value:
     /// [`Loader::resume`] continues from it with exactly the next batch.
     pub fn state(&self) -> LoaderState {
-        self.received
-            .state(self.seed, self.epoch, self.batch_size, self.len)
+        self.received.state(&self.fresh)
     }
 
     /// Takes the next batch without sleeping; when none is there, polls a little first, since
@@ -829,8 +814,9 @@ impl<B> Iter<B> {
                     panic!("{}", IterError::InsideExecutorPool);
                 }
                 let executor = &self.executor;
-                self.channel
-                    .recv(&mut self.inbox, || as_helping_consumer(|| executor.help()))
+                self.channel.recv(&mut self.inbox, || {
+                    as_consumer(|| foldex_core::as_helper(|| executor.help()))
+                })
             }
             other => other,
         }

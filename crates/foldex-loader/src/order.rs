@@ -2,74 +2,27 @@
 //!
 //! Both are pure functions of the settings: no executor, thread count or timing changes them.
 
+use crate::permutation::Permutation;
 use std::ops::Range;
-use std::sync::Arc;
-
-/// The splitmix64 generator: tiny, fast, and good enough to shuffle with.
-#[derive(Debug, Clone)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..bound` (`bound > 0`), without modulo bias (Lemire's method).
-    fn below(&mut self, bound: u64) -> u64 {
-        let mut wide = u128::from(self.next()) * u128::from(bound);
-        if (wide as u64) < bound {
-            let threshold = bound.wrapping_neg() % bound;
-            while (wide as u64) < threshold {
-                wide = u128::from(self.next()) * u128::from(bound);
-            }
-        }
-        (wide >> 64) as u64
-    }
-}
-
-/// The permutation of `0..len` for epoch `epoch` of a loader shuffled with `seed`
-/// (Fisher–Yates driven by splitmix64). The same arguments always give the same permutation.
-///
-/// ```
-/// use foldex_loader::permutation;
-/// let p = permutation(5, 42, 0);
-/// let mut sorted = p.clone();
-/// sorted.sort();
-/// assert_eq!(sorted, vec![0, 1, 2, 3, 4]);
-/// assert_eq!(p, permutation(5, 42, 0));
-/// ```
-pub fn permutation(len: usize, seed: u64, epoch: u64) -> Vec<usize> {
-    // Mix the epoch in through one generator step, so that nearby (seed, epoch) pairs give
-    // unrelated streams.
-    let mut rng = SplitMix64(seed ^ SplitMix64(epoch).next());
-    let mut order: Vec<usize> = (0..len).collect();
-    for i in (1..len).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        order.swap(i, j);
-    }
-    order
-}
 
 /// The order in which an epoch visits the dataset: position `p` of the epoch loads index
-/// `order.get(p)`. Any position is found in O(1).
+/// `order.get(p)`. Any position is found in O(1), and the order takes O(1) memory whatever the
+/// dataset's length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EpochOrder {
     /// `0..len`, in order.
     Sequential(usize),
     /// A permutation of `0..len`.
-    Shuffled(Arc<[usize]>),
+    Shuffled(Permutation),
 }
 
 impl EpochOrder {
-    /// The order for `epoch`: sequential without a seed, else [`permutation`]`(len, seed, epoch)`.
+    /// The order for `epoch`: sequential without a seed, else
+    /// [`Permutation::new`]`(len, seed, epoch)`.
     pub fn new(len: usize, shuffle: Option<u64>, epoch: u64) -> Self {
         match shuffle {
             None => Self::Sequential(len),
-            Some(seed) => Self::Shuffled(permutation(len, seed, epoch).into()),
+            Some(seed) => Self::Shuffled(Permutation::new(len, seed, epoch)),
         }
     }
 
@@ -77,7 +30,7 @@ impl EpochOrder {
     pub fn len(&self) -> usize {
         match self {
             Self::Sequential(len) => *len,
-            Self::Shuffled(order) => order.len(),
+            Self::Shuffled(permutation) => permutation.len(),
         }
     }
 
@@ -93,7 +46,7 @@ impl EpochOrder {
                 assert!(position < *len, "position {position} out of 0..{len}");
                 position
             }
-            Self::Shuffled(order) => order[position],
+            Self::Shuffled(permutation) => permutation.get(position),
         }
     }
 
@@ -122,10 +75,10 @@ impl Batches {
         }
     }
 
-    /// The epoch positions of batch `k`.
+    /// The epoch positions of batch `k` (`k < self.count()`).
     pub fn positions(&self, k: usize) -> Range<usize> {
         let start = k * self.batch_size;
-        start..(start + self.batch_size).min(self.len)
+        start..start.saturating_add(self.batch_size).min(self.len)
     }
 }
 
@@ -135,21 +88,6 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #[test]
-        fn permutations_are_permutations(len in 0usize..500, seed: u64, epoch in 0u64..8) {
-            let mut p = permutation(len, seed, epoch);
-            p.sort_unstable();
-            prop_assert_eq!(p, (0..len).collect::<Vec<_>>());
-        }
-
-        #[test]
-        fn below_stays_below(seed: u64, bound in 1u64..1000) {
-            let mut rng = SplitMix64(seed);
-            for _ in 0..100 {
-                prop_assert!(rng.below(bound) < bound);
-            }
-        }
-
         #[test]
         fn batches_cover_the_epoch(len in 0usize..300, batch_size in 1usize..40, partial: bool) {
             let b = Batches { len, batch_size, partial };
@@ -161,34 +99,27 @@ mod tests {
     }
 
     #[test]
-    fn reproducible_per_seed_and_epoch_and_different_across_them() {
-        assert_eq!(permutation(100, 7, 3), permutation(100, 7, 3));
-        assert_ne!(permutation(100, 7, 3), permutation(100, 7, 4));
-        assert_ne!(permutation(100, 7, 3), permutation(100, 8, 3));
-        assert_ne!(permutation(100, 7, 0), (0..100).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn tiny_orders() {
-        assert!(permutation(0, 1, 1).is_empty());
-        assert_eq!(permutation(1, 1, 1), vec![0]);
+    fn sequential_and_shuffled_orders() {
         assert_eq!(
             EpochOrder::new(3, None, 9).iter().collect::<Vec<_>>(),
             vec![0, 1, 2]
         );
+        let shuffled = EpochOrder::new(50, Some(4), 2);
+        assert_eq!(
+            shuffled.iter().collect::<Vec<_>>(),
+            crate::permutation(50, 4, 2)
+        );
     }
 
     #[test]
-    fn every_position_is_equally_likely() {
-        // Each of the 6 permutations of 3 items, over 6000 epochs, should appear ~1000 times.
-        let mut counts = std::collections::HashMap::new();
-        for epoch in 0..6000 {
-            *counts.entry(permutation(3, 11, epoch)).or_insert(0usize) += 1;
-        }
-        assert_eq!(counts.len(), 6);
-        assert!(
-            counts.values().all(|&c| (800..1200).contains(&c)),
-            "{counts:?}"
-        );
+    fn the_last_batch_of_a_dataset_of_usize_max_ends_at_its_end() {
+        let b = Batches {
+            len: usize::MAX,
+            batch_size: 1 << 20,
+            partial: true,
+        };
+        let last = b.positions(b.count() - 1);
+        assert_eq!(last.end, usize::MAX);
+        assert_eq!(last.len(), usize::MAX % (1 << 20));
     }
 }

@@ -40,7 +40,8 @@ pub(crate) struct Slot<I, B> {
 
 struct State<I, B> {
     /// First freed, first reused: every buffer takes its turn, so after a warm-up all of them
-    /// have grown to their working size.
+    /// have grown to their working size. Its capacity grows with `allocated`, when a buffer is
+    /// created, never in proportion to the budget: handing a buffer back never allocates.
     free: VecDeque<Slot<I, B>>,
     /// Buffers in existence (free, being filled, buffered, or held by the consumer).
     allocated: usize,
@@ -65,7 +66,7 @@ impl<I, B: Default> Ring<I, B> {
     pub fn new(budget: usize, recycle: bool) -> Self {
         Self {
             state: Mutex::new(State {
-                free: VecDeque::with_capacity(budget),
+                free: VecDeque::new(),
                 allocated: 0,
                 budget,
                 waiting: 0,
@@ -91,6 +92,9 @@ impl<I, B: Default> Ring<I, B> {
             }
             if s.allocated < s.budget {
                 s.allocated += 1;
+                // Room to take every buffer back, made while one is created anyway.
+                let room = s.allocated - s.free.len();
+                s.free.reserve(room);
                 break Slot::default();
             }
             if !may_wait() {

@@ -75,7 +75,7 @@ impl Shard {
             Tail::Pad if len == 0 => 0,
             Tail::Pad => len.div_ceil(self.world),
             Tail::Drop => len / self.world,
-            Tail::Uneven => (len + self.world - 1 - self.rank) / self.world,
+            Tail::Uneven => len / self.world + usize::from(self.rank < len % self.world),
         }
     }
 
@@ -86,8 +86,15 @@ impl Shard {
             "position {p} out of this rank's {}",
             self.len(len)
         );
-        // Only `Pad` can run past the end; it wraps to the start of the order.
-        (self.rank + p * self.world) % len
+        // Only `Pad` can run past the end; it wraps to the start of the order. Past the end
+        // near `usize::MAX` the sum overflows: computed wide, it wraps the same way.
+        match p
+            .checked_mul(self.world)
+            .and_then(|q| q.checked_add(self.rank))
+        {
+            Some(position) => position % len,
+            None => ((p as u128 * self.world as u128 + self.rank as u128) % len as u128) as usize,
+        }
     }
 }
 
@@ -136,6 +143,34 @@ mod tests {
             all.sort_unstable();
             prop_assert_eq!(all, (0..len / world * world).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn lengths_near_usize_max_do_not_overflow() {
+        let len = usize::MAX;
+        for tail in [Tail::Pad, Tail::Drop, Tail::Uneven] {
+            let world = 7;
+            let total: u128 = (0..world)
+                .map(|r| Shard::new(r, world, tail).len(len) as u128)
+                .sum();
+            let expected = match tail {
+                Tail::Pad => len.div_ceil(world) as u128 * world as u128,
+                Tail::Drop => (len / world * world) as u128,
+                Tail::Uneven => len as u128,
+            };
+            assert_eq!(total, expected, "{tail:?}");
+            for r in 0..world {
+                let shard = Shard::new(r, world, tail);
+                let last = shard.len(len) - 1;
+                assert!(shard.position(len, last) < len);
+                assert_eq!(shard.position(len, 1), r + world);
+            }
+        }
+        // Pad's last rank runs past the end and wraps to the start of the order.
+        let pad = Shard::new(6, 7, Tail::Pad);
+        let last = pad.len(len) - 1;
+        let wrapped = (last as u128 * 7 + 6 - len as u128) as usize;
+        assert_eq!(pad.position(len, last), wrapped);
     }
 
     #[test]

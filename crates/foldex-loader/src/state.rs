@@ -40,14 +40,66 @@ pub struct LoaderState {
     pub batch_size: usize,
     /// The number of observations in the epoch (after sharding), checked on resumption.
     pub len: usize,
+    /// The loader's shard, `(rank, world)`: `(0, 1)` when it is not sharded. Checked on
+    /// resumption, so that one rank's state never continues another rank's part. `None` only
+    /// in a state written before the shard was recorded (the field is absent); such a state
+    /// resumes only on a loader that is not sharded.
+    #[serde(default)]
+    pub shard: Option<(usize, usize)>,
+}
+
+impl LoaderState {
+    /// Checks that this state continues an epoch of the loader whose state at the start of an
+    /// epoch is `fresh` (same seed, shard, batch size and length), and that the epoch after it
+    /// can be numbered.
+    pub(crate) fn check(&self, fresh: &LoaderState) -> Result<(), ResumeError> {
+        let mismatch = |setting, state: String, loader: String| {
+            Err(ResumeError::Mismatch {
+                setting,
+                state,
+                loader,
+            })
+        };
+        if self.seed != fresh.seed {
+            return mismatch(
+                "seed",
+                format!("{:?}", self.seed),
+                format!("{:?}", fresh.seed),
+            );
+        }
+        let unsharded = Some((0, 1));
+        if self.shard != fresh.shard && !(self.shard.is_none() && fresh.shard == unsharded) {
+            return mismatch("shard", describe(self.shard), describe(fresh.shard));
+        }
+        if self.batch_size != fresh.batch_size {
+            let (state, loader) = (self.batch_size, fresh.batch_size);
+            return mismatch("batch_size", state.to_string(), loader.to_string());
+        }
+        if self.len != fresh.len {
+            return mismatch("len", self.len.to_string(), fresh.len.to_string());
+        }
+        if self.epoch == u64::MAX {
+            return Err(ResumeError::LastEpoch { epoch: self.epoch });
+        }
+        Ok(())
+    }
+}
+
+/// A shard as the error messages name it.
+fn describe(shard: Option<(usize, usize)>) -> String {
+    match shard {
+        None => "none recorded".to_owned(),
+        Some((0, 1)) => "rank 0 of 1 (not sharded)".to_owned(),
+        Some((rank, world)) => format!("rank {rank} of {world}"),
+    }
 }
 
 /// Why a loader refused to resume from a [`LoaderState`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ResumeError {
-    /// The state was taken from a loader with other settings (seed, batch size or dataset
-    /// length); resuming would not continue the same epoch.
+    /// The state was taken from a loader with other settings (seed, shard, batch size or
+    /// dataset length); resuming would not continue the same epoch.
     Mismatch {
         /// Which setting differs.
         setting: &'static str,
@@ -61,6 +113,12 @@ pub enum ResumeError {
         /// The batches in the epoch.
         batches: usize,
     },
+    /// The state's epoch is `u64::MAX`, which no loader reaches by counting: the epoch after
+    /// it would have no number of its own (wrapping to 0 would repeat epoch 0's order).
+    LastEpoch {
+        /// The state's epoch.
+        epoch: u64,
+    },
 }
 
 impl fmt::Display for ResumeError {
@@ -73,6 +131,12 @@ impl fmt::Display for ResumeError {
             Self::OutOfRange { batches } => write!(
                 f,
                 "foldex-loader: cannot resume: the state names batches beyond the epoch's {batches}"
+            ),
+            Self::LastEpoch { epoch } => write!(
+                f,
+                "foldex-loader: cannot resume: the state has epoch {epoch}, and epochs are \
+                 numbered below u64::MAX (the epoch after it would have no number); the state \
+                 is corrupt"
             ),
         }
     }
@@ -165,14 +229,8 @@ impl Received {
         }
     }
 
-    /// The state naming what was received.
-    pub fn state(
-        &self,
-        seed: Option<u64>,
-        epoch: u64,
-        batch_size: usize,
-        len: usize,
-    ) -> LoaderState {
+    /// The state naming what was received of the epoch whose state at its start is `fresh`.
+    pub fn state(&self, fresh: &LoaderState) -> LoaderState {
         let received_above = self
             .above
             .iter()
@@ -181,12 +239,9 @@ impl Received {
             .map(|(j, _)| self.low + 1 + j)
             .collect();
         LoaderState {
-            seed,
-            epoch,
             next_batch: self.low,
             received_above,
-            batch_size,
-            len,
+            ..fresh.clone()
         }
     }
 }
@@ -198,12 +253,22 @@ mod tests {
 
     fn state(next_batch: usize, received_above: Vec<usize>) -> LoaderState {
         LoaderState {
-            seed: None,
-            epoch: 0,
             next_batch,
             received_above,
+            ..fresh(0)
+        }
+    }
+
+    /// The state at the start of epoch `epoch` of an unsharded loader of 40 batches of one.
+    fn fresh(epoch: u64) -> LoaderState {
+        LoaderState {
+            seed: None,
+            epoch,
+            next_batch: 0,
+            received_above: vec![],
             batch_size: 1,
-            len: 100,
+            len: 40,
+            shard: Some((0, 1)),
         }
     }
 
@@ -219,7 +284,7 @@ mod tests {
             for &b in &order[..cut] {
                 received.record(b);
             }
-            let st = received.state(None, 0, 1, 40);
+            let st = received.state(&fresh(0));
             let schedule = Schedule::after(&st, 40).unwrap();
             let rest: Vec<usize> = (0..schedule.count(40)).map(|t| schedule.batch(t)).collect();
             let mut expected: Vec<usize> = order[cut..].to_vec();
@@ -230,7 +295,7 @@ mod tests {
             for t in 0..schedule.count(40) / 2 {
                 again.record(schedule.batch(t));
             }
-            let second = Schedule::after(&again.state(None, 0, 1, 40), 40).unwrap();
+            let second = Schedule::after(&again.state(&fresh(0)), 40).unwrap();
             let tail: Vec<usize> = (0..second.count(40)).map(|t| second.batch(t)).collect();
             let mut expected_tail = expected.clone();
             expected_tail.drain(..schedule.count(40) / 2);
@@ -245,14 +310,10 @@ mod tests {
             received.record(b);
         }
         assert_eq!(
-            received.state(Some(1), 2, 3, 4),
+            received.state(&fresh(2)),
             LoaderState {
-                seed: Some(1),
-                epoch: 2,
                 next_batch: 1000,
-                received_above: vec![],
-                batch_size: 3,
-                len: 4
+                ..fresh(2)
             }
         );
     }
@@ -266,5 +327,33 @@ mod tests {
             Schedule::after(&state(10, vec![]), 10).unwrap().count(10),
             0
         );
+    }
+
+    #[test]
+    fn a_state_without_a_shard_resumes_only_unsharded() {
+        let old = LoaderState {
+            shard: None,
+            ..fresh(3)
+        };
+        assert_eq!(old.check(&fresh(3)), Ok(()));
+        let rank_1 = LoaderState {
+            shard: Some((1, 2)),
+            ..fresh(3)
+        };
+        let err = old.check(&rank_1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "foldex-loader: cannot resume: the state has shard none recorded, this loader \
+             rank 1 of 2"
+        );
+    }
+
+    #[test]
+    fn the_last_epoch_number_is_refused() {
+        let last = fresh(u64::MAX);
+        let err = last.check(&fresh(0)).unwrap_err();
+        assert_eq!(err, ResumeError::LastEpoch { epoch: u64::MAX });
+        assert!(err.to_string().contains("18446744073709551615"), "{err}");
+        assert_eq!(fresh(u64::MAX - 1).check(&fresh(0)), Ok(()));
     }
 }

@@ -190,6 +190,10 @@ pub(crate) fn note_blocked(since: Instant) {
     BLOCKED.with(|b| b.set(b.get() + nanos));
 }
 
+/// The most producing threads a recorder counts apart (a slot is two cache lines): an executor
+/// may report any number of workers, and threads beyond these share the last slot.
+const MAX_RECORDED_THREADS: usize = 1024;
+
 /// How often the consumer samples the buffer's occupancy (after the first `SAMPLE` deliveries).
 const SAMPLE: u64 = 16;
 
@@ -255,12 +259,13 @@ impl Recorder {
         Some(self.failed_at.load(Ordering::Relaxed)).filter(|&i| i != usize::MAX)
     }
 
-    /// A recorder with room for `threads` producing threads; more share the last slot.
+    /// A recorder with room for `threads` producing threads, [`MAX_RECORDED_THREADS`] at
+    /// most; more share the last slot.
     pub fn new(threads: usize) -> Self {
         Self {
             id: NEXT_RECORDER.fetch_add(1, Ordering::Relaxed),
             started: Instant::now(),
-            slots: (0..threads.max(1))
+            slots: (0..threads.clamp(1, MAX_RECORDED_THREADS))
                 .map(|_| CachePadded::new(Slot::default()))
                 .collect(),
             claimed: AtomicUsize::new(0),

@@ -193,3 +193,81 @@ fn many_short_epochs_with_small_buffers_deliver_everything() {
         }
     });
 }
+
+/// One ordered epoch of `items` items of `cost` each on a foreground pool: how many items ran
+/// on the consumer's thread, what was delivered, and how long the consumer waited in `next()`.
+fn helping_epoch(
+    items: usize,
+    cost: Duration,
+    ntasks: usize,
+    buffer: usize,
+    ordered: bool,
+) -> (usize, Vec<usize>, Duration, Duration) {
+    let threads = Arc::new(Mutex::new(Vec::with_capacity(items)));
+    let record = Arc::clone(&threads);
+    let loader = Loader::new(from_fn(items, move |i| {
+        thread::sleep(cost);
+        record.lock().unwrap().push(thread::current().id());
+        i
+    }))
+    .executor(
+        TaskPoolEx::new()
+            .ntasks(ntasks)
+            .basesize(1)
+            .background(false),
+    )
+    .buffer(buffer)
+    .ordered(ordered);
+    let started = std::time::Instant::now();
+    let mut iter = loader.iter();
+    let delivered: Vec<usize> = iter.by_ref().flatten().collect();
+    let wall = started.elapsed();
+    let waited = iter.stats().consumer_waited;
+    let me = thread::current().id();
+    let on_consumer = threads.lock().unwrap().iter().filter(|&&t| t == me).count();
+    (on_consumer, delivered, waited, wall)
+}
+
+#[test]
+fn a_helping_consumer_helps_with_an_ordered_buffer_of_one() {
+    // With an ordered buffer of 1 the place of every batch after the next one is taken until
+    // the consumer has the next one, so a consumer that helped only into free places never
+    // would. It may make one batch beyond the window instead.
+    watchdog("ordered buffer 1 helps", || {
+        let (on_consumer, delivered, waited, wall) =
+            helping_epoch(200, Duration::from_millis(2), 2, 1, true);
+        eprintln!(
+            "ntasks 2, buffer 1, ordered: {on_consumer} of 200 items on the consumer, \
+             waited {waited:?} of {wall:?}"
+        );
+        assert_eq!(delivered, (0..200).collect::<Vec<_>>());
+        assert!(
+            on_consumer > 0,
+            "the consumer waited {waited:?} and never loaded an item"
+        );
+    });
+}
+
+#[test]
+fn a_helping_consumer_helps_for_every_ntasks_and_buffer() {
+    watchdog("every ntasks and buffer", || {
+        for ntasks in [2, 3] {
+            for buffer in [1, 2, 3, 8] {
+                for ordered in [true, false] {
+                    let (on_consumer, mut delivered, waited, wall) =
+                        helping_epoch(60, Duration::from_millis(2), ntasks, buffer, ordered);
+                    let what = format!("ntasks {ntasks}, buffer {buffer}, ordered {ordered}");
+                    eprintln!("{what}: {on_consumer} of 60 on the consumer, waited {waited:?} of {wall:?}");
+                    if !ordered {
+                        delivered.sort_unstable();
+                    }
+                    assert_eq!(delivered, (0..60).collect::<Vec<_>>(), "{what}");
+                    assert!(
+                        on_consumer > 0,
+                        "{what}: the consumer waited {waited:?} and never loaded an item"
+                    );
+                }
+            }
+        }
+    });
+}

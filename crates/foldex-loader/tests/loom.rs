@@ -7,7 +7,7 @@
 //! side changes) rather than the polling.
 #![cfg(loom)]
 
-use foldex_loader::channel::{Channel, Inbox, Recv};
+use foldex_loader::channel::{Channel, Inbox, Maker, Recv};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -119,6 +119,47 @@ fn a_helping_consumer_makes_its_own_batch_and_room() {
     });
 }
 
+/// An ordered window of one, a producer with batches 0 and 2: the place of batch 1 frees only
+/// once the consumer has batch 0, yet the helping consumer makes batch 1 while it waits (it
+/// keeps nothing beside the ring yet), then helps no more while it keeps it; it receives 0, 1,
+/// 2 in order, and the producer, waiting for room for 2, wakes when 1 leaves the overflow.
+#[test]
+fn a_helping_consumer_makes_one_batch_beyond_the_window() {
+    model(|| {
+        let ch = Arc::new(Channel::new(1, true, 3));
+        let mut inbox = Inbox::default();
+        let producer = spawn_pushes(&ch, vec![0, 2]);
+        let mut calls = 0;
+        let mut made = false;
+        let first = ch.recv(&mut inbox, || {
+            calls += 1;
+            assert_eq!(
+                calls, 1,
+                "helped again while keeping a batch beside the ring"
+            );
+            // Skipped only when batch 0 is already there.
+            if !ch.should_skip(1, Maker::Consumer) {
+                ch.push(1, 1, false).unwrap();
+                made = true;
+                assert!(
+                    ch.should_skip(2, Maker::Consumer),
+                    "two batches beyond the window"
+                );
+            }
+            true
+        });
+        expect_item(first, 0);
+        if !made {
+            // A later round: batch 1 has its place now.
+            ch.push(1, 1, false).unwrap();
+        }
+        expect_item(ch.recv(&mut inbox, || false), 1);
+        expect_item(ch.recv(&mut inbox, || false), 2);
+        assert!(matches!(ch.recv(&mut inbox, || false), Recv::Finished));
+        producer.join().unwrap();
+    });
+}
+
 /// A failure reaches a consumer that is asleep, and wakes a producer that waits for room.
 #[test]
 fn failure_wakes_the_consumer_and_stops_producers() {
@@ -199,7 +240,7 @@ fn producer_waits_for_room_before_its_ticket(ordered: bool) {
             let ch = Arc::clone(&ch);
             thread::spawn(move || {
                 // Batch 1 has no room until batch 0 is taken.
-                assert!(!ch.should_skip(1, false));
+                assert!(!ch.should_skip(1, Maker::Producer));
                 ch.push(1, 1, true).unwrap();
             })
         };
@@ -300,7 +341,7 @@ fn ordered_parcels_the_lead_sets_its_parcel_aside() {
                     }
                     let lead = ch.lead();
                     if lead.is_none() {
-                        assert!(!ch.should_skip(next, false));
+                        assert!(!ch.should_skip(next, Maker::Producer));
                     }
                     let t = tickets.fetch_add(1, Ordering::AcqRel);
                     if t >= TICKETS {
@@ -343,7 +384,7 @@ fn unordered_parcels_wait_for_a_place_in_hand() {
             .map(|seq| {
                 let ch = Arc::clone(&ch);
                 thread::spawn(move || {
-                    assert!(!ch.should_skip(seq, false));
+                    assert!(!ch.should_skip(seq, Maker::Producer));
                     ch.push_all(seq, [2 * seq, 2 * seq + 1].into_iter(), true)
                         .unwrap();
                 })

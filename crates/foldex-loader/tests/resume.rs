@@ -2,7 +2,7 @@
 
 mod common;
 
-use foldex_loader::{from_fn, Loader, LoaderState, ResumeError};
+use foldex_loader::{from_fn, IterError, Loader, LoaderState, ResumeError};
 use foldex_testkit::watchdog;
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -120,6 +120,7 @@ fn resumption_costs_no_loading_of_what_was_received() {
         received_above: vec![],
         batch_size: 10,
         len: 1_000,
+        shard: Some((0, 1)),
     };
     let rest: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
     assert_eq!(
@@ -211,4 +212,103 @@ fn resumption_is_exact_inside_a_parcel() {
             }
         });
     }
+}
+
+/// One rank's state never continues another rank's part: the shard is part of the state, and
+/// a resume on another rank (or world) is refused naming both.
+#[test]
+fn a_state_from_another_rank_is_refused() {
+    let rank = |r, world| {
+        Loader::new(numbers(100))
+            .batch_size(5)
+            .shuffle(4)
+            .shard(r, world)
+    };
+    let mut iter = rank(0, 2).iter();
+    iter.by_ref().take(3).for_each(drop);
+    let state = iter.state();
+    drop(iter);
+    assert_eq!(state.shard, Some((0, 2)));
+    let err = rank(1, 2).resume(&state).map(|_| ()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ResumeError::Mismatch {
+                setting: "shard",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "foldex-loader: cannot resume: the state has shard rank 0 of 2, this loader rank 1 of 2"
+    );
+    // Another world, and a loader that is not sharded (its 50 observations are as many as
+    // the state's), are refused by their shard as well.
+    let err = rank(0, 4).resume(&state).map(|_| ()).unwrap_err();
+    assert!(err.to_string().contains("rank 0 of 4"), "{err}");
+    let unsharded = Loader::new(numbers(50)).batch_size(5).shuffle(4);
+    let err = unsharded.resume(&state).map(|_| ()).unwrap_err();
+    assert!(
+        err.to_string().contains("rank 0 of 1 (not sharded)"),
+        "{err}"
+    );
+    // The right rank resumes, and continues exactly where it stopped.
+    let rest: Vec<usize> = rank(0, 2).resume(&state).unwrap().flatten().collect();
+    assert_eq!(rest.len(), 50 - 15);
+}
+
+/// A state written before the shard was recorded still deserialises; it resumes on a loader
+/// that is not sharded, and a sharded one refuses it, since it cannot tell whose it was.
+#[test]
+fn a_state_without_a_shard_resumes_only_unsharded() {
+    let old = r#"{"seed":7,"epoch":2,"next_batch":3,"received_above":[],"batch_size":4,"len":40}"#;
+    let state: LoaderState = serde_json::from_str(old).unwrap();
+    assert_eq!(state.shard, None);
+    let loader = Loader::new(numbers(40)).batch_size(4).shuffle(7);
+    let rest: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
+    assert_eq!(
+        rest,
+        loader.epoch_order(2).iter().skip(12).collect::<Vec<_>>()
+    );
+    let sharded = Loader::new(numbers(80))
+        .batch_size(4)
+        .shuffle(7)
+        .shard(1, 2);
+    let err = sharded.resume(&state).map(|_| ()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "foldex-loader: cannot resume: the state has shard none recorded, this loader rank 1 of 2"
+    );
+}
+
+/// Epochs are numbered below `u64::MAX`: a state at `u64::MAX` is refused (the epoch after it
+/// would wrap to 0 and repeat epoch 0's order), and after the epoch `u64::MAX - 1` the loader
+/// refuses to start another rather than wrap.
+#[test]
+fn the_epoch_counter_never_wraps() {
+    let loader = Loader::new(numbers(10)).batch_size(5).shuffle(1);
+    let mut state = loader.iter().state();
+    state.epoch = u64::MAX;
+    let err = loader.resume(&state).map(|_| ()).unwrap_err();
+    assert_eq!(err, ResumeError::LastEpoch { epoch: u64::MAX });
+    assert!(err.to_string().contains("18446744073709551615"), "{err}");
+    assert_eq!(loader.next_epoch(), 1, "a refused state changes nothing");
+
+    state.epoch = u64::MAX - 1;
+    let last: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
+    assert_eq!(
+        last,
+        loader.epoch_order(u64::MAX - 1).iter().collect::<Vec<_>>()
+    );
+    assert_eq!(loader.next_epoch(), u64::MAX);
+    let err = loader.try_iter().map(|_| ()).unwrap_err();
+    assert_eq!(err, IterError::LastEpoch);
+    assert!(err.to_string().contains("wrapping to 0"), "{err}");
+    assert_eq!(
+        loader.next_epoch(),
+        u64::MAX,
+        "a refused epoch takes no number"
+    );
 }

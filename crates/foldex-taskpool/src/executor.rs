@@ -3,12 +3,13 @@
 use crate::pool::{Pool, Takers};
 use crate::run::FoldRun;
 use foldex_core::{
-    available_parallelism, is_standing_in, task_scope, Basesize, ConfigError, Executor, Job,
-    Partial,
+    available_parallelism, is_helping, is_standing_in, task_scope, Basesize, ConfigError, Executor,
+    Job, Partial, ScopeLatch,
 };
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 /// What the thread that calls `execute` does with the fold's chunks.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -35,8 +36,12 @@ impl Threads {
         })
     }
 
+    /// The pool, started by the first call. When a worker cannot start, the workers started
+    /// before it are joined and this panics with a message that names `ntasks` and the
+    /// operating system's error; the cell stays empty, so the next call tries again.
     fn pool(&self) -> &Pool {
-        self.pool.get_or_init(|| Pool::start(self.ntasks.get()))
+        self.pool
+            .get_or_init(|| Pool::start(self.ntasks.get()).unwrap_or_else(|e| panic!("{e}")))
     }
 }
 
@@ -166,7 +171,8 @@ impl Executor for TaskPoolEx {
         let shared = pool.shared();
         let len = job.len();
         let on_worker = shared.is_current_worker();
-        let stands_in = !self.background && !on_worker && ntasks > 1 && is_standing_in();
+        // A thread that is itself helping (inside `help`) cannot leave work to a helper.
+        let stands_in = !self.background && !on_worker && is_standing_in() && !is_helping();
         let chunk_len = match self.basesize {
             // A helper runs one chunk per `help` call: automatic chunks (4 x ntasks of them)
             // would leave it only a handful to take. One index per chunk is the loader's
@@ -180,9 +186,11 @@ impl Executor for TaskPoolEx {
             Takers::Anyone
         };
         let run = FoldRun::new(job, shared, chunk_len, worker_slots);
-        // How many slots go to the workers, and what the caller does. A caller that stands in
-        // for a helper leaves its slot to it only alongside a slot for the workers (so two
-        // tasks and two chunks at least): those end the fold even if nobody helps.
+        // How many slots go to the workers, and what the caller does. In foreground mode the
+        // caller is one of the `ntasks`: a caller that stands in for a helper leaves its slot
+        // to the helper alongside a slot for the workers (which ends the fold even if nobody
+        // helps), or, with `ntasks = 1`, the only slot (ended by the job's stop, see
+        // `wait_for_helper`).
         let (queued, caller) = if on_worker || !self.background {
             let queued = (ntasks - 1).min(run.nchunks() - 1);
             if stands_in && queued > 0 {
@@ -193,7 +201,7 @@ impl Executor for TaskPoolEx {
         } else {
             (ntasks.min(run.nchunks()), Caller::Waits)
         };
-        if queued == 0 {
+        if queued == 0 && caller == Caller::Runs {
             run.run_inline();
         } else {
             // The queued slots, the caller's or the helper's, and a helper on a queued one.
@@ -207,11 +215,13 @@ impl Executor for TaskPoolEx {
                         Caller::Waits => {}
                     }
                 },
-                // Every chunk still to run is claimed by a running slot, or will be by a
-                // queued slot for the workers, which runs until the cursor is empty and then
-                // takes back the slots still queued (a helper's too): plain waiting cannot
-                // deadlock.
-                |latch| latch.wait(),
+                |latch| {
+                    if caller == Caller::LeavesToHelpers && queued == 0 {
+                        wait_for_helper(&run, latch);
+                    } else {
+                        wait_or_take_back(&run, latch);
+                    }
+                },
             );
         }
         run.finish()
@@ -246,7 +256,40 @@ impl Executor for TaskPoolEx {
         else {
             return false;
         };
-        task.run();
+        foldex_core::as_helper(|| task.run());
         true
+    }
+}
+
+/// How often a waiting caller checks whether its fold is stalled (see [`wait_or_take_back`]).
+const STALL_POLL: Duration = Duration::from_millis(1);
+
+/// Waits for the fold's slots. Every chunk still to run is claimed by a running slot, or will
+/// be by a queued one, which runs until the cursor is empty and then takes back the slots still
+/// queued. But the workers may all be blocked on this very thread (a fold nested across two
+/// pools, a `FoldHandle` joined inside a step): if a slot of this fold sits in the queue for a
+/// whole poll while the workers are busy and take nothing, the caller takes the rest of the
+/// fold back and runs it itself. It then replaces the slots it took back, so no more than
+/// `ntasks` chunks run at once.
+fn wait_or_take_back(run: &FoldRun<'_, '_>, latch: &ScopeLatch) {
+    let mut taken = u64::MAX;
+    while !latch.wait_timeout(STALL_POLL) {
+        if run.is_stalled(&mut taken) {
+            run.take_over();
+            latch.wait();
+            return;
+        }
+    }
+}
+
+/// Waits while the fold's only slot goes to a helping thread, one chunk per `help` call; stops
+/// the fold once the job says nothing more can change its result (a loader's consumer went
+/// away, or every batch was taken), so that the caller never waits for a helper that no longer
+/// comes.
+fn wait_for_helper(run: &FoldRun<'_, '_>, latch: &ScopeLatch) {
+    while !latch.wait_timeout(STALL_POLL) {
+        if run.is_over() {
+            run.stop();
+        }
     }
 }

@@ -61,12 +61,18 @@ struct Queued {
 struct Queue {
     tasks: VecDeque<Queued>,
     sleeping: usize,
+    /// Workers inside a task they took.
+    busy: usize,
+    /// Tasks the workers have taken so far: a waiting caller sees from it whether they move.
+    taken: u64,
     shutdown: bool,
 }
 
 /// What the workers and the folds share: a FIFO of tasks and the condition workers sleep on.
 pub(crate) struct Shared {
     id: u64,
+    /// How many workers the pool has.
+    threads: usize,
     queue: Mutex<Queue>,
     work: Condvar,
 }
@@ -121,6 +127,20 @@ impl Shared {
         queue.tasks.remove(at).map(|q| q.task)
     }
 
+    /// `true` when a task of `fold` that the workers may take is queued while every worker is
+    /// inside a task and none has taken a task since the last call (`taken` holds the count
+    /// seen then): the workers are held up elsewhere, perhaps by the caller itself.
+    pub(crate) fn is_stalled(&self, fold: u64, taken: &mut u64) -> bool {
+        let queue = self.lock();
+        let moved = std::mem::replace(taken, queue.taken) != queue.taken;
+        !moved
+            && queue.busy == self.threads
+            && queue
+                .tasks
+                .iter()
+                .any(|q| q.fold == fold && q.takers.workers())
+    }
+
     /// Removes every queued task of `fold` and returns them, to be dropped (unrun) outside the
     /// lock.
     pub(crate) fn take_back(&self, fold: u64) -> Vec<TaskRef> {
@@ -136,13 +156,19 @@ impl Shared {
 
     /// Blocks until a task that a worker may take is queued (`Some`), or the pool shuts down
     /// with none left (`None`). Tasks left to helpers stay queued.
-    fn next_task(&self) -> Option<TaskRef> {
+    /// `finished` says that the calling worker has just finished the task it took before.
+    fn next_task(&self, finished: bool) -> Option<TaskRef> {
         let mut queue = self.lock();
+        if finished {
+            queue.busy -= 1;
+        }
         loop {
             // Tasks for helpers only are rare (one per fold whose caller stands in), so this
             // nearly always takes the front.
             if let Some(at) = queue.tasks.iter().position(|q| q.takers.workers()) {
                 let queued = queue.tasks.remove(at).expect("a found position");
+                queue.busy += 1;
+                queue.taken += 1;
                 return Some(queued.task);
             }
             if queue.shutdown {
@@ -157,9 +183,11 @@ impl Shared {
 
 fn work(shared: Arc<Shared>) {
     WORKER_OF.with(|id| id.set(shared.id));
-    while let Some(task) = shared.next_task() {
+    let mut finished = false;
+    while let Some(task) = shared.next_task(finished) {
         // `TaskRef::run` catches a panic and hands it to the fold's caller: the worker lives on.
         task.run();
+        finished = true;
     }
 }
 
@@ -170,23 +198,44 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    /// Starts `threads` workers named `foldex-taskpool-0`, `foldex-taskpool-1`...
-    pub(crate) fn start(threads: usize) -> Self {
+    /// Starts `ntasks` workers named `foldex-taskpool-0`, `foldex-taskpool-1`...
+    ///
+    /// When the operating system refuses one (a limit on threads, no memory for its stack),
+    /// the workers started before it are stopped and joined, and the error says which worker
+    /// of how many could not start, under which setting, and why: "foldex-taskpool: could not
+    /// start worker 299 of 1000 (ntasks = 1000): Resource temporarily unavailable (os error
+    /// 11)".
+    pub(crate) fn start(ntasks: usize) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             id: next_id(),
+            threads: ntasks,
             queue: Mutex::new(Queue::default()),
             work: Condvar::new(),
         });
-        let threads = (0..threads)
-            .map(|i| {
-                let shared = Arc::clone(&shared);
-                thread::Builder::new()
-                    .name(format!("foldex-taskpool-{i}"))
-                    .spawn(move || work(shared))
-                    .expect("foldex-taskpool: failed to start a worker thread")
-            })
-            .collect();
-        Self { shared, threads }
+        let mut pool = Self {
+            shared,
+            threads: Vec::with_capacity(ntasks),
+        };
+        for i in 0..ntasks {
+            let shared = Arc::clone(&pool.shared);
+            match thread::Builder::new()
+                .name(format!("foldex-taskpool-{i}"))
+                .spawn(move || work(shared))
+            {
+                Ok(thread) => pool.threads.push(thread),
+                // Dropping the pool stops the workers started so far and joins them.
+                Err(e) => {
+                    return Err(std::io::Error::new(
+                        e.kind(),
+                        format!(
+                            "foldex-taskpool: could not start worker {i} of {ntasks} \
+                             (ntasks = {ntasks}): {e}"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(pool)
     }
 
     pub(crate) fn shared(&self) -> &Shared {

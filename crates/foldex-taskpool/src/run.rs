@@ -129,6 +129,35 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         true
     }
 
+    /// `true` when a slot of this fold waits in the queue while the workers are held up
+    /// elsewhere and have taken no task since the last call (`taken`: see
+    /// [`Shared::is_stalled`]).
+    pub(crate) fn is_stalled(&self, taken: &mut u64) -> bool {
+        self.shared.is_stalled(self.id, taken)
+    }
+
+    /// `true` once no chunk is left, or the job says that none of those left can change the
+    /// result.
+    pub(crate) fn is_over(&self) -> bool {
+        let next = self.cursor.load(Ordering::Relaxed);
+        next >= self.nchunks
+            || self
+                .job
+                .is_stopped(chunk(self.len, self.chunk_len, next).start)
+    }
+
+    /// Hands out no more chunks and takes back the queued slots; the running ones finish.
+    pub(crate) fn stop(&self) {
+        self.close();
+    }
+
+    /// Takes back the fold's queued slots and runs the chunks they would have run on the
+    /// calling thread instead, so that the fold never has more than its slots in flight.
+    pub(crate) fn take_over(&self) {
+        drop(self.shared.take_back(self.id));
+        self.run_inline();
+    }
+
     /// Runs chunks on the calling thread until none is left.
     pub(crate) fn run_inline(&self) {
         while self.run_one() {}

@@ -315,7 +315,7 @@ fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
 }
 
 #[test]
-fn standing_in_changes_nothing_with_one_task_or_in_background_mode() {
+fn standing_in_with_one_task_keeps_the_slot_on_the_caller() {
     watchdog("stand in, one task", || {
         let caller = thread::current().id();
         // One task: no worker slot could end the fold without a helper, so the caller keeps
@@ -324,6 +324,13 @@ fn standing_in_changes_nothing_with_one_task_or_in_background_mode() {
         let seen = stand_in_for_helper(|| threads_of(&single, 10, Duration::ZERO));
         assert_eq!(seen.len(), 10);
         assert!(seen.iter().all(|(id, _)| *id == caller));
+    });
+}
+
+#[test]
+fn standing_in_changes_nothing_in_background_mode() {
+    watchdog("stand in, background", || {
+        let caller = thread::current().id();
         // Background mode: nothing on the caller, and nothing lent to a helper.
         let background = TaskPoolEx::new().ntasks(2).basesize(1).background(true);
         let seen = stand_in_for_helper(|| threads_of(&background, 10, Duration::ZERO));
@@ -415,5 +422,74 @@ fn spawned_folds_leave_the_caller_free_and_cancel_on_drop() {
             after,
             "items ran after the drop returned"
         );
+    });
+}
+
+/// `ThreadedEx` and `TaskPoolEx` folding into each other, foreground and background: each
+/// pool's workers may be blocked in the other's fold, so a waiting caller takes back what
+/// nobody has started (this used to deadlock).
+#[test]
+fn folds_nested_between_threaded_and_task_pools_complete() {
+    watchdog("threaded <-> task pool", || {
+        let a = foldex_threaded::ThreadedEx::new();
+        for background in [true, false] {
+            for ntasks in [2, 3] {
+                let b = TaskPoolEx::new().ntasks(ntasks).background(background);
+                for n in [10, 200] {
+                    let got = a.map_reduce(
+                        0..n,
+                        |i| b.map_reduce(0..i % 8, |j| a.sum::<usize>(0..j), || 0, |x, y| x + y),
+                        || 0,
+                        |x, y| x + y,
+                    );
+                    let want: usize = (0..n)
+                        .map(|i| (0..i % 8).map(|j| (0..j).sum::<usize>()).sum::<usize>())
+                        .sum();
+                    assert_eq!(got, want, "background {background}, ntasks {ntasks}, n {n}");
+                }
+            }
+        }
+    });
+}
+
+/// A caller whose workers are all blocked until it has run a fold of its own on the same pool
+/// takes the fold's queued slots back and runs it, in background mode too; a `FoldHandle`
+/// joined inside a step likewise.
+#[test]
+fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
+    watchdog("task pool workers blocked on the caller", || {
+        for background in [true, false] {
+            let pool = TaskPoolEx::new()
+                .ntasks(2)
+                .basesize(1)
+                .background(background);
+            let release = Arc::new(AtomicBool::new(false));
+            let blocked = {
+                let release = Arc::clone(&release);
+                pool.spawn_for_each(0..2usize, move |_| {
+                    while !release.load(Ordering::SeqCst) {
+                        thread::sleep(Duration::from_micros(100));
+                    }
+                })
+            };
+            thread::sleep(Duration::from_millis(5));
+            assert_eq!(
+                pool.sum::<usize>(0..1000),
+                499_500,
+                "background {background}"
+            );
+            release.store(true, Ordering::SeqCst);
+            blocked.join();
+            let joined = pool.map_reduce(
+                0..2usize,
+                |_| {
+                    pool.spawn_fold(0..10usize, || 0, |a, x| a + x, |a, b| a + b)
+                        .join()
+                },
+                || 0,
+                |a, b| a + b,
+            );
+            assert_eq!(joined, 90, "background {background}");
+        }
     });
 }

@@ -1,8 +1,8 @@
 //! `ThreadedEx`: recursive halving down to `basesize`, the right halves offered to thieves.
 
-use crate::pool::{wait_from_outside, Context, Pool};
+use crate::pool::{Context, Pool};
 use crate::splitter::Splitter;
-use foldex_core::{join_stack, Basesize, ConfigError, Executor, Job, Partial};
+use foldex_core::{join_stack, offer, Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
 
@@ -122,16 +122,13 @@ impl Executor for ThreadedEx {
             let splitter = Splitter::new(self.basesize, len, registry.threads());
             match Context::current(registry) {
                 ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, splitter),
-                Context::Outside(_) => {
-                    // The whole range as one task for the workers; this thread only waits.
-                    let ((), whole) = join_stack(
-                        || (),
-                        || fold_range(&Context::current(registry), job, 0..len, splitter),
-                        |task| registry.inject(task),
-                        wait_from_outside,
-                    );
-                    whole
-                }
+                // The whole range as one task for the workers; this thread waits, and runs it
+                // itself (as one leaf) if every worker is busy and none has started it.
+                Context::Outside(_) => offer(
+                    || fold_range(&Context::current(registry), job, 0..len, splitter),
+                    |task| registry.inject(task),
+                    |latch| registry.wait_for_offer(latch),
+                ),
             }
         })
     }
@@ -157,7 +154,7 @@ impl Executor for ThreadedEx {
             let ctx = Context::current(pool.registry());
             match ctx.find_work() {
                 Some(task) => {
-                    task.run();
+                    foldex_core::as_helper(|| task.run());
                     true
                 }
                 None => false,

@@ -25,16 +25,23 @@
 //! runs the halves it just forked while their data is hot; FIFO for thieves, so a thief takes the
 //! oldest, largest half). Thieves probe the other deques from a random start, then the `Injector`,
 //! through which calls from outside the pool enter. A fork is a [`foldex_core::join_stack`]: the
-//! right half, its result slot and its latch live on the forking frame (no allocation, no reference
-//! count, where a fork used to cost an `Arc`'d scope and a boxed task; `threaded/fork_cost` in
-//! docs/benchmarks.md); after the left half, the worker pops the right half back and runs it inline
+//! right half, its result slot and its latch live on the forking frame (no allocation, no
+//! reference count); after the left half, the worker pops the right half back and runs it inline
 //! unless it was stolen, and otherwise runs other tasks until the fork's latch is set. That help
 //! loop is also why a fold nested in a fold on the same pool cannot deadlock: the waiting worker
-//! runs the very tasks it waits for if nobody else has taken them. A caller from outside the pool
-//! injects the whole range as one task and blocks on the latch. A worker of *another* pool does
-//! too, but keeps running its own pool's tasks while it waits (as rayon does): two pools whose
-//! workers fold on each other would otherwise deadlock, each holding the threads the other needs
-//! (tested in `tests/pool.rs`).
+//! runs the very tasks it waits for if nobody else has taken them. Tasks it takes that way are
+//! marked with [`foldex_core::as_helper`] (they must not block on anything outside their fold,
+//! since the frame below cannot resume before they return), and a worker stacks at most 32
+//! stolen tasks so: beyond that it only takes back its own halves.
+//!
+//! **Calls from outside.** A caller from outside the pool, a worker of another pool included,
+//! offers the whole range as one task ([`foldex_core::offer`]) and blocks. If every worker stays
+//! busy and none has started the task, the caller takes it back and runs it as one leaf itself:
+//! the workers may be blocked on this very thread (pools folding into each other, a
+//! `FoldHandle` joined inside a step, a loader's producers waiting for its consumer), and the
+//! caller never waits for work that nobody has started. It does not run its own pool's tasks
+//! while it waits, so waits across pools never stack up on a thread (tested in `tests/pool.rs`
+//! and the nesting matrix of the `foldex` crate).
 //!
 //! **Helping from outside.** [`Executor::help`](foldex_core::Executor::help) called by a
 //! thread outside the pool (a loader's consumer with an empty buffer) takes only a task that a
@@ -51,7 +58,7 @@
 //! through the pool: the typed layer catches them in `run`/`combine`, and `TaskRef::run`
 //! catches anything else and re-raises it on the forking frame after its latch is set.
 //!
-//! **Sleep and wake.** An idle worker looks for work for 64 rounds (16 `spin_loop` pauses, then
+//! **Sleep and wake.** An idle worker looks for work for 256 rounds (16 `spin_loop` pauses, then
 //! `yield_now`), then announces itself idle, looks once more, and parks on a condition
 //! variable. A thread that pushes a task issues a `SeqCst` fence and reads the idle count;
 //! only when someone is idle does it bump a wake epoch and signal one sleeper. The fences on
@@ -78,6 +85,7 @@
 //! that each take far longer than that; a fixed basesize is a plain floor and never adapts.
 #![forbid(unsafe_code)]
 
+mod error;
 mod executor;
 mod pool;
 #[cfg(loom)]
@@ -88,5 +96,6 @@ mod sleep;
 mod splitter;
 mod sync;
 
+pub use error::PoolError;
 pub use executor::ThreadedEx;
 pub use pool::Pool;

@@ -22,6 +22,13 @@ const PAUSE_ROUNDS: u32 = 16;
 /// again (new work does not wake a latch, so it must poll; it is woken at once when its latch
 /// is set).
 const HELP_POLL: Duration = Duration::from_micros(200);
+/// How many tasks a waiting worker may have stolen on top of each other on its stack. Beyond
+/// it, it only takes back its own forked halves (which end the wait it is in) and sleeps
+/// otherwise, so that folds nested in folds cannot grow a worker's stack without bound.
+const MAX_HELP_DEPTH: usize = 32;
+/// A thread outside the pool that offered a fold to it checks this often whether every worker
+/// is busy; if so and none has started the fold, it takes the fold back and runs it itself.
+const RECLAIM_POLL: Duration = Duration::from_millis(1);
 
 /// What the workers share.
 pub(crate) struct Registry {
@@ -35,6 +42,25 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
+    /// Blocks a thread outside the pool on the latch of a fold it offered
+    /// ([`foldex_core::offer`]) until the latch is set, or until every worker was seen busy
+    /// (none idle, none looking for work) at two polls in a row, in which case the offer is
+    /// taken back if no worker has started it. A worker of another pool does not run its own pool's tasks meanwhile:
+    /// stacking them here could nest without bound, and taking the offer back already ensures
+    /// that no two pools can each hold the threads the other waits for.
+    pub(crate) fn wait_for_offer(&self, latch: &JoinLatch) {
+        let mut busy_polls = 0;
+        while !latch.wait_timeout(RECLAIM_POLL) {
+            if self.sleep.any_idle() || self.searching.load(Ordering::Relaxed) > 0 {
+                busy_polls = 0;
+            } else if busy_polls == 1 {
+                return;
+            } else {
+                busy_polls += 1;
+            }
+        }
+    }
+
     pub(crate) fn threads(&self) -> usize {
         self.stealers.len()
     }
@@ -82,6 +108,8 @@ pub(crate) struct WorkerCtx {
     index: usize,
     deque: Worker<TaskRef>,
     rng: Cell<u64>,
+    /// Tasks stolen while waiting, stacked on this thread now (see [`MAX_HELP_DEPTH`]).
+    help_depth: Cell<usize>,
 }
 
 thread_local! {
@@ -217,15 +245,41 @@ impl<'r> Context<'r> {
         }
     }
 
+    /// Work for a waiting thread: as [`Context::find_work`], but a worker that is already
+    /// [`MAX_HELP_DEPTH`] stolen tasks deep only takes back its own forked halves.
+    fn find_help(&self) -> Option<TaskRef> {
+        match self {
+            Self::Worker(w) if w.help_depth.get() >= MAX_HELP_DEPTH => w.deque.pop(),
+            _ => self.find_work(),
+        }
+    }
+
+    /// Runs a task taken while waiting, counted in the worker's help depth and marked with
+    /// [`foldex_core::as_helper`].
+    fn run_helping(&self, task: TaskRef) {
+        match self {
+            Self::Worker(w) => {
+                w.help_depth.set(w.help_depth.get() + 1);
+                foldex_core::as_helper(|| task.run());
+                w.help_depth.set(w.help_depth.get() - 1);
+            }
+            Self::Outside(_) => foldex_core::as_helper(|| task.run()),
+        }
+    }
+
     /// Runs other tasks of the pool until `latch` is set, sleeping on the latch only when
     /// there is nothing to steal. This is what keeps a waiting worker busy, and what lets a
     /// fold nested in a fold on the same pool finish: the waiter runs the very tasks it waits
     /// for if nobody else does.
+    ///
+    /// The tasks it runs are marked with [`foldex_core::as_helper`]: this frame cannot resume
+    /// before they return. A worker already [`MAX_HELP_DEPTH`] stolen tasks deep only pops its
+    /// own deque.
     pub(crate) fn help_until(&self, latch: &JoinLatch) {
         let mut idle_rounds = 0;
         while !latch.is_set() {
-            if let Some(task) = self.find_work() {
-                task.run();
+            if let Some(task) = self.find_help() {
+                self.run_helping(task);
                 idle_rounds = 0;
             } else if idle_rounds < SPIN_ROUNDS {
                 idle_rounds += 1;
@@ -238,17 +292,6 @@ impl<'r> Context<'r> {
                 latch.wait_timeout(HELP_POLL);
             }
         }
-    }
-}
-
-/// Blocks the calling thread, from outside `latch`'s pool, until `latch` is set. A worker of
-/// another pool keeps running its own pool's tasks meanwhile (as rayon does): two pools whose
-/// workers wait on each other would otherwise deadlock, each holding the threads the other
-/// needs.
-pub(crate) fn wait_from_outside(latch: &JoinLatch) {
-    match CURRENT.with(|current| current.get().cloned()) {
-        Some(worker) => Context::Worker(worker).help_until(latch),
-        None => latch.wait(),
     }
 }
 
@@ -294,48 +337,115 @@ impl Pool {
     /// A pool of `threads` worker threads.
     ///
     /// # Panics
-    /// If `threads` is 0 ("threads must be at least 1, got 0"), or a thread cannot be spawned.
+    /// With the message of [`Pool::try_new`]'s error: if `threads` is 0 ("threads must be at
+    /// least 1, got 0"), or if the operating system refuses a worker thread ("foldex-threaded:
+    /// could not start worker 299 of 1000 (threads = 1000): Resource temporarily unavailable
+    /// (os error 11)"), once the workers already started are stopped and joined.
     #[track_caller]
     pub fn new(threads: usize) -> Self {
-        let threads = ConfigError::require_nonzero("threads", threads).get();
+        match Self::try_new(threads) {
+            Ok(pool) => pool,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A pool of `threads` worker threads, or why it could not be made: `threads` is 0, or the
+    /// operating system refused to start a worker (a limit on threads such as `ulimit -u`, or
+    /// no memory for its stack). In the second case the workers started before it are stopped
+    /// and joined before this returns: a pool that fails to start leaves no thread behind.
+    ///
+    /// For thread counts that come from users or configuration, where [`Pool::new`]'s panic
+    /// would be the wrong answer.
+    ///
+    /// ```
+    /// use foldex_threaded::Pool;
+    ///
+    /// let pool = Pool::try_new(2)?;
+    /// assert_eq!(pool.threads(), 2);
+    /// let err = Pool::try_new(0).unwrap_err();
+    /// assert_eq!(err.to_string(), "threads must be at least 1, got 0");
+    /// # Ok::<(), foldex_threaded::PoolError>(())
+    /// ```
+    pub fn try_new(threads: usize) -> Result<Self, crate::error::PoolError> {
+        use crate::error::PoolError;
+        use std::sync::{Condvar, PoisonError};
+
+        let threads = ConfigError::nonzero("threads", threads)
+            .map_err(PoolError::config)?
+            .get();
         let deques: Vec<Worker<TaskRef>> = (0..threads).map(|_| Worker::new_lifo()).collect();
         let registry = Arc::new(Registry {
             injector: Injector::new(),
             stealers: deques.iter().map(Worker::stealer).collect(),
             sleep: Sleep::new(),
-            searching: AtomicUsize::new(0),
+            // Each worker counts as looking for work until it enters its loop: it is about to,
+            // and a helper from outside must leave work to it meanwhile.
+            searching: AtomicUsize::new(threads),
             terminate: AtomicBool::new(false),
         });
+        // The workers wait at this gate until every one of them has started (`Some(true)`), or
+        // leave at once when one could not (`Some(false)`): none looks for work while the
+        // others are still being created, and a pool that fails to start stops without delay.
+        let gate = Arc::new((Mutex::new(None::<bool>), Condvar::new()));
+        let open = |go: bool| {
+            let (state, opened) = &*gate;
+            *state.lock().unwrap_or_else(PoisonError::into_inner) = Some(go);
+            opened.notify_all();
+        };
         static SEED: AtomicUsize = AtomicUsize::new(0x9E37_79B9);
-        let handles = deques
-            .into_iter()
-            .enumerate()
-            .map(|(index, deque)| {
-                let seed = SEED.fetch_add(0x9E37_79B9, Ordering::Relaxed) as u64 | 1;
-                let worker = WorkerCtx {
-                    registry: Arc::clone(&registry),
-                    index,
-                    deque,
-                    rng: Cell::new(seed),
-                };
-                thread::Builder::new()
-                    .name(format!("foldex-threaded-{index}"))
-                    .spawn(move || {
-                        let worker = Rc::new(worker);
-                        CURRENT.with(|current| {
-                            current.set(Rc::clone(&worker)).ok();
-                        });
-                        worker.main_loop();
-                    })
-                    .expect("foldex-threaded: could not spawn a worker thread")
-            })
-            .collect();
-        Self {
+        let mut handles = Vec::with_capacity(threads);
+        for (index, deque) in deques.into_iter().enumerate() {
+            let seed = SEED.fetch_add(0x9E37_79B9, Ordering::Relaxed) as u64 | 1;
+            let worker = WorkerCtx {
+                registry: Arc::clone(&registry),
+                index,
+                deque,
+                rng: Cell::new(seed),
+                help_depth: Cell::new(0),
+            };
+            let gate = Arc::clone(&gate);
+            let spawned = thread::Builder::new()
+                .name(format!("foldex-threaded-{index}"))
+                .spawn(move || {
+                    let go = {
+                        let (state, opened) = &*gate;
+                        let state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                        let state = opened
+                            .wait_while(state, |go| go.is_none())
+                            .unwrap_or_else(PoisonError::into_inner);
+                        *state == Some(true)
+                    };
+                    drop(gate);
+                    if !go {
+                        return;
+                    }
+                    let worker = Rc::new(worker);
+                    CURRENT.with(|current| {
+                        current.set(Rc::clone(&worker)).ok();
+                    });
+                    worker.registry.searching.fetch_sub(1, Ordering::Relaxed);
+                    worker.main_loop();
+                });
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(error) => {
+                    open(false);
+                    // Dropping the pool's state stops the workers started so far and joins them.
+                    drop(PoolShared {
+                        registry,
+                        threads: Mutex::new(handles),
+                    });
+                    return Err(PoolError::spawn(index, threads, error));
+                }
+            }
+        }
+        open(true);
+        Ok(Self {
             shared: Arc::new(PoolShared {
                 registry,
                 threads: Mutex::new(handles),
             }),
-        }
+        })
     }
 
     /// The process-wide pool, created on first use with one thread per available core

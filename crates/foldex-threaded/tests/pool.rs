@@ -1,6 +1,6 @@
 //! The pool's behaviour beyond the conformance suite: names, nesting across pools, helping,
 //! refused settings.
-use foldex_core::{Executor, ExecutorExt};
+use foldex_core::{Executor, ExecutorExt, SpawnExt};
 use foldex_testkit::watchdog;
 use foldex_threaded::{Pool, ThreadedEx};
 use std::collections::HashSet;
@@ -66,6 +66,71 @@ fn a_fold_on_another_pool_inside_a_worker_completes() {
                 s.spawn(|| b.map_reduce(0..40usize, |i| a.sum::<usize>(0..i), || 0, |x, y| x + y));
             assert_eq!(ab.join().unwrap(), ba.join().unwrap());
         });
+    });
+}
+
+/// Folds nested across two pools, many of them: a waiting worker does not stack its own pool's
+/// tasks on top of its wait, so the stack stays bounded (this used to overflow and abort).
+#[test]
+fn many_folds_across_two_pools_do_not_grow_the_stack() {
+    watchdog("1000 folds on pool B inside pool A", || {
+        let a = ThreadedEx::new().threads(2).basesize(1);
+        let b = ThreadedEx::new().threads(2).basesize(1);
+        let got = a.map_reduce(
+            0..1000usize,
+            |i| b.sum::<usize>(0..i % 64),
+            || 0,
+            |x, y| x + y,
+        );
+        let want: usize = (0..1000usize).map(|i| (0..i % 64).sum::<usize>()).sum();
+        assert_eq!(got, want);
+    });
+}
+
+/// Every worker blocked until the caller has run a fold of its own on the same pool: the
+/// caller takes its fold back from the pool and runs it, instead of waiting for workers that
+/// wait for it.
+#[test]
+fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
+    watchdog("workers blocked on the caller", || {
+        let ex = ThreadedEx::new().threads(2).basesize(1);
+        let release = Arc::new(AtomicBool::new(false));
+        let blocked = {
+            let release = Arc::clone(&release);
+            ex.spawn_for_each(0..2usize, move |_| {
+                while !release.load(Ordering::SeqCst) {
+                    thread::sleep(std::time::Duration::from_micros(100));
+                }
+            })
+        };
+        // Both workers are (or will be) stuck in the fold above until this one finishes.
+        assert_eq!(ex.sum::<usize>(0..10_000), 49_995_000);
+        release.store(true, Ordering::SeqCst);
+        blocked.join();
+    });
+}
+
+/// A `FoldHandle` joined or dropped inside a step of the same pool: the spawned fold's thread
+/// runs it when every worker is blocked in `join` (this used to deadlock).
+#[test]
+fn a_fold_handle_joined_or_dropped_inside_a_step_completes() {
+    watchdog("spawn_fold inside a step", || {
+        for threads in [2, 4] {
+            let ex = ThreadedEx::new().threads(threads).basesize(1);
+            ex.for_each(0..threads, |_| {
+                drop(ex.spawn_fold(0..10usize, || 0, |a, x| a + x, |a, b| a + b));
+            });
+            let joined = ex.map_reduce(
+                0..threads,
+                |_| {
+                    ex.spawn_fold(0..10usize, || 0, |a, x| a + x, |a, b| a + b)
+                        .join()
+                },
+                || 0,
+                |a, b| a + b,
+            );
+            assert_eq!(joined, 45 * threads);
+        }
     });
 }
 
