@@ -87,29 +87,6 @@ fn many_folds_across_two_pools_do_not_grow_the_stack() {
     });
 }
 
-/// Every worker blocked until the caller has run a fold of its own on the same pool: the
-/// caller takes its fold back from the pool and runs it, instead of waiting for workers that
-/// wait for it.
-#[test]
-fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
-    watchdog("workers blocked on the caller", || {
-        let ex = ThreadedEx::new().threads(2).basesize(1);
-        let release = Arc::new(AtomicBool::new(false));
-        let blocked = {
-            let release = Arc::clone(&release);
-            ex.spawn_for_each(0..2usize, move |_| {
-                while !release.load(Ordering::SeqCst) {
-                    thread::sleep(std::time::Duration::from_micros(100));
-                }
-            })
-        };
-        // Both workers are (or will be) stuck in the fold above until this one finishes.
-        assert_eq!(ex.sum::<usize>(0..10_000), 49_995_000);
-        release.store(true, Ordering::SeqCst);
-        blocked.join();
-    });
-}
-
 /// A `FoldHandle` joined or dropped inside a step of the same pool: the spawned fold's thread
 /// runs it when every worker is blocked in `join` (this used to deadlock).
 #[test]
