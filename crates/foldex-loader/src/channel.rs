@@ -87,6 +87,26 @@ use std::cmp::Ordering as Compare;
 use std::collections::VecDeque;
 use std::mem;
 
+/// A producer's panic as the consumer receives it.
+#[derive(Debug)]
+pub struct Failure {
+    /// The panic's payload, re-raised on the consumer unchanged.
+    pub payload: PanicPayload,
+    /// The observation whose load panicked (`None`: the panic came from elsewhere, such as
+    /// `collate` or the executor).
+    pub index: Option<usize>,
+}
+
+impl Failure {
+    /// A failure that names no observation.
+    pub fn anywhere(payload: PanicPayload) -> Self {
+        Failure {
+            payload,
+            index: None,
+        }
+    }
+}
+
 /// What the consumer gets from [`Channel::recv`] or [`Channel::try_recv`].
 #[derive(Debug)]
 pub enum Recv<T> {
@@ -96,8 +116,8 @@ pub enum Recv<T> {
     Empty,
     /// Every batch of the epoch was delivered.
     Finished,
-    /// A producer panicked with this payload; the epoch is stopped.
-    Failed(PanicPayload),
+    /// A producer panicked; the epoch is stopped. The first failure only.
+    Failed(Failure),
     /// The producers finished without pushing every batch: the executor skipped indices.
     Incomplete,
 }
@@ -270,7 +290,7 @@ pub struct Channel<T> {
     /// No more pushes will come.
     closed: AtomicBool,
     /// For sleeping only; holds the first failure.
-    sleep: CachePadded<Mutex<Option<PanicPayload>>>,
+    sleep: CachePadded<Mutex<Option<Failure>>>,
     /// Producers wait here for room.
     room: CachePadded<Condvar>,
     /// The consumer waits here for a batch.
@@ -791,8 +811,8 @@ impl<T> Channel<T> {
 
     /// What a stopped epoch gives the consumer: the failure, once.
     fn stopped_recv(&self, next: usize) -> Recv<T> {
-        if let Some(payload) = lock(&self.sleep).take() {
-            Recv::Failed(payload)
+        if let Some(failure) = lock(&self.sleep).take() {
+            Recv::Failed(failure)
         } else if next == self.total {
             Recv::Finished
         } else {
@@ -914,15 +934,15 @@ impl<T> Channel<T> {
         self.drain();
     }
 
-    /// A producer panicked: the epoch stops and the consumer receives `payload` (the first one
-    /// only) from its next `recv`.
-    pub fn fail(&self, payload: PanicPayload) {
+    /// A producer panicked: the epoch stops and the consumer receives `failure` from its next
+    /// `recv`, if it is the first one; a later one is dropped, payload and index together.
+    pub fn fail(&self, failure: Failure) {
         let late = {
-            let mut failure = lock(&self.sleep);
-            let late = if self.stopped.load(Ordering::Relaxed) || failure.is_some() {
-                Some(payload)
+            let mut first = lock(&self.sleep);
+            let late = if self.stopped.load(Ordering::Relaxed) || first.is_some() {
+                Some(failure)
             } else {
-                *failure = Some(payload);
+                *first = Some(failure);
                 None
             };
             self.stop();
@@ -1061,9 +1081,9 @@ mod tests {
         let ch = Channel::new(4, false, 4);
         let mut inbox = Inbox::default();
         ch.push(0, 0, true).unwrap();
-        ch.fail(Box::new("boom"));
+        ch.fail(Failure::anywhere(Box::new("boom")));
         match ch.recv(&mut inbox, || false) {
-            Recv::Failed(p) => assert_eq!(p.downcast_ref::<&str>(), Some(&"boom")),
+            Recv::Failed(f) => assert_eq!(f.payload.downcast_ref::<&str>(), Some(&"boom")),
             _ => panic!("expected the failure"),
         }
     }

@@ -20,7 +20,7 @@
 //! If the executor's fold returns with batches nobody took, the driver runs the job again over
 //! those, until every batch is taken. Without helping there is one round.
 
-use crate::channel::{Channel, Lead, Maker};
+use crate::channel::{Channel, Failure, Lead, Maker};
 use crate::failure::take_loading;
 use crate::order::{Batches, EpochOrder};
 use crate::parcel::{CostMeter, MAX_PARCEL};
@@ -184,10 +184,10 @@ impl<P: Produce> Epoch<P> {
             Some(())
         }));
         if let Err(payload) = made {
-            if let Some(index) = take_loading() {
-                self.recorder.failed_at(index);
-            }
-            self.channel.fail(payload)
+            self.channel.fail(Failure {
+                payload,
+                index: take_loading(),
+            })
         }
         true
     }
@@ -338,7 +338,7 @@ where
             let driven = panic::catch_unwind(AssertUnwindSafe(|| drive(&epoch, &*executor)));
             if let Err(payload) = driven {
                 // The executor itself panicked (a bug in it): the consumer gets the payload.
-                epoch.channel.fail(payload);
+                epoch.channel.fail(Failure::anywhere(payload));
             }
             epoch.channel.close();
         })

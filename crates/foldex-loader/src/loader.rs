@@ -1,6 +1,6 @@
 //! The `Loader` builder and the iterator of one epoch.
 
-use crate::channel::{Channel, Inbox, Recv, MAX_BATCHES, MAX_BUFFER};
+use crate::channel::{Channel, Failure, Inbox, Recv, MAX_BATCHES, MAX_BUFFER};
 use crate::collate::{Collate, Unbatched, VecCollate};
 use crate::dataset::Dataset;
 use crate::epoch::{as_consumer, spawn_driver, Epoch, Plan};
@@ -509,6 +509,7 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
             total,
             epoch: state.epoch,
             finished: false,
+            failed_index: None,
             recorder,
             consumer: ConsumerStats::default(),
             received,
@@ -720,6 +721,8 @@ pub struct Iter<B> {
     total: usize,
     epoch: u64,
     finished: bool,
+    /// The observation whose load panicked, once the consumer has received that panic.
+    failed_index: Option<usize>,
     recorder: Arc<Recorder>,
     consumer: ConsumerStats,
     received: Received,
@@ -764,11 +767,7 @@ impl<B> Iter<B> {
     /// assert_eq!(epoch.failed_index(), Some(7));
     /// ```
     pub fn failed_index(&self) -> Option<usize> {
-        if self.finished {
-            self.recorder.failed_index()
-        } else {
-            None
-        }
+        self.failed_index
     }
 
     /// The epoch's figures so far: what was delivered, where the time went, and a verdict
@@ -874,9 +873,10 @@ impl<B> Iterator for Iter<B> {
                     self.shut_down();
                     return None;
                 }
-                Recv::Failed(payload) => {
+                Recv::Failed(Failure { payload, index }) => {
                     self.shut_down();
-                    if let Some(index) = self.recorder.failed_index() {
+                    self.failed_index = index;
+                    if let Some(index) = index {
                         // The payload must stay the dataset's own, so the index travels beside
                         // it: in this message, and in `failed_index()` for code that catches it.
                         eprintln!(

@@ -238,27 +238,9 @@ pub(crate) struct Recorder {
     claimed: AtomicUsize,
     retries: AtomicU64,
     skipped: Mutex<Vec<SkippedItem>>,
-    /// The index whose load panicked first (`usize::MAX`: none).
-    failed_at: AtomicUsize,
 }
 
 impl Recorder {
-    /// Records that loading observation `index` panicked (the first one is kept, as its
-    /// payload is the one the consumer receives).
-    pub fn failed_at(&self, index: usize) {
-        let _ = self.failed_at.compare_exchange(
-            usize::MAX,
-            index,
-            Ordering::Relaxed,
-            Ordering::Relaxed,
-        );
-    }
-
-    /// The index recorded by [`Recorder::failed_at`], if any.
-    pub fn failed_index(&self) -> Option<usize> {
-        Some(self.failed_at.load(Ordering::Relaxed)).filter(|&i| i != usize::MAX)
-    }
-
     /// A recorder with room for `threads` producing threads, [`MAX_RECORDED_THREADS`] at
     /// most; more share the last slot.
     pub fn new(threads: usize) -> Self {
@@ -271,7 +253,6 @@ impl Recorder {
             claimed: AtomicUsize::new(0),
             retries: AtomicU64::new(0),
             skipped: Mutex::new(Vec::new()),
-            failed_at: AtomicUsize::new(usize::MAX),
         }
     }
 

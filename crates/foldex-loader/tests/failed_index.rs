@@ -6,7 +6,9 @@ mod common;
 
 use foldex_loader::{from_fn, Loader};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, PartialEq)]
 struct BadFile(usize);
@@ -45,6 +47,41 @@ fn the_failing_index_travels_beside_the_original_payload() {
             let mut epoch = collated.iter();
             assert!(catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count())).is_err());
             assert_eq!(epoch.failed_index(), None, "{name}");
+        }
+    }
+}
+
+/// When several loads panic at once, the index and the payload the consumer gets are those of
+/// the same panic: two failing loads wait for each other (up to 1 ms) and panic together.
+#[test]
+fn the_index_and_the_payload_come_from_the_same_panic() {
+    for (name, executor) in common::executors() {
+        for round in 0..200 {
+            let entered = Arc::new(AtomicUsize::new(0));
+            let loader = Loader::new(from_fn(64, move |i| {
+                if i % 7 == 3 {
+                    entered.fetch_add(1, Ordering::SeqCst);
+                    let start = Instant::now();
+                    while entered.load(Ordering::SeqCst) < 2
+                        && start.elapsed() < Duration::from_millis(1)
+                    {
+                        std::hint::spin_loop();
+                    }
+                    std::panic::panic_any(BadFile(i));
+                }
+                i
+            }))
+            .executor(Arc::clone(executor))
+            .shuffle(round)
+            .ordered(round % 2 == 0)
+            .buffer(8);
+            let mut epoch = loader.iter();
+            let caught = catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count()));
+            let payload = caught.expect_err("a panic in get reaches next()");
+            let BadFile(index) = payload
+                .downcast_ref::<BadFile>()
+                .expect("the dataset's payload");
+            assert_eq!(epoch.failed_index(), Some(*index), "{name}, round {round}");
         }
     }
 }

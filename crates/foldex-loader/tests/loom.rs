@@ -7,7 +7,7 @@
 //! side changes) rather than the polling.
 #![cfg(loom)]
 
-use foldex_loader::channel::{Channel, Inbox, Maker, Recv};
+use foldex_loader::channel::{Channel, Failure, Inbox, Maker, Recv};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -172,10 +172,10 @@ fn failure_wakes_the_consumer_and_stops_producers() {
         };
         let failing = {
             let ch = Arc::clone(&ch);
-            thread::spawn(move || ch.fail(Box::new("boom")))
+            thread::spawn(move || ch.fail(Failure::anywhere(Box::new("boom"))))
         };
         match ch.recv(&mut inbox, || false) {
-            Recv::Failed(p) => assert_eq!(p.downcast_ref::<&str>(), Some(&"boom")),
+            Recv::Failed(f) => assert_eq!(f.payload.downcast_ref::<&str>(), Some(&"boom")),
             other => panic!("expected the failure, got {other:?}"),
         }
         failing.join().unwrap();
