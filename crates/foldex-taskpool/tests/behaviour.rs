@@ -464,15 +464,21 @@ fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
                 .basesize(1)
                 .background(background);
             let release = Arc::new(AtomicBool::new(false));
+            let entered = Arc::new(AtomicUsize::new(0));
             let blocked = {
-                let release = Arc::clone(&release);
+                let (release, entered) = (Arc::clone(&release), Arc::clone(&entered));
                 pool.spawn_for_each(0..2usize, move |_| {
+                    entered.fetch_add(1, Ordering::SeqCst);
                     while !release.load(Ordering::SeqCst) {
                         thread::sleep(Duration::from_micros(100));
                     }
                 })
             };
-            thread::sleep(Duration::from_millis(5));
+            // Both workers blocked before the caller's fold starts (see the threaded pool's
+            // test of the same name for why).
+            while entered.load(Ordering::SeqCst) < 2 {
+                thread::sleep(Duration::from_micros(100));
+            }
             assert_eq!(
                 pool.sum::<usize>(0..1000),
                 499_500,

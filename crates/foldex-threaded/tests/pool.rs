@@ -4,7 +4,7 @@ use foldex_core::{Executor, ExecutorExt, SpawnExt};
 use foldex_testkit::watchdog;
 use foldex_threaded::{Pool, ThreadedEx};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -84,6 +84,35 @@ fn many_folds_across_two_pools_do_not_grow_the_stack() {
         );
         let want: usize = (0..1000usize).map(|i| (0..i % 64).sum::<usize>()).sum();
         assert_eq!(got, want);
+    });
+}
+
+/// Every worker blocked until the caller has run a fold of its own on the same pool: the
+/// caller takes its fold back from the pool and runs it, instead of waiting for workers that
+/// wait for it. The caller starts its fold only once both workers are blocked: a worker that
+/// took a piece of it first could take a blocking item while it waits for a stolen half, and
+/// no executor can finish a fold whose frame sits below an item that waits for that fold.
+#[test]
+fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
+    watchdog("workers blocked on the caller", || {
+        let ex = ThreadedEx::new().threads(2).basesize(1);
+        let release = Arc::new(AtomicBool::new(false));
+        let entered = Arc::new(AtomicUsize::new(0));
+        let blocked = {
+            let (release, entered) = (Arc::clone(&release), Arc::clone(&entered));
+            ex.spawn_for_each(0..2usize, move |_| {
+                entered.fetch_add(1, Ordering::SeqCst);
+                while !release.load(Ordering::SeqCst) {
+                    thread::sleep(std::time::Duration::from_micros(100));
+                }
+            })
+        };
+        while entered.load(Ordering::SeqCst) < 2 {
+            thread::sleep(std::time::Duration::from_micros(100));
+        }
+        assert_eq!(ex.sum::<usize>(0..10_000), 49_995_000);
+        release.store(true, Ordering::SeqCst);
+        blocked.join();
     });
 }
 
