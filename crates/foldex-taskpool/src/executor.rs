@@ -18,6 +18,9 @@ enum Caller {
     Runs,
     /// Stands in for a helper: its slot is queued for helpers only, and it waits.
     LeavesToHelpers,
+    /// Stands in for a helper with no slot for the workers (`ntasks = 1`): it runs chunks,
+    /// and a slot queued for helpers lets a waiting helper run chunks beside it.
+    RunsBesideHelpers,
     /// Background mode: runs nothing and waits; all `ntasks` slots go to the workers.
     Waits,
 }
@@ -105,7 +108,9 @@ impl TaskPoolEx {
     /// number of cores, for work that waits.
     ///
     /// # Panics
-    /// If `ntasks` is 0: "ntasks must be at least 1, got 0".
+    /// If `ntasks` is 0: "ntasks must be at least 1, got 0". The threads start with the first
+    /// fold; if the operating system refuses one, that fold panics with a message that names
+    /// `ntasks` and the system's error, once the threads already started are joined.
     #[track_caller]
     pub fn ntasks(mut self, ntasks: usize) -> Self {
         let ntasks = ConfigError::require_nonzero("ntasks", ntasks);
@@ -189,12 +194,14 @@ impl Executor for TaskPoolEx {
         // How many slots go to the workers, and what the caller does. In foreground mode the
         // caller is one of the `ntasks`: a caller that stands in for a helper leaves its slot
         // to the helper alongside a slot for the workers (which ends the fold even if nobody
-        // helps), or, with `ntasks = 1`, the only slot (ended by the job's stop, see
-        // `wait_for_helper`).
+        // helps); with no slot for the workers it keeps running chunks itself, so the fold
+        // never waits for a helper, and a helper that would otherwise wait runs chunks too.
         let (queued, caller) = if on_worker || !self.background {
             let queued = (ntasks - 1).min(run.nchunks() - 1);
             if stands_in && queued > 0 {
                 (queued, Caller::LeavesToHelpers)
+            } else if stands_in && run.nchunks() > 1 {
+                (queued, Caller::RunsBesideHelpers)
             } else {
                 (queued, Caller::Runs)
             }
@@ -212,16 +219,14 @@ impl Executor for TaskPoolEx {
                     match caller {
                         Caller::Runs => run.run_inline(),
                         Caller::LeavesToHelpers => run.queue_helper_slot(scope),
+                        Caller::RunsBesideHelpers => {
+                            run.queue_helper_slot(scope);
+                            run.run_inline();
+                        }
                         Caller::Waits => {}
                     }
                 },
-                |latch| {
-                    if caller == Caller::LeavesToHelpers && queued == 0 {
-                        wait_for_helper(&run, latch);
-                    } else {
-                        wait_or_take_back(&run, latch);
-                    }
-                },
+                |latch| wait_or_take_back(&run, latch),
             );
         }
         run.finish()
@@ -278,18 +283,6 @@ fn wait_or_take_back(run: &FoldRun<'_, '_>, latch: &ScopeLatch) {
             run.take_over();
             latch.wait();
             return;
-        }
-    }
-}
-
-/// Waits while the fold's only slot goes to a helping thread, one chunk per `help` call; stops
-/// the fold once the job says nothing more can change its result (a loader's consumer went
-/// away, or every batch was taken), so that the caller never waits for a helper that no longer
-/// comes.
-fn wait_for_helper(run: &FoldRun<'_, '_>, latch: &ScopeLatch) {
-    while !latch.wait_timeout(STALL_POLL) {
-        if run.is_over() {
-            run.stop();
         }
     }
 }

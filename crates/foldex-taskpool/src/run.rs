@@ -136,21 +136,6 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         self.shared.is_stalled(self.id, taken)
     }
 
-    /// `true` once no chunk is left, or the job says that none of those left can change the
-    /// result.
-    pub(crate) fn is_over(&self) -> bool {
-        let next = self.cursor.load(Ordering::Relaxed);
-        next >= self.nchunks
-            || self
-                .job
-                .is_stopped(chunk(self.len, self.chunk_len, next).start)
-    }
-
-    /// Hands out no more chunks and takes back the queued slots; the running ones finish.
-    pub(crate) fn stop(&self) {
-        self.close();
-    }
-
     /// Takes back the fold's queued slots and runs the chunks they would have run on the
     /// calling thread instead, so that the fold never has more than its slots in flight.
     pub(crate) fn take_over(&self) {
@@ -183,8 +168,8 @@ impl<'j, 'a> FoldRun<'j, 'a> {
     }
 
     /// Queues one slot that only a helping thread may take: the share of a caller that stands
-    /// in for a helper. Only alongside at least one slot for the workers, which end the fold
-    /// if nobody helps.
+    /// in for a helper. Only alongside a slot for the workers or a caller that runs chunks,
+    /// either of which ends the fold if nobody helps.
     pub(crate) fn queue_helper_slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         self.queue(scope, 1, Takers::Helpers);
     }

@@ -315,15 +315,48 @@ fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
 }
 
 #[test]
-fn standing_in_with_one_task_keeps_the_slot_on_the_caller() {
+fn standing_in_with_one_task_runs_chunks_beside_a_helper() {
     watchdog("stand in, one task", || {
         let caller = thread::current().id();
-        // One task: no worker slot could end the fold without a helper, so the caller keeps
-        // its slot and runs every chunk.
+        // One task: no worker slot could end the fold without a helper, so the caller runs
+        // chunks itself; with nobody helping it runs every one.
         let single = TaskPoolEx::new().ntasks(1).basesize(1);
         let seen = stand_in_for_helper(|| threads_of(&single, 10, Duration::ZERO));
         assert_eq!(seen.len(), 10);
         assert!(seen.iter().all(|(id, _)| *id == caller));
+
+        // A thread that keeps helping runs chunks beside the caller.
+        let stop = Arc::new(AtomicBool::new(false));
+        let helper = {
+            let (single, stop) = (single.clone(), Arc::clone(&stop));
+            thread::spawn(move || {
+                let mut helped = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    if single.help() {
+                        helped += 1;
+                    } else {
+                        thread::yield_now();
+                    }
+                }
+                helped
+            })
+        };
+        let helper_id = helper.thread().id();
+        let seen = stand_in_for_helper(|| threads_of(&single, 200, Duration::from_micros(200)));
+        stop.store(true, Ordering::SeqCst);
+        let helped = helper.join().unwrap();
+        assert_eq!(seen.len(), 200);
+        let on_helper = seen.iter().filter(|(id, _)| *id == helper_id).count();
+        let on_caller = seen.iter().filter(|(id, _)| *id == caller).count();
+        assert_eq!(
+            on_helper + on_caller,
+            200,
+            "only the caller and the helper run chunks"
+        );
+        assert!(
+            on_helper > 0 && helped == on_helper,
+            "{on_helper} on the helper, {helped} helps"
+        );
     });
 }
 

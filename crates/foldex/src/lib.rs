@@ -21,7 +21,7 @@ pub use foldex_loader::{
 };
 pub use foldex_seq::SequentialEx;
 pub use foldex_taskpool::TaskPoolEx;
-pub use foldex_threaded::{Pool, ThreadedEx};
+pub use foldex_threaded::{Pool, PoolError, ThreadedEx};
 
 /// The data loader: [`Loader`], [`Dataset`] and [`eachobsparallel`], with every type they use.
 pub use foldex_loader as loader;
