@@ -14,17 +14,25 @@
 //!    it made has run or been dropped. This is the completion-latch pattern that rayon uses,
 //!    with the latch in an `Arc` so that the last `count_down` never touches freed memory. A
 //!    closure of at most three words (a few borrows) is held in place rather than boxed.
-//! 3. **Fork-join without allocating, and offers that can be taken back.** [`join_stack`] is rayon's `join` with a `StackJob`: the
-//!    forked closure, its result slot and its [`JoinLatch`] live on the forking frame, and the
-//!    [`TaskRef`] handed to other threads is a pointer to them. `join_stack` does not return or
-//!    unwind until the latch is set; the latch is set exactly once, by the `TaskRef` that ran
-//!    or dropped the closure, as its last access to the frame; and the latch's own setter
-//!    never touches it after the store that sets it (so the owner may return at once). A fork
-//!    costs no allocation and no reference count, where a one-task [`task_scope`] costs one of
-//!    each (its scope's state). [`offer`] is the same with a claim flag in an `Arc`: whichever
-//!    of the `TaskRef` and the owner claims the closure first runs it, so that an owner whose
-//!    offer nobody has started can take it back and run it, without waiting for the `TaskRef`
-//!    (the loser only reads the flag, never the frame).
+//! 3. **Fork-join without allocating, and offers that can be taken back.** [`join_stack`] is
+//!    rayon's `join` with a `StackJob`: the forked closure, its result slot and its
+//!    [`JoinLatch`] live on the forking frame, and the [`TaskRef`] handed to other threads is a
+//!    pointer to them. `join_stack` does not return or unwind until the latch is set; the latch
+//!    is set exactly once, by the `TaskRef` that ran or dropped the closure, as its last access
+//!    to the frame; and the latch's own setter never touches it after the store that sets it
+//!    (so the owner may return at once). A fork costs no allocation and no reference count,
+//!    where a one-task [`task_scope`] costs one of each (its scope's state). [`offer`] is the
+//!    same with a claim flag in an `Arc`: whichever of the `TaskRef` and the owner claims the
+//!    closure first runs it, so that an owner whose offer nobody has started can take it back
+//!    and run it, without waiting for the `TaskRef` (the loser only reads the flag, never the
+//!    frame).
+//!
+//! What needs no `unsafe` lives elsewhere, but these arguments also rest on it, and an audit of
+//! this module takes it in: the latches in `latch.rs` ([`ScopeLatch`], whose crate-private
+//! `count_up`/`count_down` only this module calls; [`JoinLatch`], whose crate-private `set` only
+//! `StackJob::execute` calls, and whose protocol `tests/loom.rs` model-checks), and the claim
+//! flag of `offer` in `claim.rs` (`Claim`, one winner per flag; `ClaimOrWait`, the owner's guard
+//! that claims or waits for the latch).
 //!
 //! ## The ways in from safe code, and why each is sound
 //!
@@ -33,19 +41,23 @@
 //!   as the type it was written as.
 //! - [`task_scope`] and [`Scope::spawn`]: a spawned task is counted on the scope's latch, and
 //!   only dropping its [`TaskRef`] (after running or dropping the closure) counts it down. The
-//!   latch is private: the body and the waiter see it only as a [`ScopeLatch`], which can wait
-//!   but never count down, so safe code cannot release a scope while a task that borrows from
-//!   it lives. A leaked `TaskRef` keeps the scope waiting forever (a hang, never a dangling
-//!   borrow).
+//!   body and the waiter see the latch only as a [`ScopeLatch`], which code outside the crate
+//!   can wait on but never count down (its `count_up`/`count_down` are crate-private, and only
+//!   this module calls them), so safe code cannot release a scope while a task that borrows
+//!   from it lives. A leaked `TaskRef` keeps the scope waiting forever (a hang, never a
+//!   dangling borrow).
 //! - [`join_stack`] and [`offer`]: the frame is left (by return or unwind) only once the latch
-//!   of its `StackJob` is set, or, for `offer`, once the owner has claimed the closure itself;
-//!   `JoinLatch::set` is crate-private, and is called once, by the `TaskRef` that claimed the
-//!   job, as its last access to the frame.
+//!   of its `StackJob` is set, or, for `offer`, once the owner has claimed the closure itself
+//!   (`ClaimOrWait`); `JoinLatch::set` is crate-private, and is called once, by the `TaskRef`
+//!   that claimed the job, as its last access to the frame.
 //! - [`TaskRef::run`] and dropping a `TaskRef`: each runs or gives back its closure at most once
-//!   (`Option::take`), on any thread (`TaskRef` is `Send`, not `Sync`).
+//!   (`Option::take`; a `StackRef`, one per job, is consumed by its `execute`), on any thread
+//!   (`TaskRef` is `Send`, not `Sync`).
 #![allow(unsafe_code)]
 
-use crate::latch::{JoinLatch, Latch};
+use crate::claim::{Claim, ClaimOrWait};
+use crate::latch::JoinLatch;
+pub use crate::latch::ScopeLatch;
 use crate::panic::{PanicPayload, PanicSlot};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -53,10 +65,8 @@ use std::marker::PhantomData;
 use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 // ----------------------------------------------------------------------------------------------
 // Partials
@@ -245,20 +255,38 @@ enum Repr {
         task: Option<ScopedTask>,
         scope: Arc<ScopeState>,
     },
-    /// Made by [`join_stack`]: a pointer to the `StackJob` on the forking frame, and the
-    /// function that runs it (`true`) or gives it back unrun (`false`), then sets its latch.
-    /// `None` once that function has been called.
-    Stack {
-        job: Option<NonNull<()>>,
-        execute: unsafe fn(NonNull<()>, bool),
-    },
-    /// Made by [`offer`]: as `Stack`, but the job is used only after winning `claimed` against
+    /// Made by [`join_stack`] or [`offer`]. `None` once the job has been executed, or its
+    /// claim lost.
+    Stack(Option<StackRef>),
+}
+
+/// A `StackJob` on an owner's frame, as a [`TaskRef`] holds it. Made once per job, by
+/// [`join_stack`] or [`offer`], and neither `Clone` nor `Copy`: [`StackRef::execute`] consumes
+/// it, so the job is executed at most once.
+struct StackRef {
+    job: NonNull<()>,
+    /// Runs the job (`true`) or gives it back unrun (`false`), then sets its latch.
+    execute: unsafe fn(NonNull<()>, bool),
+    /// `Some` when made by [`offer`]: the job may be used only after winning this claim against
     /// the owner, who may take the job back and leave the frame without waiting for us.
-    Offered {
-        claimed: Arc<AtomicBool>,
-        job: Option<NonNull<()>>,
-        execute: unsafe fn(NonNull<()>, bool),
-    },
+    claim: Option<Claim>,
+}
+
+impl StackRef {
+    /// Runs the job (`run`) or gives it back unrun for the owner to run (`!run`), then sets its
+    /// latch; for an offer, only if this wins the claim, and otherwise without touching the job.
+    fn execute(self, run: bool) {
+        if self.claim.as_ref().is_some_and(|claim| !claim.claim()) {
+            // The owner claimed the job first: it may have left the frame already.
+            return;
+        }
+        // SAFETY: `job` and `execute` were paired by `join_stack` or `offer`, which keep the
+        // `StackJob` alive until its latch is set: `join_stack` always, `offer` once a `TaskRef`
+        // has won the claim, as this one has (checked above). `self` is consumed here and was
+        // the only `StackRef` for this job, so this is the only call of `execute` for it, and
+        // `execute` sets the latch as its last access to the job.
+        unsafe { (self.execute)(self.job, run) }
+    }
 }
 
 /// The closure of a [`Scope::spawn`]: in place when it fits in three words (a task that
@@ -350,13 +378,13 @@ unsafe fn drop_inline_task<F>(bytes: *mut MaybeUninit<[usize; 3]>) {
 }
 
 // SAFETY: a `Scoped` task is `Send` by construction (its closure is `Send`, `ScopeState` is
-// `Sync`). A `Stack` task is a pointer to a `StackJob<B, RB>` made by `join_stack` with
-// `B: Send` and `RB: Send` (an `Offered` task, by `offer` with the same bounds, and its claim
-// flag is an atomic in an `Arc`); the one thing done through it is `execute`, once, on whichever
-// thread holds the `TaskRef`: it takes the closure out (moving a `B` to this thread), writes an
-// `RB` (or a panic payload, which is `Send`) back, and sets a `JoinLatch`, which is `Sync`.
-// The owner touches the closure and the result only after the latch is set. `TaskRef` stays
-// `!Sync`, as the boxed closure makes it.
+// `Sync`). A `Stack` task is a pointer to a `StackJob<B, RB>` made by `join_stack` or `offer`
+// with `B: Send` and `RB: Send` (and, for `offer`, a claim flag that is an atomic in an `Arc`);
+// the one thing done through it is `execute`, once, on whichever thread holds the `TaskRef`: it
+// takes the closure out (moving a `B` to this thread), writes an `RB` (or a panic payload,
+// which is `Send`) back, and sets a `JoinLatch`, which is `Sync`. The owner touches the closure
+// and the result only after the latch is set. `TaskRef` stays `!Sync`, as the boxed closure
+// makes it.
 unsafe impl Send for TaskRef {}
 
 impl fmt::Debug for TaskRef {
@@ -377,27 +405,10 @@ impl TaskRef {
                     scope.panic.catch(|| task.run());
                 }
             }
-            Repr::Stack { job, execute } => {
+            // `take`: `Drop` then finds `None`.
+            Repr::Stack(job) => {
                 if let Some(job) = job.take() {
-                    // SAFETY: `job` and `execute` were paired by `join_stack`, which keeps the
-                    // `StackJob` alive until its latch is set; `take` makes this the only call
-                    // of `execute` for this job (`Drop` finds `None`), and `execute` sets the
-                    // latch as its last access to the job.
-                    unsafe { execute(job, true) }
-                }
-            }
-            Repr::Offered {
-                claimed,
-                job,
-                execute,
-            } => {
-                if let Some(job) = job.take() {
-                    if !claimed.swap(true, Ordering::AcqRel) {
-                        // SAFETY: we won the claim, so the owner waits for the latch before it
-                        // leaves the frame (see `offer`): the job is alive until `execute` sets
-                        // the latch, its last access; `take` makes this the only call.
-                        unsafe { execute(job, true) }
-                    }
+                    job.execute(true);
                 }
             }
         }
@@ -410,27 +421,12 @@ impl Drop for TaskRef {
             Repr::Scoped { task, scope } => {
                 // An unrun task is dropped here, while the scope still waits for us.
                 drop(task.take());
-                scope.latch.0.count_down();
+                scope.latch.count_down();
             }
-            Repr::Stack { job, execute } => {
+            // Not run: `false` leaves the closure in place for the owner to run.
+            Repr::Stack(job) => {
                 if let Some(job) = job.take() {
-                    // SAFETY: as in `run`: the job is alive until its latch is set, and this is
-                    // the only call of `execute` for it. `false` leaves the closure in place
-                    // for the owner to run; `execute` sets the latch as its last access.
-                    unsafe { execute(job, false) }
-                }
-            }
-            Repr::Offered {
-                claimed,
-                job,
-                execute,
-            } => {
-                if let Some(job) = job.take() {
-                    if !claimed.swap(true, Ordering::AcqRel) {
-                        // SAFETY: as in `run`: the claim keeps the frame alive until the latch
-                        // is set. `false` leaves the closure for the owner to run.
-                        unsafe { execute(job, false) }
-                    }
+                    job.execute(false);
                 }
             }
         }
@@ -459,7 +455,7 @@ impl<'scope> Scope<'scope, '_> {
     where
         F: FnOnce() + Send + 'scope,
     {
-        self.state.latch.0.count_up();
+        self.state.latch.count_up();
         // `ScopedTask` holds the closure without its lifetime (in place, or in a box whose
         // lifetime it erases). The task may borrow data that lives for `'scope`, and `'scope`
         // ends only when `task_scope` returns or unwinds. Every path out of `task_scope` first
@@ -480,35 +476,6 @@ impl<'scope> Scope<'scope, '_> {
     /// has returned). It can be waited on, never counted down.
     pub fn latch(&self) -> &ScopeLatch {
         &self.state.latch
-    }
-}
-
-/// The latch of a [`task_scope`], as its body and its waiter see it: they can wait for it, but
-/// only the scope's [`TaskRef`]s count it down, so that no safe code can end a scope while one
-/// of its tasks may still run.
-///
-/// ```compile_fail
-/// use foldex_core::task_scope;
-/// // There is no way to count a scope's latch down by hand.
-/// task_scope(|scope| scope.latch().count_down(), |_| {});
-/// ```
-#[derive(Debug)]
-pub struct ScopeLatch(Latch);
-
-impl ScopeLatch {
-    /// `true` once every task of the scope has finished and its body has returned.
-    pub fn is_set(&self) -> bool {
-        self.0.is_set()
-    }
-
-    /// Blocks until the latch is set.
-    pub fn wait(&self) {
-        self.0.wait()
-    }
-
-    /// Blocks until the latch is set or `timeout` passes; returns [`ScopeLatch::is_set`].
-    pub fn wait_timeout(&self, timeout: Duration) -> bool {
-        self.0.wait_timeout(timeout)
     }
 }
 
@@ -552,7 +519,7 @@ pub fn task_scope<'env, R>(
     // still spawn.
     let scope = Scope {
         state: Arc::new(ScopeState {
-            latch: ScopeLatch(Latch::new(1)),
+            latch: ScopeLatch::new(1),
             panic: PanicSlot::new(),
         }),
         _scope: PhantomData,
@@ -562,14 +529,14 @@ pub fn task_scope<'env, R>(
     let result = {
         let _wait = WaitOnExit(&state);
         // If `body` unwinds, this guard counts down for it and `_wait` still blocks.
-        struct BodyDone<'a>(&'a Latch);
+        struct BodyDone<'a>(&'a ScopeLatch);
         impl Drop for BodyDone<'_> {
             fn drop(&mut self) {
                 self.0.count_down();
             }
         }
         let result = {
-            let _done = BodyDone(&state.latch.0);
+            let _done = BodyDone(&state.latch);
             body(&scope)
         };
         help(&state.latch);
@@ -676,10 +643,11 @@ where
         // latch: the `TaskRef` below points into `job`.
         let _wait = WaitOnLatch(&job.latch);
         let task = TaskRef {
-            repr: Repr::Stack {
-                job: Some(NonNull::from(&job).cast()),
+            repr: Repr::Stack(Some(StackRef {
+                job: NonNull::from(&job).cast(),
                 execute: StackJob::<B, RB>::execute,
-            },
+                claim: None,
+            })),
         };
         push(task);
         let ra = panic::catch_unwind(AssertUnwindSafe(a));
@@ -717,21 +685,6 @@ where
     }
 }
 
-/// On every way out of [`offer`]: claims the job for the owner, or, if a `TaskRef` claimed it
-/// first, waits until that one has set the latch.
-struct ClaimOrWait<'a> {
-    claimed: &'a AtomicBool,
-    latch: &'a JoinLatch,
-}
-
-impl Drop for ClaimOrWait<'_> {
-    fn drop(&mut self) {
-        if self.claimed.swap(true, Ordering::AcqRel) {
-            self.latch.wait();
-        }
-    }
-}
-
 /// Offers `task` to other threads, and runs it here instead if nobody has started it by the
 /// time `wait` returns; returns its result either way.
 ///
@@ -756,7 +709,7 @@ where
     T: FnOnce() -> R + Send,
     R: Send,
 {
-    let claimed = Arc::new(AtomicBool::new(false));
+    let claim = Claim::new();
     let job = StackJob {
         latch: JoinLatch::new(),
         func: UnsafeCell::new(Some(task)),
@@ -766,15 +719,15 @@ where
         // From here on, every way out of this block (unwinding included) first claims the job
         // or waits for the `TaskRef` that claimed it: the `TaskRef` points into `job`.
         let _claim = ClaimOrWait {
-            claimed: &claimed,
+            claim: &claim,
             latch: &job.latch,
         };
         push(TaskRef {
-            repr: Repr::Offered {
-                claimed: Arc::clone(&claimed),
-                job: Some(NonNull::from(&job).cast()),
+            repr: Repr::Stack(Some(StackRef {
+                job: NonNull::from(&job).cast(),
                 execute: StackJob::<T, R>::execute,
-            },
+                claim: Some(claim.share()),
+            })),
         });
         wait(&job.latch);
     }

@@ -1,30 +1,12 @@
 //! The typed fold API, and the job it builds for executors.
 //!
 //! Everything an executor author should not have to think about lives here: the types, panic
-//! capture, the early-termination rule, and the checks that catch a broken executor.
+//! capture and the early-termination rule. The checks that catch a broken executor, and the
+//! range every partial carries for them, live in `coverage`.
 //!
-//! ## Every partial knows its range
-//!
-//! `run(start..end)` makes a partial that covers `start..end`; `combine(left, right)` one that
-//! covers `left.start..right.end`. These are executor bugs, and the fold panics on its caller
-//! with "foldex: executor bug: " and the ranges involved, instead of returning a wrong answer:
-//! `run` of a range that ends before it starts or past `len` (refused before the source is
-//! touched); `combine` of partials that are not neighbours, left first (`left.end` must be
-//! `right.start`); a result that does not cover `0..len` (`0..0` for an empty job). The one
-//! exception: nothing at or after a stopped index ([`Job::is_stopped`]) can change the result,
-//! so a gap that starts there, and a result that ends there, are accepted.
-//!
-//! `run` and `combine` never unwind: a bug they see (perhaps on a pool thread) is recorded,
-//! halts the job, and is raised on the caller once the executor has returned, ahead of any
-//! panic of user code. A partial the executor makes and then drops is not seen: a range run
-//! twice, one partial thrown away, still gives the right answer.
-//!
-//! Every partial holds an accumulator, so that with the range and the kind packed into one
-//! never-zero word ([`Packed`], for jobs of at most [`PACKED_MAX_LEN`] indices) a one-word
-//! accumulator makes a pair of scalars: it moves in registers and fits a [`Partial`] in place.
-//! A skipped piece holds a stand-in that never reaches the result (the accumulator it had, or
-//! a fresh `init()`). If that `init()` panics, the piece is lost, and that panic is re-raised
-//! whatever the Breaks.
+//! A skipped piece holds a stand-in accumulator that never reaches the result (the accumulator
+//! it had, or a fresh `init()`). If that `init()` panics, the piece is lost, and that panic is
+//! re-raised whatever the Breaks.
 //!
 //! ## Panics and Breaks
 //!
@@ -50,107 +32,20 @@
 //! `sum` included, re-raises the panic the sequential fold would have met first, whatever the
 //! timing.
 
-use crate::erased::{Brand, Partial};
+use crate::coverage::{self, Bugs, Kind, Piece, Pieces};
+use crate::erased::Partial;
 use crate::executor::{Executor, Job};
 use crate::panic::{LeftmostPanic, PanicPayload};
 use crate::source::{RangeVisitor, Source};
 use std::iter::Sum;
-use std::num::NonZeroU64;
 use std::ops::{ControlFlow, Range};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 /// How many items a leaf folds between two checks for a stop (a `Break` or a panic to its
 /// left). Large enough that the check costs nothing next to the fold, small enough that a
 /// stop is seen within microseconds.
 const STOP_CHECK_BLOCK: usize = 4096;
-
-/// What a piece came to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Continue,
-    /// A `step` returned `Break` inside this piece; everything to its right is irrelevant.
-    Break,
-    /// Not run (or abandoned) because a `Break` or a panic to its left, an executor bug or a
-    /// cancellation made it irrelevant. Its accumulator is a stand-in that never reaches the
-    /// result.
-    Skipped,
-}
-
-/// A partial as the typed layer sees it: what it came to, and the indices `start..end` it
-/// covers.
-struct Piece<A> {
-    kind: Kind,
-    acc: A,
-    start: usize,
-    end: usize,
-}
-
-impl<A> Piece<A> {
-    fn new(kind: Kind, acc: A, start: usize, end: usize) -> Self {
-        Self {
-            kind,
-            acc,
-            start,
-            end,
-        }
-    }
-}
-
-/// The longest job whose partials travel as [`Packed`]: a start or an end takes 31 bits.
-const PACKED_MAX_LEN: usize = (1 << 31) - 1;
-
-/// A piece's kind and range in one word: the kind in bits 62..64 (1, 2 or 3, so the word is
-/// never zero: the niche that gives [`Packed`] its `Lost` for free), the start in bits 31..62
-/// and the end in bits 0..31.
-struct Span(NonZeroU64);
-
-impl Span {
-    const CONTINUE: NonZeroU64 = NonZeroU64::new(1 << 62).expect("not zero");
-    const BREAK: NonZeroU64 = NonZeroU64::new(2 << 62).expect("not zero");
-    const SKIPPED: NonZeroU64 = NonZeroU64::new(3 << 62).expect("not zero");
-    const FIELD: u64 = PACKED_MAX_LEN as u64;
-}
-
-/// A piece of a job of at most [`PACKED_MAX_LEN`] indices, or `None` (`Lost`).
-///
-/// One word larger than the accumulator, and with no other variant that holds data, so that
-/// a one-word accumulator makes a pair of scalars, which moves through registers and fits a
-/// [`Partial`] in place.
-enum Packed<A> {
-    Piece(Span, A),
-    Lost,
-}
-
-impl<A> Packed<A> {
-    fn pack(piece: Option<Piece<A>>) -> Self {
-        let Some(piece) = piece else {
-            return Packed::Lost;
-        };
-        let kind = match piece.kind {
-            Kind::Continue => Span::CONTINUE,
-            Kind::Break => Span::BREAK,
-            Kind::Skipped => Span::SKIPPED,
-        };
-        let (start, end) = (piece.start as u64, piece.end as u64);
-        Packed::Piece(Span(kind | start << 31 | end), piece.acc)
-    }
-
-    fn unpack(self) -> Option<Piece<A>> {
-        let Packed::Piece(Span(bits), acc) = self else {
-            return None;
-        };
-        let bits = bits.get();
-        let kind = match bits >> 62 {
-            1 => Kind::Continue,
-            2 => Kind::Break,
-            _ => Kind::Skipped,
-        };
-        let (start, end) = (bits >> 31 & Span::FIELD, bits & Span::FIELD);
-        Some(Piece::new(kind, acc, start as usize, end as usize))
-    }
-}
 
 /// Folds one block of items, in order, into an accumulator.
 pub(crate) trait Leaf<A, Item>: Sync {
@@ -217,21 +112,15 @@ struct FoldJob<'c, S, L, I, C, A> {
     init: I,
     combine: C,
     len: usize,
-    /// `len <= PACKED_MAX_LEN`: partials travel as [`Packed`] (branded by `packed_brand`),
-    /// else as an `Option<Piece>` (branded by `wide_brand`).
-    packed: bool,
-    packed_brand: Brand<Packed<A>>,
-    wide_brand: Brand<Option<Piece<A>>>,
+    pieces: Pieces<A>,
     /// The last index of the leftmost block known to hold a `Break` (`usize::MAX`: none yet).
     break_at: AtomicUsize,
     /// Every index after this one is stopped: the smaller of `break_at` and the index of the
     /// leftmost panic.
     stop_after: AtomicUsize,
-    /// Every index is stopped: an executor bug was seen.
-    halted: AtomicBool,
     panics: LeftmostPanic,
-    /// The first executor bug seen, to raise on the caller.
-    bug: Mutex<Option<String>>,
+    /// Every index is stopped once an executor bug was seen.
+    bugs: Bugs,
     /// Set by the owner of a non-blocking fold ([`FoldHandle`](crate::FoldHandle)) that gave
     /// up on the result: every index counts as stopped, so executors stop scheduling and
     /// running pieces as they would after an early `Break` at index 0.
@@ -245,30 +134,9 @@ where
     I: Fn() -> A + Sync,
     C: Fn(A, A) -> A + Sync,
 {
-    fn wrap<'a>(&self, piece: Option<Piece<A>>) -> Partial<'a>
-    where
-        A: Send + 'a,
-    {
-        if self.packed {
-            self.packed_brand.wrap(Packed::pack(piece))
-        } else {
-            self.wide_brand.wrap(piece)
-        }
-    }
-
-    /// # Panics
-    /// If another job's brand made `partial`.
-    fn unwrap(&self, partial: Partial<'_>) -> Option<Piece<A>> {
-        if self.packed {
-            self.packed_brand.unwrap(partial).unpack()
-        } else {
-            self.wide_brand.unwrap(partial)
-        }
-    }
-
     fn stopped(&self, from: usize) -> bool {
         from > self.stop_after.load(Ordering::Relaxed)
-            || self.halted.load(Ordering::Relaxed)
+            || self.bugs.halted()
             || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
@@ -292,18 +160,10 @@ where
         }
     }
 
-    /// A skipped piece covering `start..end`, or `None` when no stand-in could be made.
-    fn skipped(&self, acc: Option<A>, start: usize, end: usize) -> Option<Piece<A>> {
-        let acc = acc.or_else(|| self.stand_in(start))?;
-        Some(Piece::new(Kind::Skipped, acc, start, end))
-    }
-
-    /// Records an executor bug (the first one is raised on the caller) and halts the job.
-    #[cold]
-    fn record_bug(&self, what: String) {
-        let mut bug = self.bug.lock().unwrap_or_else(PoisonError::into_inner);
-        bug.get_or_insert(format!("foldex: executor bug: {what}"));
-        self.halted.store(true, Ordering::Relaxed);
+    /// A skipped piece covering `range`, or `None` when no stand-in could be made.
+    fn skipped(&self, acc: Option<A>, range: Range<usize>) -> Option<Piece<A>> {
+        let acc = acc.or_else(|| self.stand_in(range.start))?;
+        Some(Piece::new(Kind::Skipped, acc, range.start, range.end))
     }
 
     /// Folds `start..end` (in bounds), block by block; `at` follows the block being folded.
@@ -334,40 +194,6 @@ where
         }
         (Kind::Continue, acc)
     }
-
-    /// `run` of a range that is not a part of `0..len`.
-    #[cold]
-    #[inline(never)]
-    fn bad_range(&self, start: usize, end: usize) -> Option<Piece<A>> {
-        let len = self.len;
-        self.record_bug(if start > end {
-            format!("ran {start}..{end}, a range that ends before it starts (the job is 0..{len})")
-        } else {
-            format!("ran {start}..{end}, past the end of the job's 0..{len}")
-        });
-        let end = end.min(len);
-        self.skipped(None, start.min(end), end)
-    }
-
-    /// `combine` of pieces covering `left` and `right` that are not neighbours, the left one
-    /// first.
-    #[cold]
-    #[inline(never)]
-    fn not_adjacent(&self, left: Range<usize>, right: Range<usize>, acc: A) -> Option<Piece<A>> {
-        let how = if right.end <= left.start {
-            "the right one first"
-        } else if left.end < right.start {
-            "with a gap between them"
-        } else {
-            "they overlap"
-        };
-        self.record_bug(format!(
-            "combined non-adjacent partials {left:?} and {right:?} ({how}; the left one must end \
-             where the right one starts)"
-        ));
-        let (start, end) = (left.start.min(right.start), left.end.max(right.end));
-        self.skipped(Some(acc), start, end)
-    }
 }
 
 impl<'a, S, L, I, C, A> Job<'a> for FoldJob<'_, S, L, I, C, A>
@@ -384,11 +210,11 @@ where
 
     fn run(&self, range: Range<usize>) -> Partial<'a> {
         let Range { start, end } = range;
-        if start > end || end > self.len {
-            return self.wrap(self.bad_range(start, end));
+        if let Err(part) = self.bugs.check_run(start, end, self.len) {
+            return self.pieces.wrap(self.skipped(None, part));
         }
         if self.stopped(start) {
-            return self.wrap(self.skipped(None, start, end));
+            return self.pieces.wrap(self.skipped(None, start..end));
         }
         let mut at = start;
         let piece =
@@ -396,23 +222,27 @@ where
                 Ok((kind, acc)) => Some(Piece::new(kind, acc, start, end)),
                 Err(payload) => {
                     self.record_panic(at, payload);
-                    self.skipped(None, start, end)
+                    self.skipped(None, start..end)
                 }
             };
-        self.wrap(piece)
+        self.pieces.wrap(piece)
     }
 
     fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a> {
-        let (Some(left), Some(right)) = (self.unwrap(left), self.unwrap(right)) else {
+        let (Some(left), Some(right)) = (self.pieces.unwrap(left), self.pieces.unwrap(right))
+        else {
             // A lost piece absorbs its neighbours; the panic that lost it will be raised.
-            return self.wrap(None);
+            return self.pieces.wrap(None);
         };
         let (left_kind, a, start, left_end) = (left.kind, left.acc, left.start, left.end);
         let (right_kind, b, right_start, end) = (right.kind, right.acc, right.start, right.end);
-        let gap = left_end != right_start;
-        if gap && !(left_end < right_start && self.stopped(left_end)) {
-            return self.wrap(self.not_adjacent(start..left_end, right_start..end, a));
-        }
+        let adjacent = self
+            .bugs
+            .check_combine(start..left_end, right_start..end, |at| self.stopped(at));
+        let gap = match adjacent {
+            Ok(gap) => gap,
+            Err(whole) => return self.pieces.wrap(self.skipped(Some(a), whole)),
+        };
         let (kind, acc) = match (left_kind, right_kind) {
             // A left Break wins: nothing to its right matters.
             (Kind::Break | Kind::Skipped, _) => (left_kind, a),
@@ -424,12 +254,12 @@ where
                     Ok(acc) => (kind, acc),
                     Err(payload) => {
                         self.record_panic(start, payload);
-                        return self.wrap(self.skipped(None, start, end));
+                        return self.pieces.wrap(self.skipped(None, start..end));
                     }
                 }
             }
         };
-        self.wrap(Some(Piece::new(kind, acc, start, end)))
+        self.pieces.wrap(Some(Piece::new(kind, acc, start, end)))
     }
 
     fn is_stopped(&self, from: usize) -> bool {
@@ -485,39 +315,23 @@ where
         init,
         combine,
         len,
-        packed: len <= PACKED_MAX_LEN,
-        packed_brand: Brand::new(),
-        wide_brand: Brand::new(),
+        pieces: Pieces::new(len),
         break_at: AtomicUsize::new(usize::MAX),
         stop_after: AtomicUsize::new(usize::MAX),
-        halted: AtomicBool::new(false),
         panics: LeftmostPanic::default(),
-        bug: Mutex::new(None),
+        bugs: Bugs::default(),
         cancel,
     };
     let partial = executor.execute(&job);
-    let piece = job.unwrap(partial);
-    let bug = job
-        .bug
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
-    if let Some(bug) = bug {
-        panic!("{bug}");
-    }
+    let piece = job.pieces.unwrap(partial);
+    job.bugs.raise();
     let leftmost_panic = job.panics.take();
     let Some(piece) = piece else {
         // Lost: `init` panicked where a skipped piece needed a stand-in, and that was recorded.
         let (_, payload) = leftmost_panic.expect("a lost piece follows a recorded panic");
         panic::resume_unwind(payload);
     };
-    if piece.start != 0 || (piece.end != len && !job.stopped(piece.end)) {
-        panic!(
-            "foldex: executor bug: the result covers {}..{} of 0..{len} (every index must be \
-             run once, and the partials combined into one)",
-            piece.start, piece.end
-        );
-    }
+    coverage::check_result(piece.start, piece.end, len, |end| job.stopped(end));
     if let Some((at, payload)) = leftmost_panic {
         if at <= job.break_at.load(Ordering::Relaxed) {
             panic::resume_unwind(payload);
@@ -531,10 +345,7 @@ where
     match piece.kind {
         Kind::Continue => Some(ControlFlow::Continue(piece.acc)),
         Kind::Break => Some(ControlFlow::Break(piece.acc)),
-        Kind::Skipped => panic!(
-            "foldex: executor bug: the result for the whole range was skipped, with no Break, \
-             panic or cancellation to its left"
-        ),
+        Kind::Skipped => coverage::whole_job_skipped(),
     }
 }
 
@@ -688,18 +499,3 @@ pub trait ExecutorExt: Executor {
 }
 
 impl<E: Executor + ?Sized> ExecutorExt for E {}
-
-#[cfg(all(test, target_pointer_width = "64"))]
-mod tests {
-    use super::Packed;
-    use std::mem::size_of;
-
-    /// A one-word accumulator and its packed range fit the two words a `Partial` holds in place.
-    #[test]
-    fn one_word_accumulators_stay_in_two_words() {
-        assert_eq!(size_of::<Packed<u64>>(), 16);
-        assert_eq!(size_of::<Packed<f64>>(), 16);
-        assert_eq!(size_of::<Packed<()>>(), 8);
-        assert_eq!(size_of::<Packed<Option<&u8>>>(), 16);
-    }
-}

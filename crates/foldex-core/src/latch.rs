@@ -124,6 +124,57 @@ fn lock(mutex: &Mutex<()>) -> crate::sync::MutexGuard<'_, ()> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The latch of a [`task_scope`](crate::task_scope), as its body and its waiter see it: they can
+/// wait for it, but only the scope's [`TaskRef`](crate::TaskRef)s count it down, so that no safe
+/// code can end a scope while one of its tasks may still run.
+///
+/// ```compile_fail
+/// use foldex_core::task_scope;
+/// // There is no way to count a scope's latch down by hand.
+/// task_scope(|scope| scope.latch().count_down(), |_| {});
+/// ```
+#[derive(Debug)]
+pub struct ScopeLatch(Latch);
+
+impl ScopeLatch {
+    /// A latch that is set after `pending` calls of [`ScopeLatch::count_down`].
+    pub(crate) fn new(pending: usize) -> Self {
+        Self(Latch::new(pending))
+    }
+
+    /// Adds one outstanding task; see [`Latch::count_up`].
+    ///
+    /// Called only by the audited module (`erased`), for each task a scope spawns.
+    pub(crate) fn count_up(&self) {
+        self.0.count_up();
+    }
+
+    /// Marks one task (or the scope's body) as finished; see [`Latch::count_down`].
+    ///
+    /// Called only by the audited module (`erased`): by a scope's `TaskRef` when it is dropped,
+    /// after its closure has been run or dropped, and once for the scope's body. Soundness rests
+    /// on it: a count-down from anywhere else could end a scope while a task still borrows from
+    /// it.
+    pub(crate) fn count_down(&self) {
+        self.0.count_down();
+    }
+
+    /// `true` once every task of the scope has finished and its body has returned.
+    pub fn is_set(&self) -> bool {
+        self.0.is_set()
+    }
+
+    /// Blocks until the latch is set.
+    pub fn wait(&self) {
+        self.0.wait()
+    }
+
+    /// Blocks until the latch is set or `timeout` passes; returns [`ScopeLatch::is_set`].
+    pub fn wait_timeout(&self, timeout: Duration) -> bool {
+        self.0.wait_timeout(timeout)
+    }
+}
+
 /// The latch of one [`join_stack`](crate::join_stack): set once, by whichever thread ran (or
 /// dropped) the forked closure, and built to live on the forking thread's stack.
 ///

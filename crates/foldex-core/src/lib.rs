@@ -32,7 +32,9 @@
 #![warn(missing_docs)]
 
 mod chunk;
+mod claim;
 mod config;
+mod coverage;
 pub mod erased;
 mod executor;
 mod fold;
@@ -46,11 +48,11 @@ mod sync;
 
 pub use chunk::{chunk, chunks, split, OrderedCombiner};
 pub use config::{available_parallelism, Basesize, ConfigError};
-pub use erased::{join_stack, offer, task_scope, Brand, Partial, Scope, ScopeLatch, TaskRef};
+pub use erased::{join_stack, offer, task_scope, Brand, Partial, Scope, TaskRef};
 pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, Summand};
 pub use helping::{as_helper, is_helping};
-pub use latch::{JoinLatch, Latch};
+pub use latch::{JoinLatch, Latch, ScopeLatch};
 pub use panic::{PanicPayload, PanicSlot};
 pub use source::{RangeVisitor, Source};
 pub use spawn::{FoldHandle, SpawnExt};

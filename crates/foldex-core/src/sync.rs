@@ -1,13 +1,13 @@
 //! Synchronisation primitives, swapped for loom's model-checked ones under `cfg(loom)`.
 //!
-//! Only the protocols that loom tests (the completion latches) go through this shim; the rest
-//! of the crate uses `std` directly.
+//! Only the protocols that loom tests (the completion latches, an offer's claim) go through
+//! this shim; the rest of the crate uses `std` directly.
 
 #[cfg(loom)]
 pub(crate) use loom::{
     sync::{
-        atomic::{fence, AtomicUsize, Ordering},
-        Condvar, Mutex, MutexGuard,
+        atomic::{fence, AtomicBool, AtomicUsize, Ordering},
+        Arc, Condvar, Mutex, MutexGuard,
     },
     thread::yield_now,
 };
@@ -15,8 +15,8 @@ pub(crate) use loom::{
 #[cfg(not(loom))]
 pub(crate) use std::{
     sync::{
-        atomic::{fence, AtomicUsize, Ordering},
-        Condvar, Mutex, MutexGuard,
+        atomic::{fence, AtomicBool, AtomicUsize, Ordering},
+        Arc, Condvar, Mutex, MutexGuard,
     },
     thread::yield_now,
 };

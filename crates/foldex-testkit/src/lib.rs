@@ -23,7 +23,12 @@
 //! executors without a basesize ignore it. Every check runs under a watchdog that aborts the
 //! process with a message if the executor hangs (a generous bound, never a timing assertion).
 //! The number of cases per property is proptest's (`PROPTEST_CASES`, default 32 here).
+//!
+//! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
+
+#[cfg(target_os = "linux")]
+pub mod spawn_failure;
 
 use foldex_core::{Basesize, Executor, ExecutorExt};
 use proptest::prelude::*;
