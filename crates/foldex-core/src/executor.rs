@@ -27,9 +27,10 @@ pub trait Job<'a>: Sync {
     /// `right`'s.
     fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a>;
 
-    /// A hint: `true` once no index at or after `from` can change the result (an early
-    /// `Break` to its left, or a panic anywhere). An executor should then stop splitting and
-    /// scheduling work from `from` on; `run` of such a range returns at once.
+    /// A hint: `true` once no index at or after `from` can change the result (a `Break` or a
+    /// panic at an index before `from`, a cancelled fold, or an executor bug the typed layer
+    /// caught). An executor should then stop splitting and scheduling work from `from` on;
+    /// `run` of such a range returns at once.
     fn is_stopped(&self, from: usize) -> bool;
 }
 
