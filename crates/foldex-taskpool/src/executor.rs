@@ -150,7 +150,8 @@ impl TaskPoolEx {
     /// ([`foldex_core::stand_in_for_helper`], as a loader's driver thread does) runs no chunk:
     /// its slot is left to [`Executor::help`] (the loader's consumer), and the caller waits.
     /// Only when none of the work would go to the workers (`ntasks = 1`, or a single chunk)
-    /// does such a caller run its slot itself, so that the fold never depends on a helper.
+    /// does such a caller run chunks itself, so that the fold never depends on a helper; with
+    /// `ntasks = 1` a helper may still run chunks beside it, one per `help` call.
     /// Since a helper runs one chunk per `help` call, [`Basesize::Auto`] then means chunks of
     /// one index (the loader's default), not `len / (4 × ntasks)`; a fixed basesize is kept.
     pub fn background(mut self, background: bool) -> Self {
