@@ -1,0 +1,201 @@
+//! What [`Pipeline::collect`](crate::Pipeline::collect) can build, and how each collection is
+//! folded: a partial collection per piece, merged left to right.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasher, Hash};
+use std::ops::ControlFlow;
+
+/// A collection a pipeline can collect into, as a fold: [`FromPipeline::start`] makes a piece's
+/// partial collection, [`FromPipeline::push`] adds an item (or stops the fold, for `Result` and
+/// `Option`), [`FromPipeline::merge`] joins two adjacent pieces' partials, left first, and
+/// [`FromPipeline::finish`] makes the result.
+///
+/// ```
+/// use foldex_pipeline::{FromPipeline, IntoPipeline};
+/// use foldex_seq::SequentialEx;
+/// use std::ops::ControlFlow;
+///
+/// /// The items' total length, counted as they are collected.
+/// struct TotalLen(usize);
+/// impl FromPipeline<&'static str> for TotalLen {
+///     type Partial = usize;
+///     fn start() -> usize { 0 }
+///     fn push(n: usize, s: &'static str) -> ControlFlow<usize, usize> { ControlFlow::Continue(n + s.len()) }
+///     fn merge(a: usize, b: usize) -> usize { a + b }
+///     fn finish(n: usize) -> Self { TotalLen(n) }
+/// }
+/// let TotalLen(n) = ["ab", "c"].pipe().copied().collect(&SequentialEx);
+/// assert_eq!(n, 3);
+/// ```
+pub trait FromPipeline<T>: Sized {
+    /// A piece's partial collection.
+    type Partial: Send;
+    /// Whether [`FromPipeline::push`] may return `Break`.
+    const BREAKS: bool = false;
+    /// An empty partial collection.
+    fn start() -> Self::Partial;
+    /// Adds `item` to the partial collection.
+    fn push(partial: Self::Partial, item: T) -> ControlFlow<Self::Partial, Self::Partial>;
+    /// Joins the partials of two adjacent pieces, `left` first.
+    fn merge(left: Self::Partial, right: Self::Partial) -> Self::Partial;
+    /// The collection.
+    fn finish(partial: Self::Partial) -> Self;
+}
+
+impl<T: Send> FromPipeline<T> for Vec<T> {
+    type Partial = Vec<T>;
+    fn start() -> Vec<T> {
+        Vec::new()
+    }
+    #[inline]
+    fn push(mut vec: Vec<T>, item: T) -> ControlFlow<Vec<T>, Vec<T>> {
+        vec.push(item);
+        ControlFlow::Continue(vec)
+    }
+    fn merge(mut left: Vec<T>, mut right: Vec<T>) -> Vec<T> {
+        if left.is_empty() {
+            return right;
+        }
+        left.append(&mut right);
+        left
+    }
+    fn finish(vec: Vec<T>) -> Vec<T> {
+        vec
+    }
+}
+
+/// Collects `String`s from `char`, `&str` and `String` items.
+macro_rules! collect_string {
+    ($($item:ty => |$s:ident, $x:ident| $push:expr;)*) => {$(
+        impl FromPipeline<$item> for String {
+            type Partial = String;
+            fn start() -> String {
+                String::new()
+            }
+            #[inline]
+            fn push(mut $s: String, $x: $item) -> ControlFlow<String, String> {
+                $push;
+                ControlFlow::Continue($s)
+            }
+            fn merge(mut left: String, right: String) -> String {
+                left.push_str(&right);
+                left
+            }
+            fn finish(s: String) -> String {
+                s
+            }
+        }
+    )*};
+}
+
+collect_string! {
+    char => |s, c| s.push(c);
+    String => |s, x| s.push_str(&x);
+}
+
+impl<'a> FromPipeline<&'a str> for String {
+    type Partial = String;
+    fn start() -> String {
+        String::new()
+    }
+    #[inline]
+    fn push(mut s: String, x: &'a str) -> ControlFlow<String, String> {
+        s.push_str(x);
+        ControlFlow::Continue(s)
+    }
+    fn merge(mut left: String, right: String) -> String {
+        left.push_str(&right);
+        left
+    }
+    fn finish(s: String) -> String {
+        s
+    }
+}
+
+/// Maps and sets: the right piece's entries are added to the left's, so a later key replaces
+/// an earlier one, as `Iterator::collect` does.
+macro_rules! collect_extend {
+    ($([$($generics:tt)*] $item:ty => $coll:ty;)*) => {$(
+        impl<$($generics)*> FromPipeline<$item> for $coll {
+            type Partial = $coll;
+            fn start() -> $coll {
+                <$coll>::default()
+            }
+            #[inline]
+            fn push(mut coll: $coll, item: $item) -> ControlFlow<$coll, $coll> {
+                coll.extend(std::iter::once(item));
+                ControlFlow::Continue(coll)
+            }
+            fn merge(mut left: $coll, right: $coll) -> $coll {
+                left.extend(right);
+                left
+            }
+            fn finish(coll: $coll) -> $coll {
+                coll
+            }
+        }
+    )*};
+}
+
+collect_extend! {
+    [K: Eq + Hash + Send, V: Send, H: BuildHasher + Default + Send] (K, V) => HashMap<K, V, H>;
+    [T: Eq + Hash + Send, H: BuildHasher + Default + Send] T => HashSet<T, H>;
+    [K: Ord + Send, V: Send] (K, V) => BTreeMap<K, V>;
+    [T: Ord + Send] T => BTreeSet<T>;
+}
+
+/// Stops at the first `Err` by index and returns it; otherwise collects the `Ok` values.
+impl<T, E: Send, C: FromPipeline<T>> FromPipeline<Result<T, E>> for Result<C, E> {
+    type Partial = Result<C::Partial, E>;
+    const BREAKS: bool = true;
+    fn start() -> Self::Partial {
+        Ok(C::start())
+    }
+    #[inline]
+    fn push(
+        partial: Self::Partial,
+        item: Result<T, E>,
+    ) -> ControlFlow<Self::Partial, Self::Partial> {
+        match (partial, item) {
+            (Ok(partial), Ok(item)) => match C::push(partial, item) {
+                ControlFlow::Continue(partial) => ControlFlow::Continue(Ok(partial)),
+                ControlFlow::Break(partial) => ControlFlow::Break(Ok(partial)),
+            },
+            (_, Err(error)) | (Err(error), _) => ControlFlow::Break(Err(error)),
+        }
+    }
+    fn merge(left: Self::Partial, right: Self::Partial) -> Self::Partial {
+        match (left, right) {
+            (Ok(left), Ok(right)) => Ok(C::merge(left, right)),
+            (Err(error), _) | (_, Err(error)) => Err(error),
+        }
+    }
+    fn finish(partial: Self::Partial) -> Self {
+        partial.map(C::finish)
+    }
+}
+
+/// Stops at the first `None` by index and returns `None`; otherwise collects the values.
+impl<T, C: FromPipeline<T>> FromPipeline<Option<T>> for Option<C> {
+    type Partial = Option<C::Partial>;
+    const BREAKS: bool = true;
+    fn start() -> Self::Partial {
+        Some(C::start())
+    }
+    #[inline]
+    fn push(partial: Self::Partial, item: Option<T>) -> ControlFlow<Self::Partial, Self::Partial> {
+        match (partial, item) {
+            (Some(partial), Some(item)) => match C::push(partial, item) {
+                ControlFlow::Continue(partial) => ControlFlow::Continue(Some(partial)),
+                ControlFlow::Break(partial) => ControlFlow::Break(Some(partial)),
+            },
+            _ => ControlFlow::Break(None),
+        }
+    }
+    fn merge(left: Self::Partial, right: Self::Partial) -> Self::Partial {
+        Some(C::merge(left?, right?))
+    }
+    fn finish(partial: Self::Partial) -> Self {
+        partial.map(C::finish)
+    }
+}

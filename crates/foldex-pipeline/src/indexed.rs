@@ -1,0 +1,460 @@
+//! Index-preserving adapters: each is a [`Source`] again, item `i` of the result a function of
+//! the inner sources' items at known indices, so executors split them like any source and
+//! [`Source::visit_range`] stays the inner source's fast iterator wherever the adapter allows.
+
+use foldex_core::{RangeVisitor, Source};
+use std::ops::Range;
+
+/// A source borrowed, so that a pipeline can be run more than once.
+#[derive(Debug)]
+pub(crate) struct ByRef<'p, S>(pub(crate) &'p S);
+
+impl<S: Source> Source for ByRef<'_, S> {
+    type Item = S::Item;
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn get(&self, index: usize) -> S::Item {
+        self.0.get(index)
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        self.0.visit_range(range, visitor)
+    }
+}
+
+/// `map` on an indexable pipeline: item `i` is `f(inner[i])`.
+#[derive(Debug, Clone, Copy)]
+pub struct Map<S, F> {
+    pub(crate) inner: S,
+    pub(crate) f: F,
+}
+
+struct MapVisitor<'f, F, V> {
+    f: &'f F,
+    visitor: V,
+}
+
+impl<In, R, F: Fn(In) -> R, V: RangeVisitor<R>> RangeVisitor<In> for MapVisitor<'_, F, V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = In>>(self, items: I) -> V::Output {
+        self.visitor.visit(items.map(self.f))
+    }
+}
+
+impl<S: Source, R, F: Fn(S::Item) -> R + Sync> Source for Map<S, F> {
+    type Item = R;
+    #[inline]
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    #[inline]
+    fn get(&self, index: usize) -> R {
+        (self.f)(self.inner.get(index))
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<R>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let f = &self.f;
+        self.inner.visit_range(range, MapVisitor { f, visitor })
+    }
+}
+
+/// `enumerate`: item `i` is `(i, inner[i])`, with `i` the global index whatever the split.
+#[derive(Debug, Clone, Copy)]
+pub struct Enumerate<S>(pub(crate) S);
+
+struct EnumerateVisitor<V> {
+    start: usize,
+    visitor: V,
+}
+
+impl<T, V: RangeVisitor<(usize, T)>> RangeVisitor<T> for EnumerateVisitor<V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = T>>(self, items: I) -> V::Output {
+        let start = self.start;
+        self.visitor
+            .visit(items.enumerate().map(move |(k, item)| (start + k, item)))
+    }
+}
+
+impl<S: Source> Source for Enumerate<S> {
+    type Item = (usize, S::Item);
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn get(&self, index: usize) -> (usize, S::Item) {
+        (index, self.0.get(index))
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<Self::Item>>(
+        &self,
+        range: Range<usize>,
+        visitor: V,
+    ) -> V::Output {
+        let start = range.start;
+        self.0
+            .visit_range(range, EnumerateVisitor { start, visitor })
+    }
+}
+
+/// `zip`: item `i` is `(a[i], b[i])`, over the shorter of the two (as `Iterator::zip`).
+#[derive(Debug, Clone, Copy)]
+pub struct Zip<A, B> {
+    pub(crate) a: A,
+    pub(crate) b: B,
+}
+
+struct ZipFirst<'b, B, V> {
+    b: &'b B,
+    range: Range<usize>,
+    visitor: V,
+}
+
+struct ZipSecond<IA, V> {
+    a_items: IA,
+    visitor: V,
+}
+
+impl<TA, B: Source, V: RangeVisitor<(TA, B::Item)>> RangeVisitor<TA> for ZipFirst<'_, B, V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = TA>>(self, a_items: I) -> V::Output {
+        let visitor = self.visitor;
+        self.b
+            .visit_range(self.range, ZipSecond { a_items, visitor })
+    }
+}
+
+impl<IA: Iterator, TB, V: RangeVisitor<(IA::Item, TB)>> RangeVisitor<TB> for ZipSecond<IA, V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = TB>>(self, b_items: I) -> V::Output {
+        self.visitor.visit(self.a_items.zip(b_items))
+    }
+}
+
+impl<A: Source, B: Source> Source for Zip<A, B> {
+    type Item = (A::Item, B::Item);
+    #[inline]
+    fn len(&self) -> usize {
+        self.a.len().min(self.b.len())
+    }
+    #[inline]
+    fn get(&self, index: usize) -> Self::Item {
+        (self.a.get(index), self.b.get(index))
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<Self::Item>>(
+        &self,
+        range: Range<usize>,
+        visitor: V,
+    ) -> V::Output {
+        let (b, second) = (&self.b, range.clone());
+        self.a.visit_range(
+            range,
+            ZipFirst {
+                b,
+                range: second,
+                visitor,
+            },
+        )
+    }
+}
+
+/// `skip(n)` then `take(m)` in one: the window `start..start + len` of the inner source.
+#[derive(Debug, Clone, Copy)]
+pub struct Window<S> {
+    pub(crate) inner: S,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+}
+
+impl<S: Source> Window<S> {
+    pub(crate) fn new(inner: S, start: usize, len: usize) -> Self {
+        let start = start.min(inner.len());
+        let len = len.min(inner.len() - start);
+        Self { inner, start, len }
+    }
+}
+
+impl<S: Source> Source for Window<S> {
+    type Item = S::Item;
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn get(&self, index: usize) -> S::Item {
+        assert!(
+            index < self.len,
+            "index {index} out of a pipeline of {}",
+            self.len
+        );
+        self.inner.get(self.start + index)
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let end = range.end.min(self.len);
+        let start = range.start.min(end);
+        self.inner
+            .visit_range(self.start + start..self.start + end, visitor)
+    }
+}
+
+/// `step_by(step)`: item `i` is `inner[i * step]`.
+#[derive(Debug, Clone, Copy)]
+pub struct StepBy<S> {
+    pub(crate) inner: S,
+    pub(crate) step: usize,
+}
+
+struct StepByVisitor<V> {
+    step: usize,
+    visitor: V,
+}
+
+impl<T, V: RangeVisitor<T>> RangeVisitor<T> for StepByVisitor<V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = T>>(self, items: I) -> V::Output {
+        self.visitor.visit(items.step_by(self.step))
+    }
+}
+
+impl<S: Source> Source for StepBy<S> {
+    type Item = S::Item;
+    #[inline]
+    fn len(&self) -> usize {
+        self.inner.len().div_ceil(self.step)
+    }
+    #[inline]
+    fn get(&self, index: usize) -> S::Item {
+        self.inner.get(index * self.step)
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let end = range.end.min(self.len());
+        let start = range.start.min(end);
+        if start == end {
+            return visitor.visit(std::iter::empty());
+        }
+        // From the first item's index to just past the last one's.
+        let inner = start * self.step..(end - 1) * self.step + 1;
+        let step = self.step;
+        self.inner
+            .visit_range(inner, StepByVisitor { step, visitor })
+    }
+}
+
+/// `rev`: item `i` is `inner[len - 1 - i]` (by index: a range visitor gets a forward iterator).
+#[derive(Debug, Clone, Copy)]
+pub struct Rev<S>(pub(crate) S);
+
+impl<S: Source> Source for Rev<S> {
+    type Item = S::Item;
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn get(&self, index: usize) -> S::Item {
+        self.0.get(self.0.len() - 1 - index)
+    }
+}
+
+/// `chain`: the items of `a`, then those of `b`.
+#[derive(Debug, Clone, Copy)]
+pub struct Chain<A, B> {
+    pub(crate) a: A,
+    pub(crate) b: B,
+}
+
+struct ChainFirst<'b, B, V> {
+    b: &'b B,
+    range: Range<usize>,
+    visitor: V,
+}
+
+struct ChainSecond<IA, V> {
+    a_items: IA,
+    visitor: V,
+}
+
+impl<T, B: Source<Item = T>, V: RangeVisitor<T>> RangeVisitor<T> for ChainFirst<'_, B, V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = T>>(self, a_items: I) -> V::Output {
+        let visitor = self.visitor;
+        self.b
+            .visit_range(self.range, ChainSecond { a_items, visitor })
+    }
+}
+
+impl<T, IA: Iterator<Item = T>, V: RangeVisitor<T>> RangeVisitor<T> for ChainSecond<IA, V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = T>>(self, b_items: I) -> V::Output {
+        self.visitor.visit(self.a_items.chain(b_items))
+    }
+}
+
+impl<A: Source, B: Source<Item = A::Item>> Source for Chain<A, B> {
+    type Item = A::Item;
+    #[inline]
+    fn len(&self) -> usize {
+        self.a
+            .len()
+            .checked_add(self.b.len())
+            .expect("chain: the two lengths overflow usize")
+    }
+    #[inline]
+    fn get(&self, index: usize) -> A::Item {
+        let split = self.a.len();
+        if index < split {
+            self.a.get(index)
+        } else {
+            self.b.get(index - split)
+        }
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<A::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let split = self.a.len();
+        if range.end <= split {
+            self.a.visit_range(range, visitor)
+        } else if range.start >= split {
+            self.b
+                .visit_range(range.start - split..range.end - split, visitor)
+        } else {
+            let (b, second) = (&self.b, 0..range.end - split);
+            self.a.visit_range(
+                range.start..split,
+                ChainFirst {
+                    b,
+                    range: second,
+                    visitor,
+                },
+            )
+        }
+    }
+}
+
+/// `chunks(size)` of a slice: item `i` is the sub-slice `size * i..` of at most `size` items.
+#[derive(Debug, Clone, Copy)]
+pub struct Chunks<'s, T> {
+    pub(crate) slice: &'s [T],
+    pub(crate) size: usize,
+}
+
+impl<'s, T: Sync> Source for Chunks<'s, T> {
+    type Item = &'s [T];
+    #[inline]
+    fn len(&self) -> usize {
+        self.slice.len().div_ceil(self.size)
+    }
+    #[inline]
+    fn get(&self, index: usize) -> &'s [T] {
+        let start = index * self.size;
+        &self.slice[start..(start + self.size).min(self.slice.len())]
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<&'s [T]>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let len = self.slice.len();
+        let start = (range.start * self.size).min(len);
+        let end = range.end.saturating_mul(self.size).min(len);
+        visitor.visit(self.slice[start..end].chunks(self.size))
+    }
+}
+
+/// `windows(size)` of a slice: item `i` is `slice[i..i + size]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Windows<'s, T> {
+    pub(crate) slice: &'s [T],
+    pub(crate) size: usize,
+}
+
+impl<'s, T: Sync> Source for Windows<'s, T> {
+    type Item = &'s [T];
+    #[inline]
+    fn len(&self) -> usize {
+        (self.slice.len() + 1).saturating_sub(self.size)
+    }
+    #[inline]
+    fn get(&self, index: usize) -> &'s [T] {
+        &self.slice[index..index + self.size]
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<&'s [T]>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        if range.start >= range.end {
+            return visitor.visit(self.slice[..0].windows(self.size));
+        }
+        let items = &self.slice[range.start..range.end - 1 + self.size];
+        visitor.visit(items.windows(self.size))
+    }
+}
+
+/// A source that is a slice: what `chunks` and `windows` cut.
+pub trait SliceSource<'s>: Source {
+    /// The element type.
+    type Elem: Sync + 's;
+    /// The whole slice.
+    fn as_slice(&self) -> &'s [Self::Elem];
+}
+
+impl<'s, T: Sync> SliceSource<'s> for &'s [T] {
+    type Elem = T;
+    fn as_slice(&self) -> &'s [T] {
+        self
+    }
+}
+
+impl<'s, T: Sync> SliceSource<'s> for &'s Vec<T> {
+    type Elem = T;
+    fn as_slice(&self) -> &'s [T] {
+        let vec: &'s Vec<T> = self;
+        vec.as_slice()
+    }
+}
+
+impl<'s, T: Sync, const N: usize> SliceSource<'s> for &'s [T; N] {
+    type Elem = T;
+    fn as_slice(&self) -> &'s [T] {
+        let array: &'s [T; N] = self;
+        array.as_slice()
+    }
+}
+
+/// `copied` / `cloned`: item `i` is `*inner[i]`, copied or cloned.
+#[derive(Debug, Clone, Copy)]
+pub struct Cloned<S>(pub(crate) S);
+
+struct ClonedVisitor<V>(V);
+
+impl<'a, T: Clone + 'a, V: RangeVisitor<T>> RangeVisitor<&'a T> for ClonedVisitor<V> {
+    type Output = V::Output;
+    #[inline]
+    fn visit<I: Iterator<Item = &'a T>>(self, items: I) -> V::Output {
+        self.0.visit(items.cloned())
+    }
+}
+
+impl<'a, T: Clone + 'a, S: Source<Item = &'a T>> Source for Cloned<S> {
+    type Item = T;
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn get(&self, index: usize) -> T {
+        self.0.get(index).clone()
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<T>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        self.0.visit_range(range, ClonedVisitor(visitor))
+    }
+}

@@ -1,0 +1,50 @@
+//! Pipelines: composable transforms and named reductions over a
+//! [`Source`](foldex_core::Source), run on any
+//! [`Executor`](foldex_core::Executor) given at the end, as Transducers.jl and Folds.jl
+//! compose them, and as rayon's parallel iterators read.
+//!
+//! ```
+//! use foldex_pipeline::IntoPipeline;
+//! use foldex_threaded::ThreadedEx;
+//!
+//! let words = ["fold", "on", "any", "executor"];
+//! let ex = ThreadedEx::new();
+//! let long = words.pipe().filter(|w| w.len() > 2).map(|w| w.len()).sum::<usize>(&ex);
+//! assert_eq!(long, 4 + 3 + 8);
+//! let first_short = words.pipe().position_first(&ex, |w| w.len() < 3);
+//! assert_eq!(first_short, Some(1));
+//! ```
+//!
+//! The layer sits above the executor protocol: a reduction is one typed fold
+//! ([`foldex_core::ExecutorExt::try_fold`]) over the pipeline's source, with the transforms
+//! composed into its step. So every executor (a custom one, `&dyn Executor`) runs every
+//! pipeline, and every pipeline gives what the same chain gives on `std::iter`:
+//!
+//! - **Index-preserving adapters** (`map`, `copied`, `cloned`, `enumerate`, `zip`, `take`,
+//!   `skip`, `step_by`, `rev`, `chain`, and `chunks` / `windows` of slices) make a new
+//!   [`Source`](foldex_core::Source): item `i` comes from known indices, so `enumerate` gives exact indices
+//!   whatever the split, and a slice's fast iterator stays the inner loop. They are there while
+//!   the pipeline is indexable (its transform is [`Id`]).
+//! - **Transforms** that change the number of items (`filter`, `filter_map`, `flat_map`,
+//!   `inspect`, `take_while`, `map_while`, `map_init`) wrap the reduction's step
+//!   ([`Transform`]); their state lives in a piece's accumulator. `take_while` and `map_while`
+//!   stop the fold with a `Break` at the first item that ends them, so the result equals the
+//!   sequential one on every executor and basesize.
+//! - **Reductions** take the executor: `fold`, `try_fold`, `for_each`, `count`, `sum`,
+//!   `product`, `min`/`max` and their `_by`/`_by_key` forms, `reduce`, `reduce_with`, `any`,
+//!   `all`, `find_first`/`find_last`/`find_any`, `position_first`/`position_last` and
+//!   `collect` ([`FromPipeline`]).
+#![forbid(unsafe_code)]
+
+mod collect;
+mod indexed;
+mod pipeline;
+mod reduce;
+pub mod transform;
+
+pub use collect::FromPipeline;
+pub use indexed::{
+    Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
+};
+pub use pipeline::{IntoPipeline, Pipeline};
+pub use transform::{Id, Transform, Xf};

@@ -1,0 +1,380 @@
+//! The pipeline value and its adapters.
+
+use crate::indexed::{
+    Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
+};
+use crate::transform::{
+    Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
+    Transform, Xf,
+};
+use foldex_core::{ConfigError, Source};
+
+/// A computation over the items of a [`Source`]: index-preserving adapters, then transforms
+/// that may change the number of items, then a reduction that runs it on an executor given as
+/// its argument.
+///
+/// Built once, a pipeline can be run any number of times, on any executors (`&dyn Executor`
+/// included), and gives the same answer on each: the answer of the same chain on
+/// `std::iter`. Executors never see the pipeline: a reduction is one typed fold
+/// ([`foldex_core::ExecutorExt::try_fold`]), so ordering, early termination and panics follow
+/// the fold's rules.
+///
+/// `S` is the source with its index-preserving adapters; `X` the transforms after it ([`Id`]
+/// while there are none, and the pipeline is still indexable).
+///
+/// ```
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// use foldex_threaded::ThreadedEx;
+///
+/// let data: Vec<u64> = (0..1000).collect();
+/// let odd_squares = data.pipe().map(|&x| x * x).filter(|x| x % 2 == 1);
+/// let total: u64 = odd_squares.sum(&ThreadedEx::new());
+/// assert_eq!(total, odd_squares.sum::<u64>(&SequentialEx));
+/// assert_eq!(total, data.iter().map(|&x| x * x).filter(|x| x % 2 == 1).sum());
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[must_use = "a pipeline does nothing until a reduction runs it"]
+pub struct Pipeline<S, X = Id> {
+    pub(crate) source: S,
+    pub(crate) transform: X,
+}
+
+/// Makes a [`Pipeline`] from a [`Source`]: `(0..n).pipe()`, `slice.pipe()`, `(&vec).pipe()`.
+pub trait IntoPipeline: Source + Sized {
+    /// The pipeline over this source's items, with no adapters yet.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..10).pipe().count(&SequentialEx), 10);
+    /// ```
+    fn pipe(self) -> Pipeline<Self> {
+        Pipeline {
+            source: self,
+            transform: Id,
+        }
+    }
+}
+
+impl<S: Source> IntoPipeline for S {}
+
+/// Index-preserving adapters: available while the pipeline has no transform that changes the
+/// number of items, so that item `i` still comes from known indices of the source.
+impl<S: Source> Pipeline<S, Id> {
+    fn indexed<T: Source>(source: T) -> Pipeline<T, Id> {
+        Pipeline {
+            source,
+            transform: Id,
+        }
+    }
+
+    /// The number of items.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// assert_eq!((0..10).pipe().skip(3).len(), 7);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.source.len()
+    }
+
+    /// `true` when there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.source.len() == 0
+    }
+
+    /// Item `i` becomes `f(item)`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((1..4).pipe().map(|x| x * 10).collect::<Vec<_>>(&SequentialEx), [10, 20, 30]);
+    /// ```
+    pub fn map<R, F>(self, f: F) -> Pipeline<Map<S, F>, Id>
+    where
+        F: Fn(S::Item) -> R + Sync,
+    {
+        Self::indexed(Map {
+            inner: self.source,
+            f,
+        })
+    }
+
+    /// Copies items out of references.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = [3u8, 4];
+    /// assert_eq!(v.pipe().copied().sum::<u8>(&SequentialEx), 7);
+    /// ```
+    pub fn copied<'a, T>(self) -> Pipeline<Cloned<S>, Id>
+    where
+        S: Source<Item = &'a T>,
+        T: Copy + 'a,
+    {
+        Self::indexed(Cloned(self.source))
+    }
+
+    /// Clones items out of references.
+    pub fn cloned<'a, T>(self) -> Pipeline<Cloned<S>, Id>
+    where
+        S: Source<Item = &'a T>,
+        T: Clone + 'a,
+    {
+        Self::indexed(Cloned(self.source))
+    }
+
+    /// Pairs each item with its index in this pipeline, exact whatever the executor's split.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = ["a", "b"];
+    /// assert_eq!(v.pipe().enumerate().collect::<Vec<_>>(&SequentialEx), [(0, &"a"), (1, &"b")]);
+    /// ```
+    pub fn enumerate(self) -> Pipeline<Enumerate<S>, Id> {
+        Self::indexed(Enumerate(self.source))
+    }
+
+    /// Pairs item `i` with item `i` of `other`, over the shorter of the two (as
+    /// `Iterator::zip`).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let dot: i32 = [1, 2, 3].pipe().zip(&[4, 5, 6, 7]).map(|(a, b)| a * b).sum(&SequentialEx);
+    /// assert_eq!(dot, 32);
+    /// ```
+    pub fn zip<T: Source>(self, other: T) -> Pipeline<Zip<S, T>, Id> {
+        Self::indexed(Zip {
+            a: self.source,
+            b: other,
+        })
+    }
+
+    /// The items of this pipeline, then those of `other`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..2).pipe().chain(5..7).collect::<Vec<_>>(&SequentialEx), [0, 1, 5, 6]);
+    /// ```
+    pub fn chain<T: Source<Item = S::Item>>(self, other: T) -> Pipeline<Chain<S, T>, Id> {
+        Self::indexed(Chain {
+            a: self.source,
+            b: other,
+        })
+    }
+
+    /// The first `n` items (all of them if there are fewer).
+    pub fn take(self, n: usize) -> Pipeline<Window<S>, Id> {
+        Self::indexed(Window::new(self.source, 0, n))
+    }
+
+    /// All but the first `n` items (none if there are fewer).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..10).pipe().skip(2).take(3).collect::<Vec<_>>(&SequentialEx), [2, 3, 4]);
+    /// ```
+    pub fn skip(self, n: usize) -> Pipeline<Window<S>, Id> {
+        Self::indexed(Window::new(self.source, n, usize::MAX))
+    }
+
+    /// Every `step`-th item, starting with the first.
+    ///
+    /// # Panics
+    /// If `step` is 0: "step must be at least 1, got 0" (as `Iterator::step_by`).
+    #[track_caller]
+    pub fn step_by(self, step: usize) -> Pipeline<StepBy<S>, Id> {
+        let step = ConfigError::require_nonzero("step", step).get();
+        Self::indexed(StepBy {
+            inner: self.source,
+            step,
+        })
+    }
+
+    /// The items in reverse order.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..3).pipe().rev().collect::<Vec<_>>(&SequentialEx), [2, 1, 0]);
+    /// ```
+    pub fn rev(self) -> Pipeline<Rev<S>, Id> {
+        Self::indexed(Rev(self.source))
+    }
+
+    /// Sub-slices of `size` items (the last one shorter if `size` does not divide the length),
+    /// as `slice::chunks`.
+    ///
+    /// # Panics
+    /// If `size` is 0: "chunk size must be at least 1, got 0".
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let sums = v.pipe().chunks(2).map(|c| c.iter().sum::<i32>()).collect::<Vec<_>>(&SequentialEx);
+    /// assert_eq!(sums, [3, 7, 5]);
+    /// ```
+    #[track_caller]
+    pub fn chunks<'s>(self, size: usize) -> Pipeline<Chunks<'s, S::Elem>, Id>
+    where
+        S: SliceSource<'s>,
+    {
+        let size = ConfigError::require_nonzero("chunk size", size).get();
+        let slice = self.source.as_slice();
+        Self::indexed(Chunks { slice, size })
+    }
+
+    /// Overlapping sub-slices of `size` items, as `slice::windows`.
+    ///
+    /// # Panics
+    /// If `size` is 0: "window size must be at least 1, got 0".
+    #[track_caller]
+    pub fn windows<'s>(self, size: usize) -> Pipeline<Windows<'s, S::Elem>, Id>
+    where
+        S: SliceSource<'s>,
+    {
+        let size = ConfigError::require_nonzero("window size", size).get();
+        let slice = self.source.as_slice();
+        Self::indexed(Windows { slice, size })
+    }
+}
+
+/// `map` once the pipeline has a transform that changes the number of items.
+impl<S: Source, T: Transform<S::Item>> Pipeline<S, Xf<T>> {
+    /// Each item becomes `f(item)`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = (0..6).pipe().filter(|x| x % 2 == 0).map(|x| x + 1);
+    /// assert_eq!(v.collect::<Vec<_>>(&SequentialEx), [1, 3, 5]);
+    /// ```
+    pub fn map<R, F>(self, f: F) -> Pipeline<S, Xf<Then<T, MapStage<F>>>>
+    where
+        F: Fn(T::Out) -> R + Sync,
+    {
+        Pipeline {
+            source: self.source,
+            transform: Xf(Then(self.transform.0, MapStage(f))),
+        }
+    }
+}
+
+/// Transforms that may change the number of items, on any pipeline.
+impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+    fn then<U>(self, next: U) -> Pipeline<S, X::Output>
+    where
+        X: Append<U>,
+    {
+        Pipeline {
+            source: self.source,
+            transform: self.transform.append(next),
+        }
+    }
+
+    /// Keeps the items for which `keep` holds.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..10).pipe().filter(|x| x % 3 == 0).count(&SequentialEx), 4);
+    /// ```
+    pub fn filter<P>(self, keep: P) -> Pipeline<S, X::Output>
+    where
+        P: Fn(&X::Out) -> bool + Sync,
+        X: Append<Filter<P>>,
+    {
+        self.then(Filter(keep))
+    }
+
+    /// Keeps `y` for every item that `f` maps to `Some(y)`.
+    pub fn filter_map<R, F>(self, f: F) -> Pipeline<S, X::Output>
+    where
+        F: Fn(X::Out) -> Option<R> + Sync,
+        X: Append<FilterMap<F>>,
+    {
+        self.then(FilterMap(f))
+    }
+
+    /// Replaces each item with the items of the iterator `f` makes of it, in order.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = (1..4).pipe().flat_map(|n| 0..n).collect::<Vec<_>>(&SequentialEx);
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    pub fn flat_map<U, F>(self, f: F) -> Pipeline<S, X::Output>
+    where
+        F: Fn(X::Out) -> U + Sync,
+        U: IntoIterator,
+        X: Append<FlatMap<F>>,
+    {
+        self.then(FlatMap(f))
+    }
+
+    /// Calls `f` on each item by reference as it passes.
+    pub fn inspect<F>(self, f: F) -> Pipeline<S, X::Output>
+    where
+        F: Fn(&X::Out) + Sync,
+        X: Append<Inspect<F>>,
+    {
+        self.then(Inspect(f))
+    }
+
+    /// The items before the first one for which `keep` fails; nothing after it runs, on any
+    /// executor (as a `Break` there).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// let n = (0..1_000_000).pipe().take_while(|&x| x * x < 1000).count(&ThreadedEx::new());
+    /// assert_eq!(n, 32);
+    /// ```
+    pub fn take_while<P>(self, keep: P) -> Pipeline<S, X::Output>
+    where
+        P: Fn(&X::Out) -> bool + Sync,
+        X: Append<TakeWhile<P>>,
+    {
+        self.then(TakeWhile(keep))
+    }
+
+    /// `y` for each item that `f` maps to `Some(y)`, until the first `None`.
+    pub fn map_while<R, F>(self, f: F) -> Pipeline<S, X::Output>
+    where
+        F: Fn(X::Out) -> Option<R> + Sync,
+        X: Append<MapWhile<F>>,
+    {
+        self.then(MapWhile(f))
+    }
+
+    /// Maps each item with `map`, which borrows a scratch value made by `init` once per piece
+    /// of the fold (a buffer, a random number generator), as FLoops' `@init`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let lens = ["ab", "cde"].pipe().map_init(String::new, |buf, s| {
+    ///     buf.clear();
+    ///     buf.push_str(s);
+    ///     buf.len()
+    /// });
+    /// assert_eq!(lens.sum::<usize>(&SequentialEx), 5);
+    /// ```
+    pub fn map_init<T, R, I, F>(self, init: I, map: F) -> Pipeline<S, X::Output>
+    where
+        I: Fn() -> T + Sync,
+        F: Fn(&mut T, X::Out) -> R + Sync,
+        T: Send,
+        X: Append<MapInit<I, F>>,
+    {
+        self.then(MapInit { init, map })
+    }
+}

@@ -1,0 +1,411 @@
+//! Named reductions: each runs the pipeline as one typed fold on the executor it is given.
+//!
+//! Every reduction gives what the same chain gives on `std::iter`, on every executor: ties in
+//! `min*`/`max*` resolve as `Iterator` resolves them (the first minimum, the last maximum), and
+//! `find_first`, `position_first`, `any` and `all` stop the fold at the first decisive item by
+//! index (a `Break` there), so nothing to its right runs longer than it takes to notice.
+
+use crate::collect::FromPipeline;
+use crate::indexed::ByRef;
+use crate::pipeline::Pipeline;
+use crate::transform::Transform;
+use foldex_core::{Executor, ExecutorExt, Source};
+use std::cmp::Ordering;
+use std::iter::{Product, Sum};
+use std::ops::{Add, ControlFlow, Mul};
+
+fn into_inner<A>(flow: ControlFlow<A, A>) -> A {
+    match flow {
+        ControlFlow::Continue(acc) | ControlFlow::Break(acc) => acc,
+    }
+}
+
+impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+    /// Runs the pipeline as one fold: `step` receives every item that comes out of the
+    /// transforms, `init` makes each piece's accumulator, `combine` joins adjacent pieces, left
+    /// first. `step` may stop the fold with `Break`; the result is the sequential `try_fold`'s.
+    /// Every other reduction is this one.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// use std::ops::ControlFlow::{Break, Continue};
+    /// // The sum of the even numbers until the first one over 10.
+    /// let r = (0..100).pipe().filter(|x| x % 2 == 0).try_fold(
+    ///     &SequentialEx,
+    ///     || 0,
+    ///     |acc, x| if x > 10 { Break(acc) } else { Continue(acc + x) },
+    ///     |a, b| a + b,
+    /// );
+    /// assert_eq!(r, Break(30));
+    /// ```
+    pub fn try_fold<E, A, I, F, C>(&self, ex: &E, init: I, step: F, combine: C) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        self.run(ex, true, init, step, combine)
+    }
+
+    /// As [`try_fold`](Pipeline::try_fold) with a `step` that never stops the fold: the fold
+    /// runs as `Iterator::fold`, which vectorises best.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let s = ["fold", "ex"].pipe().fold(&SequentialEx, String::new, |s, w| s + w, |a, b| a + &b);
+    /// assert_eq!(s, "foldex");
+    /// ```
+    pub fn fold<E, A, I, F, C>(&self, ex: &E, init: I, step: F, combine: C) -> A
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> A + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        into_inner(self.run(
+            ex,
+            false,
+            init,
+            |acc, item| ControlFlow::Continue(step(acc, item)),
+            combine,
+        ))
+    }
+
+    /// The one fold every reduction runs: the accumulator of a piece is the transforms' state
+    /// beside the reduction's; `breaks` says whether `step` may return `Break`.
+    fn run<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        breaks: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        let transform = &self.transform;
+        let source = ByRef(&self.source);
+        let init = || (transform.start(), init());
+        let combine = |(state, a): (X::State, A), (_, b): (X::State, A)| (state, combine(a, b));
+        let piece_step = |(mut state, acc): (X::State, A), item: S::Item| {
+            let mut sink = |acc, out| step(acc, out);
+            match transform.step(&mut state, acc, item, &mut sink) {
+                ControlFlow::Continue(acc) => ControlFlow::Continue((state, acc)),
+                ControlFlow::Break(acc) => ControlFlow::Break((state, acc)),
+            }
+        };
+        if breaks || X::BREAKS {
+            match ex.try_fold(source, init, piece_step, combine) {
+                ControlFlow::Continue((_, acc)) => ControlFlow::Continue(acc),
+                ControlFlow::Break((_, acc)) => ControlFlow::Break(acc),
+            }
+        } else {
+            let plain = |acc, item| into_inner(piece_step(acc, item));
+            ControlFlow::Continue(ex.fold(source, init, plain, combine).1)
+        }
+    }
+
+    /// Calls `f` on every item.
+    pub fn for_each<E, F>(&self, ex: &E, f: F)
+    where
+        E: Executor + ?Sized,
+        F: Fn(X::Out) + Sync,
+    {
+        self.fold(ex, || (), |(), item| f(item), |(), ()| ());
+    }
+
+    /// The number of items.
+    pub fn count<E: Executor + ?Sized>(&self, ex: &E) -> usize {
+        self.fold(ex, || 0, |n, _| n + 1, |a, b| a + b)
+    }
+
+    /// The sum of the items, as `Iterator::sum` (the empty sum is `T`'s zero).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((1..5).pipe().map(|x| x as u64).sum::<u64>(&SequentialEx), 10);
+    /// ```
+    pub fn sum<T>(&self, ex: &(impl Executor + ?Sized)) -> T
+    where
+        T: Add<X::Out, Output = T> + Sum<T> + Send,
+    {
+        let zero = || std::iter::empty::<T>().sum();
+        self.fold(ex, zero, |a, x| a + x, |a, b| [a, b].into_iter().sum())
+    }
+
+    /// The product of the items, as `Iterator::product` (the empty product is `T`'s one).
+    pub fn product<T>(&self, ex: &(impl Executor + ?Sized)) -> T
+    where
+        T: Mul<X::Out, Output = T> + Product<T> + Send,
+    {
+        let one = || std::iter::empty::<T>().product();
+        self.fold(ex, one, |a, x| a * x, |a, b| [a, b].into_iter().product())
+    }
+
+    /// Combines all items with `op` from `identity()` (which must be an identity of `op`, and
+    /// `op` associative).
+    pub fn reduce<E, I, F>(&self, ex: &E, identity: I, op: F) -> X::Out
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        I: Fn() -> X::Out + Sync,
+        F: Fn(X::Out, X::Out) -> X::Out + Sync,
+    {
+        self.fold(ex, &identity, &op, &op)
+    }
+
+    /// Combines all items with the associative `op`; `None` when there are none (as
+    /// `Iterator::reduce`).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((1..5).pipe().reduce_with(&SequentialEx, |a, b| a * b), Some(24));
+    /// assert_eq!((0..0).pipe().reduce_with(&SequentialEx, |a, b| a * b), None);
+    /// ```
+    pub fn reduce_with<E, F>(&self, ex: &E, op: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(X::Out, X::Out) -> X::Out + Sync,
+    {
+        let join = |a: Option<X::Out>, b: Option<X::Out>| match (a, b) {
+            (Some(a), Some(b)) => Some(op(a, b)),
+            (a, b) => a.or(b),
+        };
+        self.fold(ex, || None, |acc, x| join(acc, Some(x)), join)
+    }
+
+    /// The least item (the first of equals), as `Iterator::min`.
+    pub fn min<E: Executor + ?Sized>(&self, ex: &E) -> Option<X::Out>
+    where
+        X::Out: Ord + Send,
+    {
+        self.min_by(ex, Ord::cmp)
+    }
+
+    /// The greatest item (the last of equals), as `Iterator::max`.
+    pub fn max<E: Executor + ?Sized>(&self, ex: &E) -> Option<X::Out>
+    where
+        X::Out: Ord + Send,
+    {
+        self.max_by(ex, Ord::cmp)
+    }
+
+    /// The least item by `compare` (the first of equals), as `Iterator::min_by`.
+    pub fn min_by<E, F>(&self, ex: &E, compare: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(&X::Out, &X::Out) -> Ordering + Sync,
+    {
+        self.reduce_with(ex, |a, b| match compare(&b, &a) {
+            Ordering::Less => b,
+            _ => a,
+        })
+    }
+
+    /// The greatest item by `compare` (the last of equals), as `Iterator::max_by`.
+    pub fn max_by<E, F>(&self, ex: &E, compare: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(&X::Out, &X::Out) -> Ordering + Sync,
+    {
+        self.reduce_with(ex, |a, b| match compare(&b, &a) {
+            Ordering::Less => a,
+            _ => b,
+        })
+    }
+
+    /// The item with the least key (the first of equals), as `Iterator::min_by_key`; `key`
+    /// runs once per item.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let words = ["bb", "a", "c"];
+    /// assert_eq!(words.pipe().min_by_key(&SequentialEx, |w| w.len()), Some(&"a"));
+    /// ```
+    pub fn min_by_key<E, K, F>(&self, ex: &E, key: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        K: Ord + Send,
+        F: Fn(&X::Out) -> K + Sync,
+    {
+        self.keyed(ex, key, |b, a| b < a)
+    }
+
+    /// The item with the greatest key (the last of equals), as `Iterator::max_by_key`.
+    pub fn max_by_key<E, K, F>(&self, ex: &E, key: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        K: Ord + Send,
+        F: Fn(&X::Out) -> K + Sync,
+    {
+        self.keyed(ex, key, |b, a| b >= a)
+    }
+
+    /// The item whose key wins: `right_wins(right key, left key)` decides between neighbours.
+    fn keyed<E, K, F>(&self, ex: &E, key: F, right_wins: fn(&K, &K) -> bool) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        K: Ord + Send,
+        F: Fn(&X::Out) -> K + Sync,
+    {
+        let join = |a: Option<(K, X::Out)>, b: Option<(K, X::Out)>| match (a, b) {
+            (Some(a), Some(b)) => Some(if right_wins(&b.0, &a.0) { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        let step = |acc, x| {
+            let k = key(&x);
+            join(acc, Some((k, x)))
+        };
+        self.fold(ex, || None, step, join).map(|(_, x)| x)
+    }
+
+    /// `true` if `f` holds for some item; stops at the first such item.
+    pub fn any<E, F>(&self, ex: &E, f: F) -> bool
+    where
+        E: Executor + ?Sized,
+        F: Fn(X::Out) -> bool + Sync,
+    {
+        let step = |_, x| match f(x) {
+            true => ControlFlow::Break(true),
+            false => ControlFlow::Continue(false),
+        };
+        into_inner(self.try_fold(ex, || false, step, |a, b| a || b))
+    }
+
+    /// `true` if `f` holds for every item; stops at the first item for which it fails.
+    pub fn all<E, F>(&self, ex: &E, f: F) -> bool
+    where
+        E: Executor + ?Sized,
+        F: Fn(X::Out) -> bool + Sync,
+    {
+        !self.any(ex, |x| !f(x))
+    }
+
+    /// The first item (by index) for which `f` holds; nothing after it runs once it is found.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// let hit = (0..1_000_000).pipe().map(|x| x as u64 * 7).find_first(&ThreadedEx::new(), |x| x % 1000 == 999);
+    /// assert_eq!(hit, Some(5999));
+    /// ```
+    pub fn find_first<E, F>(&self, ex: &E, f: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(&X::Out) -> bool + Sync,
+    {
+        let step = |_, x| match f(&x) {
+            true => ControlFlow::Break(Some(x)),
+            false => ControlFlow::Continue(None),
+        };
+        into_inner(self.try_fold(ex, || None, step, |a: Option<_>, b| a.or(b)))
+    }
+
+    /// An item for which `f` holds: the first one, since foldex's search is deterministic
+    /// (rayon's `find_any` may return any).
+    pub fn find_any<E, F>(&self, ex: &E, f: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(&X::Out) -> bool + Sync,
+    {
+        self.find_first(ex, f)
+    }
+
+    /// The last item (by index) for which `f` holds.
+    pub fn find_last<E, F>(&self, ex: &E, f: F) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(&X::Out) -> bool + Sync,
+    {
+        let step = |acc: Option<X::Out>, x| if f(&x) { Some(x) } else { acc };
+        self.fold(ex, || None, step, |a, b| b.or(a))
+    }
+
+    /// The position (among the pipeline's items) of the first item for which `f` holds.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let odd = (0..10).pipe().filter(|x| x % 2 == 1);
+    /// assert_eq!(odd.position_first(&SequentialEx, |x| x > 4), Some(2));
+    /// ```
+    pub fn position_first<E, F>(&self, ex: &E, f: F) -> Option<usize>
+    where
+        E: Executor + ?Sized,
+        F: Fn(X::Out) -> bool + Sync,
+    {
+        let step = |(seen, _): (usize, Option<usize>), x| match f(x) {
+            true => ControlFlow::Break((seen + 1, Some(seen))),
+            false => ControlFlow::Continue((seen + 1, None)),
+        };
+        let found = self.try_fold(ex, || (0, None), step, join_positions(|a, b| a.or(b)));
+        into_inner(found).1
+    }
+
+    /// The position (among the pipeline's items) of the last item for which `f` holds.
+    pub fn position_last<E, F>(&self, ex: &E, f: F) -> Option<usize>
+    where
+        E: Executor + ?Sized,
+        F: Fn(X::Out) -> bool + Sync,
+    {
+        let step = |(seen, last): (usize, Option<usize>), x| match f(x) {
+            true => (seen + 1, Some(seen)),
+            false => (seen + 1, last),
+        };
+        self.fold(ex, || (0, None), step, join_positions(|a, b| b.or(a)))
+            .1
+    }
+
+    /// Collects the items into `C`, in order: a `Vec`, a `String`, a map or set, or a
+    /// `Result<C, E>` / `Option<C>` that stops at the first `Err` / `None` by index.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// use std::collections::HashMap;
+    /// let squares: HashMap<usize, usize> = (0..4).pipe().map(|x| (x, x * x)).collect(&SequentialEx);
+    /// assert_eq!(squares[&3], 9);
+    /// let parsed: Result<Vec<u8>, _> = ["1", "x", "2"].pipe().map(|s| s.parse::<u8>()).collect(&SequentialEx);
+    /// assert!(parsed.is_err());
+    /// ```
+    pub fn collect<C>(&self, ex: &(impl Executor + ?Sized)) -> C
+    where
+        C: FromPipeline<X::Out>,
+    {
+        let acc = self.run(ex, C::BREAKS, C::start, C::push, C::merge);
+        C::finish(into_inner(acc))
+    }
+}
+
+/// Items seen by a piece, and the position of the one it found (if any) among them.
+type Seen = (usize, Option<usize>);
+
+/// Joins the [`Seen`] of adjacent pieces; `pick` chooses between the left position and the
+/// right one (already offset by the left piece's count).
+fn join_positions(
+    pick: fn(Option<usize>, Option<usize>) -> Option<usize>,
+) -> impl Fn(Seen, Seen) -> Seen + Sync {
+    move |(seen_a, a), (seen_b, b)| (seen_a + seen_b, pick(a, b.map(|p| seen_a + p)))
+}

@@ -1,0 +1,353 @@
+//! Transforms that may change the number of items, as reducer transformers: each wraps the
+//! step of whatever comes after it, so that any reduction at the end of a pipeline can run
+//! through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
+//! the accumulator of a piece, made once per piece by [`Transform::start`], never per block.
+
+use std::ops::ControlFlow;
+
+/// A stage of a pipeline between its source and its reduction: it receives each item of type
+/// `In` and passes zero or more items of type [`Transform::Out`] on to `sink`.
+///
+/// The pipeline's methods build these; a user names them only in bounds.
+pub trait Transform<In>: Sync {
+    /// What the stage passes on.
+    type Out;
+    /// Per-piece state, made by [`Transform::start`] when a piece begins.
+    type State: Send;
+    /// Whether the stage may stop the fold with `Break` (then the fold checks for it).
+    const BREAKS: bool;
+
+    /// The state for a new piece.
+    fn start(&self) -> Self::State;
+
+    /// Passes what `item` becomes on to `sink`, or stops the fold with `Break(acc)`.
+    fn step<A, K>(
+        &self,
+        state: &mut Self::State,
+        acc: A,
+        item: In,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, Self::Out) -> ControlFlow<A, A>;
+}
+
+/// The empty stage: every item passes unchanged. A pipeline with it is still indexable, so
+/// index-preserving adapters (`enumerate`, `zip`, ...) apply to its source.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Id;
+
+impl<In> Transform<In> for Id {
+    type Out = In;
+    type State = ();
+    const BREAKS: bool = false;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, In) -> ControlFlow<A, A>,
+    {
+        sink(acc, item)
+    }
+}
+
+/// One or more stages that may change the number of items (a pipeline past `filter` and the
+/// like, no longer indexable).
+#[derive(Debug, Clone, Copy)]
+pub struct Xf<T>(pub(crate) T);
+
+impl<In, T: Transform<In>> Transform<In> for Xf<T> {
+    type Out = T::Out;
+    type State = T::State;
+    const BREAKS: bool = T::BREAKS;
+
+    #[inline]
+    fn start(&self) -> T::State {
+        self.0.start()
+    }
+
+    #[inline]
+    fn step<A, K>(&self, state: &mut T::State, acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, T::Out) -> ControlFlow<A, A>,
+    {
+        self.0.step(state, acc, item, sink)
+    }
+}
+
+/// Adds a stage after the ones a pipeline has.
+pub trait Append<U> {
+    /// The stages with `U` at the end.
+    type Output;
+    /// `self`, then `next`.
+    fn append(self, next: U) -> Self::Output;
+}
+
+impl<U> Append<U> for Id {
+    type Output = Xf<U>;
+    fn append(self, next: U) -> Xf<U> {
+        Xf(next)
+    }
+}
+
+impl<T, U> Append<U> for Xf<T> {
+    type Output = Xf<Then<T, U>>;
+    fn append(self, next: U) -> Xf<Then<T, U>> {
+        Xf(Then(self.0, next))
+    }
+}
+
+/// Two stages, the first one's output going to the second.
+#[derive(Debug, Clone, Copy)]
+pub struct Then<T, U>(pub(crate) T, pub(crate) U);
+
+impl<In, T, U> Transform<In> for Then<T, U>
+where
+    T: Transform<In>,
+    U: Transform<T::Out>,
+{
+    type Out = U::Out;
+    type State = (T::State, U::State);
+    const BREAKS: bool = T::BREAKS || U::BREAKS;
+
+    #[inline]
+    fn start(&self) -> Self::State {
+        (self.0.start(), self.1.start())
+    }
+
+    #[inline]
+    fn step<A, K>(
+        &self,
+        state: &mut Self::State,
+        acc: A,
+        item: In,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, U::Out) -> ControlFlow<A, A>,
+    {
+        let (first, second) = state;
+        self.0.step(first, acc, item, &mut |acc, mid| {
+            self.1.step(second, acc, mid, sink)
+        })
+    }
+}
+
+/// `map` after a stage that changed the number of items.
+#[derive(Debug, Clone, Copy)]
+pub struct MapStage<F>(pub(crate) F);
+
+impl<In, R, F> Transform<In> for MapStage<F>
+where
+    F: Fn(In) -> R + Sync,
+{
+    type Out = R;
+    type State = ();
+    const BREAKS: bool = false;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, R) -> ControlFlow<A, A>,
+    {
+        sink(acc, (self.0)(item))
+    }
+}
+
+/// Passes on the items for which the predicate holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Filter<P>(pub(crate) P);
+
+impl<In, P> Transform<In> for Filter<P>
+where
+    P: Fn(&In) -> bool + Sync,
+{
+    type Out = In;
+    type State = ();
+    const BREAKS: bool = false;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, In) -> ControlFlow<A, A>,
+    {
+        if (self.0)(&item) {
+            sink(acc, item)
+        } else {
+            ControlFlow::Continue(acc)
+        }
+    }
+}
+
+/// Passes on `y` for every item that maps to `Some(y)`.
+#[derive(Debug, Clone, Copy)]
+pub struct FilterMap<F>(pub(crate) F);
+
+impl<In, R, F> Transform<In> for FilterMap<F>
+where
+    F: Fn(In) -> Option<R> + Sync,
+{
+    type Out = R;
+    type State = ();
+    const BREAKS: bool = false;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, R) -> ControlFlow<A, A>,
+    {
+        match (self.0)(item) {
+            Some(out) => sink(acc, out),
+            None => ControlFlow::Continue(acc),
+        }
+    }
+}
+
+/// Passes on every item of the iterator each item maps to, in order.
+#[derive(Debug, Clone, Copy)]
+pub struct FlatMap<F>(pub(crate) F);
+
+impl<In, U, F> Transform<In> for FlatMap<F>
+where
+    F: Fn(In) -> U + Sync,
+    U: IntoIterator,
+{
+    type Out = U::Item;
+    type State = ();
+    const BREAKS: bool = false;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, U::Item) -> ControlFlow<A, A>,
+    {
+        (self.0)(item).into_iter().try_fold(acc, sink)
+    }
+}
+
+/// Calls a function on each item by reference, and passes it on.
+#[derive(Debug, Clone, Copy)]
+pub struct Inspect<F>(pub(crate) F);
+
+impl<In, F> Transform<In> for Inspect<F>
+where
+    F: Fn(&In) + Sync,
+{
+    type Out = In;
+    type State = ();
+    const BREAKS: bool = false;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, In) -> ControlFlow<A, A>,
+    {
+        (self.0)(&item);
+        sink(acc, item)
+    }
+}
+
+/// Passes items on while the predicate holds; the first item for which it fails stops the
+/// fold, as a `Break` there would.
+#[derive(Debug, Clone, Copy)]
+pub struct TakeWhile<P>(pub(crate) P);
+
+impl<In, P> Transform<In> for TakeWhile<P>
+where
+    P: Fn(&In) -> bool + Sync,
+{
+    type Out = In;
+    type State = ();
+    const BREAKS: bool = true;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, In) -> ControlFlow<A, A>,
+    {
+        if (self.0)(&item) {
+            sink(acc, item)
+        } else {
+            ControlFlow::Break(acc)
+        }
+    }
+}
+
+/// Passes on `y` while items map to `Some(y)`; the first `None` stops the fold.
+#[derive(Debug, Clone, Copy)]
+pub struct MapWhile<F>(pub(crate) F);
+
+impl<In, R, F> Transform<In> for MapWhile<F>
+where
+    F: Fn(In) -> Option<R> + Sync,
+{
+    type Out = R;
+    type State = ();
+    const BREAKS: bool = true;
+
+    #[inline]
+    fn start(&self) {}
+
+    #[inline]
+    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, R) -> ControlFlow<A, A>,
+    {
+        match (self.0)(item) {
+            Some(out) => sink(acc, out),
+            None => ControlFlow::Break(acc),
+        }
+    }
+}
+
+/// `map_init`: a scratch value made once per piece by `init`, lent to `map` for every item.
+#[derive(Debug, Clone, Copy)]
+pub struct MapInit<I, F> {
+    pub(crate) init: I,
+    pub(crate) map: F,
+}
+
+impl<In, T, R, I, F> Transform<In> for MapInit<I, F>
+where
+    I: Fn() -> T + Sync,
+    F: Fn(&mut T, In) -> R + Sync,
+    T: Send,
+{
+    type Out = R;
+    type State = T;
+    const BREAKS: bool = false;
+
+    #[inline]
+    fn start(&self) -> T {
+        (self.init)()
+    }
+
+    #[inline]
+    fn step<A, K>(&self, scratch: &mut T, acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, R) -> ControlFlow<A, A>,
+    {
+        sink(acc, (self.map)(scratch, item))
+    }
+}

@@ -1,0 +1,376 @@
+//! Every adapter, transform and reduction against the same chain on `std::iter`, on every
+//! executor configuration, over lengths 0, 1, primes and 10^5.
+
+use foldex_core::{Basesize, Executor};
+use foldex_pipeline::IntoPipeline;
+use foldex_seq::SequentialEx;
+use foldex_taskpool::TaskPoolEx;
+use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
+
+const LENGTHS: [usize; 9] = [0, 1, 2, 3, 7, 31, 97, 1009, 100_000];
+
+fn executors() -> Vec<(String, Box<dyn Executor>)> {
+    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
+    let mut all: Vec<(String, Box<dyn Executor>)> =
+        vec![("SequentialEx".into(), Box::new(SequentialEx))];
+    for basesize in [Basesize::Auto, fixed(1), fixed(7), fixed(4096)] {
+        all.push((
+            format!("ThreadedEx(2, {basesize})"),
+            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
+        ));
+        all.push((
+            format!("TaskPoolEx(3, {basesize})"),
+            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
+        ));
+    }
+    all.push((
+        "TaskPoolEx(2, background)".into(),
+        Box::new(TaskPoolEx::new().ntasks(2).basesize(3).background(true)),
+    ));
+    all
+}
+
+/// Runs `check` for every executor and length, with the data `0..len` as `u64`s (pseudo-random
+/// but fixed, so that min/max and ties are exercised).
+fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
+    watchdog(name, || {
+        let executors = executors();
+        for &len in &LENGTHS {
+            let data: Vec<u64> = (0..len as u64)
+                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54)
+                .collect();
+            for (ex_name, ex) in &executors {
+                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
+            }
+        }
+    });
+}
+
+#[test]
+fn index_preserving_adapters_match_std() {
+    each_case("adapters", |ex, data, what| {
+        let n = data.len();
+        let got: Vec<(usize, u64)> = data.pipe().copied().enumerate().collect(ex);
+        let want: Vec<(usize, u64)> = data.iter().copied().enumerate().collect();
+        assert_eq!(got, want, "enumerate: {what}");
+
+        let other: Vec<u64> = (0..n as u64 / 2 + 3).collect();
+        let got: Vec<u64> = data
+            .pipe()
+            .zip(&other)
+            .map(|(a, b)| a * 1000 + b)
+            .collect(ex);
+        let want: Vec<u64> = data.iter().zip(&other).map(|(a, b)| a * 1000 + b).collect();
+        assert_eq!(got, want, "zip: {what}");
+
+        for (skip, take) in [(0, 0), (1, 5), (n / 3, n / 2), (n, 1), (n + 5, 3)] {
+            let got: Vec<u64> = data.pipe().skip(skip).take(take).copied().collect(ex);
+            let want: Vec<u64> = data.iter().skip(skip).take(take).copied().collect();
+            assert_eq!(got, want, "skip {skip} take {take}: {what}");
+        }
+        for step in [1, 2, 3, 1000] {
+            let got: Vec<u64> = data.pipe().step_by(step).copied().collect(ex);
+            let want: Vec<u64> = data.iter().step_by(step).copied().collect();
+            assert_eq!(got, want, "step_by {step}: {what}");
+        }
+        let got: Vec<u64> = data.pipe().rev().copied().collect(ex);
+        let want: Vec<u64> = data.iter().rev().copied().collect();
+        assert_eq!(got, want, "rev: {what}");
+
+        let got: Vec<u64> = data.pipe().chain(&other).copied().collect(ex);
+        let want: Vec<u64> = data.iter().chain(&other).copied().collect();
+        assert_eq!(got, want, "chain: {what}");
+
+        for size in [1, 2, 5, 64] {
+            let got: Vec<u64> = data
+                .pipe()
+                .chunks(size)
+                .map(|c| c.iter().sum::<u64>())
+                .collect(ex);
+            let want: Vec<u64> = data.chunks(size).map(|c| c.iter().sum::<u64>()).collect();
+            assert_eq!(got, want, "chunks {size}: {what}");
+            let got: Vec<u64> = data
+                .pipe()
+                .windows(size)
+                .map(|w| w[0] + w[w.len() - 1])
+                .collect(ex);
+            let want: Vec<u64> = data.windows(size).map(|w| w[0] + w[w.len() - 1]).collect();
+            assert_eq!(got, want, "windows {size}: {what}");
+        }
+    });
+}
+
+#[test]
+fn transforms_match_std() {
+    each_case("transforms", |ex, data, what| {
+        let got: Vec<u64> = data
+            .pipe()
+            .copied()
+            .filter(|x| x % 3 == 0)
+            .map(|x| x + 1)
+            .collect(ex);
+        let want: Vec<u64> = data
+            .iter()
+            .copied()
+            .filter(|x| x % 3 == 0)
+            .map(|x| x + 1)
+            .collect();
+        assert_eq!(got, want, "filter map: {what}");
+
+        let got: Vec<u64> = data
+            .pipe()
+            .filter_map(|&x| (x % 5 != 0).then_some(x * 2))
+            .collect(ex);
+        let want: Vec<u64> = data
+            .iter()
+            .filter_map(|&x| (x % 5 != 0).then_some(x * 2))
+            .collect();
+        assert_eq!(got, want, "filter_map: {what}");
+
+        let got: Vec<u64> = data.pipe().flat_map(|&x| 0..x % 4).collect(ex);
+        let want: Vec<u64> = data.iter().flat_map(|&x| 0..x % 4).collect();
+        assert_eq!(got, want, "flat_map: {what}");
+
+        for limit in [0, 100, 900, 1024] {
+            let got: Vec<u64> = data.pipe().copied().take_while(|&x| x < limit).collect(ex);
+            let want: Vec<u64> = data.iter().copied().take_while(|&x| x < limit).collect();
+            assert_eq!(got, want, "take_while < {limit}: {what}");
+            let got: u64 = data.pipe().map_while(|&x| (x < limit).then_some(x)).sum(ex);
+            let want: u64 = data.iter().map_while(|&x| (x < limit).then_some(x)).sum();
+            assert_eq!(got, want, "map_while < {limit}: {what}");
+        }
+
+        let seen = std::sync::atomic::AtomicU64::new(0);
+        let total: u64 = data
+            .pipe()
+            .copied()
+            .inspect(|&x| {
+                seen.fetch_add(x, std::sync::atomic::Ordering::Relaxed);
+            })
+            .sum(ex);
+        assert_eq!(total, seen.into_inner(), "inspect: {what}");
+
+        let got: Vec<usize> = data
+            .pipe()
+            .map_init(String::new, |buf, &x| {
+                buf.clear();
+                buf.push_str(&x.to_string());
+                buf.len()
+            })
+            .collect(ex);
+        let want: Vec<usize> = data.iter().map(|x| x.to_string().len()).collect();
+        assert_eq!(got, want, "map_init: {what}");
+    });
+}
+
+#[test]
+fn reductions_match_std() {
+    each_case("reductions", |ex, data, what| {
+        let items = || data.iter().copied();
+        let p = data.pipe().copied();
+        assert_eq!(p.count(ex), data.len(), "count: {what}");
+        assert_eq!(p.sum::<u64>(ex), items().sum::<u64>(), "sum: {what}");
+        assert_eq!(
+            p.take(30).map(|x| x % 3 + 1).product::<u64>(ex),
+            items().take(30).map(|x| x % 3 + 1).product::<u64>(),
+            "product: {what}"
+        );
+        assert_eq!(p.min(ex), items().min(), "min: {what}");
+        assert_eq!(p.max(ex), items().max(), "max: {what}");
+        // Ties: items are (key, index); std keeps the first minimum and the last maximum.
+        let keyed = data.pipe().copied().enumerate();
+        let std_keyed = || items().enumerate();
+        assert_eq!(
+            keyed.min_by_key(ex, |(_, x)| x % 7),
+            std_keyed().min_by_key(|(_, x)| x % 7),
+            "min_by_key: {what}"
+        );
+        assert_eq!(
+            keyed.max_by_key(ex, |(_, x)| x % 7),
+            std_keyed().max_by_key(|(_, x)| x % 7),
+            "max_by_key: {what}"
+        );
+        assert_eq!(
+            keyed.min_by(ex, |a, b| (a.1 % 5).cmp(&(b.1 % 5))),
+            std_keyed().min_by(|a, b| (a.1 % 5).cmp(&(b.1 % 5))),
+            "min_by: {what}"
+        );
+        assert_eq!(
+            keyed.max_by(ex, |a, b| (a.1 % 5).cmp(&(b.1 % 5))),
+            std_keyed().max_by(|a, b| (a.1 % 5).cmp(&(b.1 % 5))),
+            "max_by: {what}"
+        );
+        assert_eq!(
+            p.reduce(ex, || 0, u64::max),
+            items().fold(0, u64::max),
+            "reduce: {what}"
+        );
+        assert_eq!(
+            p.reduce_with(ex, |a, b| a ^ b),
+            items().reduce(|a, b| a ^ b),
+            "reduce_with: {what}"
+        );
+        for target in [0, 7, 500, 1023, 5000] {
+            assert_eq!(
+                p.any(ex, |x| x == target),
+                items().any(|x| x == target),
+                "any {target}: {what}"
+            );
+            assert_eq!(
+                p.all(ex, |x| x != target),
+                items().all(|x| x != target),
+                "all {target}: {what}"
+            );
+            let hit = |x: &(usize, u64)| x.1 == target;
+            assert_eq!(
+                keyed.find_first(ex, hit),
+                std_keyed().find(hit),
+                "find_first {target}: {what}"
+            );
+            assert_eq!(
+                keyed.find_any(ex, hit),
+                std_keyed().find(hit),
+                "find_any {target}: {what}"
+            );
+            assert_eq!(
+                keyed.find_last(ex, hit),
+                std_keyed().rfind(hit),
+                "find_last {target}: {what}"
+            );
+            let odd = p.filter(|x| x % 2 == 1);
+            let std_odd = || items().filter(|x| x % 2 == 1);
+            assert_eq!(
+                odd.position_first(ex, |x| x > target),
+                std_odd().position(|x| x > target),
+                "position_first {target}: {what}"
+            );
+            assert_eq!(
+                odd.position_last(ex, |x| x > target),
+                std_odd()
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .rposition(|&x| x > target),
+                "position_last {target}: {what}"
+            );
+        }
+        let got = p.try_fold(
+            ex,
+            || 0u64,
+            |acc, x| {
+                if x == 1000 {
+                    ControlFlow::Break(acc)
+                } else {
+                    ControlFlow::Continue(acc + x)
+                }
+            },
+            |a, b| a + b,
+        );
+        let want = items().try_fold(0u64, |acc, x| {
+            if x == 1000 {
+                ControlFlow::Break(acc)
+            } else {
+                ControlFlow::Continue(acc + x)
+            }
+        });
+        assert_eq!(got, want, "try_fold: {what}");
+    });
+}
+
+#[test]
+fn collections_match_std() {
+    each_case("collect", |ex, data, what| {
+        let items = || data.iter().copied();
+        let p = data.pipe().copied();
+        let got: HashMap<u64, usize> = p.enumerate().map(|(i, x)| (x, i)).collect(ex);
+        let want: HashMap<u64, usize> = items().enumerate().map(|(i, x)| (x, i)).collect();
+        assert_eq!(got, want, "HashMap (later keys win): {what}");
+        let got: BTreeMap<u64, usize> = p.enumerate().map(|(i, x)| (x % 17, i)).collect(ex);
+        let want: BTreeMap<u64, usize> = items().enumerate().map(|(i, x)| (x % 17, i)).collect();
+        assert_eq!(got, want, "BTreeMap: {what}");
+        let got: HashSet<u64> = p.map(|x| x % 13).collect(ex);
+        assert_eq!(
+            got,
+            items().map(|x| x % 13).collect::<HashSet<_>>(),
+            "HashSet: {what}"
+        );
+        let got: String = p.map(|x| char::from(b'a' + (x % 26) as u8)).collect(ex);
+        let want: String = items().map(|x| char::from(b'a' + (x % 26) as u8)).collect();
+        assert_eq!(got, want, "String: {what}");
+        for bad in [0, 3, 1000] {
+            let parse = |x: u64| if x == bad { Err(x) } else { Ok(x * 2) };
+            let got: Result<Vec<u64>, u64> = p.map(parse).collect(ex);
+            let want: Result<Vec<u64>, u64> = items().map(parse).collect();
+            assert_eq!(got, want, "Result, Err at {bad}: {what}");
+            let got: Option<Vec<u64>> = p.map(|x| (x != bad).then_some(x)).collect(ex);
+            let want: Option<Vec<u64>> = items().map(|x| (x != bad).then_some(x)).collect();
+            assert_eq!(got, want, "Option, None at {bad}: {what}");
+        }
+    });
+}
+
+#[test]
+fn a_pipeline_runs_twice_on_two_executors_with_one_answer() {
+    let data: Vec<u32> = (0..10_000).collect();
+    let p = data.pipe().map(|&x| x as u64 * 3).filter(|x| x % 7 == 1);
+    let on_threads: u64 = p.sum(&ThreadedEx::new());
+    let on_tasks: u64 = p.sum(&TaskPoolEx::new().ntasks(3));
+    let dynamic: &dyn Executor = &SequentialEx;
+    assert_eq!(on_threads, on_tasks);
+    assert_eq!(on_threads, p.sum::<u64>(dynamic));
+}
+
+#[test]
+fn bad_sizes_panic_naming_the_argument() {
+    let v = [1, 2, 3];
+    let message = |f: fn()| {
+        let payload = std::panic::catch_unwind(f).unwrap_err();
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        message(|| {
+            let _ = [1, 2].pipe().chunks(0);
+        }),
+        "chunk size must be at least 1, got 0"
+    );
+    assert_eq!(
+        message(|| {
+            let _ = [1, 2].pipe().windows(0);
+        }),
+        "window size must be at least 1, got 0"
+    );
+    assert_eq!(
+        message(|| {
+            let _ = (0..3).pipe().step_by(0);
+        }),
+        "step must be at least 1, got 0"
+    );
+    // Windows longer than the slice: none, as `slice::windows`.
+    assert_eq!(v.pipe().windows(4).count(&SequentialEx), 0);
+}
+
+#[test]
+fn a_panicking_closure_reraises_its_payload_and_the_pool_lives_on() {
+    let ex = ThreadedEx::new().threads(2).basesize(1);
+    for at in [0u64, 17, 999] {
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (0..1000usize)
+                .pipe()
+                .filter(|&x| {
+                    if x as u64 == at {
+                        std::panic::panic_any(at);
+                    }
+                    true
+                })
+                .count(&ex)
+        }));
+        assert_eq!(caught.unwrap_err().downcast_ref::<u64>(), Some(&at));
+    }
+    assert_eq!((0..1000usize).pipe().filter(|x| x % 2 == 0).count(&ex), 500);
+}
