@@ -26,11 +26,16 @@ pub use foldex_threaded::{Pool, PoolError, ThreadedEx};
 /// The data loader: [`Loader`], [`Dataset`] and [`eachobsparallel`], with every type they use.
 pub use foldex_loader as loader;
 
+/// Pipelines: `source.pipe()`, adapters and transforms, and reductions that take the executor.
+pub use foldex_pipeline as pipeline;
+pub use foldex_pipeline::{IntoPipeline, Pipeline};
+
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
 /// friends, and `Source` for custom inputs.
 pub mod prelude {
     pub use foldex_core::{Basesize, Executor, ExecutorExt, Source, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Dataset, Loader, TryDataset};
+    pub use foldex_pipeline::IntoPipeline;
     pub use foldex_seq::SequentialEx;
     pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{Pool, ThreadedEx};
