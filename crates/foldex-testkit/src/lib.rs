@@ -24,11 +24,20 @@
 //! process with a message if the executor hangs (a generous bound, never a timing assertion).
 //! The number of cases per property is proptest's (`PROPTEST_CASES`, default 32 here).
 //!
+//! [`check_pipelines`] runs every pipeline adapter, transform and reduction on the executor
+//! against `std::iter` (part of [`conformance_tests!`]).
+//!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
 
+mod pipelines;
 #[cfg(target_os = "linux")]
 pub mod spawn_failure;
+
+pub use pipelines::{
+    check_pipeline_adapters, check_pipeline_collect, check_pipeline_panics,
+    check_pipeline_reductions, check_pipeline_transforms, check_pipelines,
+};
 
 use foldex_core::{Basesize, Executor, ExecutorExt};
 use proptest::prelude::*;
@@ -278,6 +287,7 @@ pub fn check_all<E: Executor>(make: impl Fn(Basesize) -> E) {
     check_panics(&make);
     check_nesting(&make);
     check_borrowing(&make);
+    check_pipelines(&make);
 }
 
 /// Expands to one `#[test]` per conformance property, for the executor that `$make` (a
@@ -317,6 +327,11 @@ macro_rules! conformance_tests {
         #[test]
         fn conformance_borrowing() {
             $crate::check_borrowing($make);
+        }
+        #[test]
+        #[cfg(panic = "unwind")]
+        fn conformance_pipelines() {
+            $crate::check_pipelines($make);
         }
     };
 }
