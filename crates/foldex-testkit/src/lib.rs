@@ -24,13 +24,15 @@
 //! process with a message if the executor hangs (a generous bound, never a timing assertion).
 //! The number of cases per property is proptest's (`PROPTEST_CASES`, default 32 here).
 //!
-//! [`check_pipelines`] runs every pipeline adapter, transform and reduction on the executor
+//! [`check_reducer`] checks a user's own reduction (an identity and an associative `combine`)
+//! across leaf sizes and combine trees. [`check_pipelines`] runs every pipeline adapter, transform and reduction on the executor
 //! against `std::iter` (part of [`conformance_tests!`]).
 //!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
 
 mod pipelines;
+mod reducer;
 #[cfg(target_os = "linux")]
 pub mod spawn_failure;
 
@@ -38,6 +40,7 @@ pub use pipelines::{
     check_pipeline_adapters, check_pipeline_collect, check_pipeline_panics,
     check_pipeline_reductions, check_pipeline_transforms, check_pipelines,
 };
+pub use reducer::check_reducer;
 
 use foldex_core::{Basesize, Executor, ExecutorExt};
 use proptest::prelude::*;
