@@ -40,11 +40,13 @@ mod collect;
 mod indexed;
 mod pipeline;
 mod reduce;
+mod sources;
 pub mod transform;
 
 pub use collect::FromPipeline;
 pub use indexed::{
     Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
 };
-pub use pipeline::{IntoPipeline, Pipeline};
+pub use pipeline::Pipeline;
+pub use sources::{from_source, IntoPipeline, Ints};
 pub use transform::{Id, Transform, Xf};

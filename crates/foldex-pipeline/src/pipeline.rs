@@ -3,6 +3,7 @@
 use crate::indexed::{
     Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
 };
+use crate::sources::IntoPipeline;
 use crate::transform::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
@@ -39,25 +40,6 @@ pub struct Pipeline<S, X = Id> {
     pub(crate) source: S,
     pub(crate) transform: X,
 }
-
-/// Makes a [`Pipeline`] from a [`Source`]: `(0..n).pipe()`, `slice.pipe()`, `(&vec).pipe()`.
-pub trait IntoPipeline: Source + Sized {
-    /// The pipeline over this source's items, with no adapters yet.
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// assert_eq!((0..10).pipe().count(&SequentialEx), 10);
-    /// ```
-    fn pipe(self) -> Pipeline<Self> {
-        Pipeline {
-            source: self,
-            transform: Id,
-        }
-    }
-}
-
-impl<S: Source> IntoPipeline for S {}
 
 /// Index-preserving adapters: available while the pipeline has no transform that changes the
 /// number of items, so that item `i` still comes from known indices of the source.
@@ -138,8 +120,8 @@ impl<S: Source> Pipeline<S, Id> {
         Self::indexed(Enumerate(self.source))
     }
 
-    /// Pairs item `i` with item `i` of `other`, over the shorter of the two (as
-    /// `Iterator::zip`).
+    /// Pairs item `i` with item `i` of `other` (anything with `.pipe()`, or an indexable
+    /// pipeline), over the shorter of the two (as `Iterator::zip`).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -147,10 +129,10 @@ impl<S: Source> Pipeline<S, Id> {
     /// let dot: i32 = [1, 2, 3].pipe().zip(&[4, 5, 6, 7]).map(|(a, b)| a * b).sum(&SequentialEx);
     /// assert_eq!(dot, 32);
     /// ```
-    pub fn zip<T: Source>(self, other: T) -> Pipeline<Zip<S, T>, Id> {
+    pub fn zip<T: IntoPipeline>(self, other: T) -> Pipeline<Zip<S, T::Source>, Id> {
         Self::indexed(Zip {
             a: self.source,
-            b: other,
+            b: other.pipe().source,
         })
     }
 
@@ -161,10 +143,14 @@ impl<S: Source> Pipeline<S, Id> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((0..2).pipe().chain(5..7).collect::<Vec<_>>(&SequentialEx), [0, 1, 5, 6]);
     /// ```
-    pub fn chain<T: Source<Item = S::Item>>(self, other: T) -> Pipeline<Chain<S, T>, Id> {
+    pub fn chain<T>(self, other: T) -> Pipeline<Chain<S, T::Source>, Id>
+    where
+        T: IntoPipeline,
+        T::Source: Source<Item = S::Item>,
+    {
         Self::indexed(Chain {
             a: self.source,
-            b: other,
+            b: other.pipe().source,
         })
     }
 

@@ -385,7 +385,7 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     /// use foldex_pipeline::IntoPipeline;
     /// use foldex_seq::SequentialEx;
     /// use std::collections::HashMap;
-    /// let squares: HashMap<usize, usize> = (0..4).pipe().map(|x| (x, x * x)).collect(&SequentialEx);
+    /// let squares: HashMap<usize, usize> = (0..4usize).pipe().map(|x| (x, x * x)).collect(&SequentialEx);
     /// assert_eq!(squares[&3], 9);
     /// let parsed: Result<Vec<u8>, _> = ["1", "x", "2"].pipe().map(|s| s.parse::<u8>()).collect(&SequentialEx);
     /// assert!(parsed.is_err());

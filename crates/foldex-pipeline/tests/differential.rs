@@ -374,3 +374,49 @@ fn a_panicking_closure_reraises_its_payload_and_the_pool_lives_on() {
     }
     assert_eq!((0..1000usize).pipe().filter(|x| x % 2 == 0).count(&ex), 500);
 }
+
+#[test]
+#[allow(clippy::reversed_empty_ranges)] // empty ranges whose end is below the start, on purpose
+fn integer_ranges_of_every_type_match_std() {
+    let ex = ThreadedEx::new().threads(2).basesize(3);
+    macro_rules! check {
+        ($($range:expr),* $(,)?) => {$(
+            let got: Vec<_> = $range.pipe().collect(&ex);
+            let want: Vec<_> = $range.collect();
+            assert_eq!(got, want, "{:?}", $range);
+            assert_eq!($range.pipe().count(&ex), want.len(), "{:?}", $range);
+            let tail: Vec<_> = $range.pipe().skip(2).step_by(3).collect(&ex);
+            assert_eq!(tail, $range.skip(2).step_by(3).collect::<Vec<_>>(), "{:?}", $range);
+        )*};
+    }
+    check!(
+        0u8..0,
+        250u8..=255,
+        0u8..=255,
+        i8::MIN..=i8::MAX,
+        -5i8..5,
+        3u16..900,
+        -300i16..=300,
+        0u32..10_000,
+        i32::MAX - 5..=i32::MAX,
+        u64::MAX - 10..=u64::MAX,
+        -7i64..7,
+        u128::MAX - 3..=u128::MAX,
+        i128::MIN..i128::MIN + 9,
+        -4isize..=4,
+        10usize..=20,
+        5usize..=4,
+        7u32..3,
+    );
+}
+
+#[test]
+fn a_range_longer_than_usize_panics_naming_it() {
+    let caught = std::panic::catch_unwind(|| (0..=u64::MAX).pipe().len()).unwrap_err();
+    let message = caught.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.starts_with("the range 0..=18446744073709551615 has more than usize::MAX"),
+        "{message}"
+    );
+    assert!(std::panic::catch_unwind(|| (i128::MIN..0).pipe().len()).is_err());
+}

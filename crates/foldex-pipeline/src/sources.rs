@@ -1,0 +1,227 @@
+//! Where a pipeline starts: [`IntoPipeline`] for ranges of every primitive integer type
+//! (`a..b` and `a..=b`), slices, vectors and arrays by reference, and [`from_source`] for any
+//! other [`Source`].
+//!
+//! Integer ranges other than `Range<usize>` are not `Source`s in foldex-core on purpose: with
+//! one `Source` impl per integer type, `ex.sum::<usize>(0..10)` would no longer infer `usize`
+//! for the literals. Here they are sources only once `.pipe()` picks the type, so `(0..10).pipe()`
+//! falls back to `i32` items as `(0..10).into_par_iter()` does in rayon.
+
+use crate::pipeline::Pipeline;
+use crate::transform::Id;
+use foldex_core::{RangeVisitor, Source};
+use std::ops::{Range, RangeInclusive};
+
+/// Makes a [`Pipeline`] of its items: `(0..n).pipe()`, `(1..=n).pipe()`, `slice.pipe()`,
+/// `vec.pipe()` (by reference), `array.pipe()`.
+///
+/// ```
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// assert_eq!((1..=4u8).pipe().map(u32::from).sum::<u32>(&SequentialEx), 10);
+/// assert_eq!((-3..3i64).pipe().filter(|x| x % 2 == 0).count(&SequentialEx), 3);
+/// ```
+pub trait IntoPipeline {
+    /// The source the pipeline reads.
+    type Source: Source;
+    /// The pipeline over these items, with no adapters yet.
+    fn pipe(self) -> Pipeline<Self::Source>;
+}
+
+/// The pipeline over any [`Source`] (a custom one, or a loader's dataset viewed as one).
+///
+/// ```
+/// use foldex_core::Source;
+/// use foldex_pipeline::from_source;
+/// use foldex_seq::SequentialEx;
+///
+/// struct Squares(usize);
+/// impl Source for Squares {
+///     type Item = u64;
+///     fn len(&self) -> usize { self.0 }
+///     fn get(&self, i: usize) -> u64 { (i * i) as u64 }
+/// }
+/// assert_eq!(from_source(Squares(4)).sum::<u64>(&SequentialEx), 14);
+/// ```
+pub fn from_source<S: Source>(source: S) -> Pipeline<S> {
+    Pipeline {
+        source,
+        transform: Id,
+    }
+}
+
+/// An indexable pipeline is its own start (for `zip` and `chain`).
+impl<S: Source> IntoPipeline for Pipeline<S, Id> {
+    type Source = S;
+    fn pipe(self) -> Pipeline<S> {
+        self
+    }
+}
+
+impl IntoPipeline for Range<usize> {
+    type Source = Range<usize>;
+    fn pipe(self) -> Pipeline<Range<usize>> {
+        from_source(self)
+    }
+}
+
+impl<'s, T: Sync> IntoPipeline for &'s [T] {
+    type Source = &'s [T];
+    fn pipe(self) -> Pipeline<&'s [T]> {
+        from_source(self)
+    }
+}
+
+impl<'s, T: Sync> IntoPipeline for &'s Vec<T> {
+    type Source = &'s Vec<T>;
+    fn pipe(self) -> Pipeline<&'s Vec<T>> {
+        from_source(self)
+    }
+}
+
+impl<'s, T: Sync, const N: usize> IntoPipeline for &'s [T; N] {
+    type Source = &'s [T; N];
+    fn pipe(self) -> Pipeline<&'s [T; N]> {
+        from_source(self)
+    }
+}
+
+/// The integers `start`, `start + 1`, ... (`len` of them): a range of an integer type other
+/// than `usize` as a [`Source`].
+#[derive(Debug, Clone, Copy)]
+pub struct Ints<T> {
+    start: T,
+    len: usize,
+}
+
+macro_rules! int_sources {
+    ($($t:ty as $wide:ty),*) => {$(
+        impl Source for Ints<$t> {
+            type Item = $t;
+            #[inline]
+            fn len(&self) -> usize {
+                self.len
+            }
+            #[inline]
+            fn get(&self, index: usize) -> $t {
+                assert!(index < self.len, "index {index} out of a range of {}", self.len);
+                // The true value is in range, so the wrapping sum of the truncated offset is it.
+                self.start.wrapping_add(index as $t)
+            }
+            #[inline]
+            fn visit_range<V: RangeVisitor<$t>>(
+                &self,
+                range: Range<usize>,
+                visitor: V,
+            ) -> V::Output {
+                let end = range.end.min(self.len);
+                let start = range.start.min(end);
+                if start == end {
+                    return visitor.visit(self.start..self.start);
+                }
+                let first = self.start.wrapping_add(start as $t);
+                let last = self.start.wrapping_add((end - 1) as $t);
+                visitor.visit(first..=last)
+            }
+        }
+
+        impl IntoPipeline for Range<$t> {
+            type Source = Ints<$t>;
+            #[track_caller]
+            fn pipe(self) -> Pipeline<Ints<$t>> {
+                let len = if self.end <= self.start {
+                    Some(0)
+                } else {
+                    (self.end as $wide)
+                        .checked_sub(self.start as $wide)
+                        .and_then(|span| usize::try_from(span).ok())
+                }
+                .unwrap_or_else(|| too_long(&self.start, &self.end, ".."));
+                from_source(Ints { start: self.start, len })
+            }
+        }
+
+        impl IntoPipeline for RangeInclusive<$t> {
+            type Source = Ints<$t>;
+            #[track_caller]
+            fn pipe(self) -> Pipeline<Ints<$t>> {
+                let (start, end) = (*self.start(), *self.end());
+                let len = if self.is_empty() {
+                    Some(0)
+                } else {
+                    (end as $wide)
+                        .checked_sub(start as $wide)
+                        .and_then(|span| usize::try_from(span).ok())
+                        .and_then(|span| span.checked_add(1))
+                }
+                .unwrap_or_else(|| too_long(&start, &end, "..="));
+                from_source(Ints { start, len })
+            }
+        }
+    )*};
+}
+
+int_sources!(
+    u8 as u128,
+    u16 as u128,
+    u32 as u128,
+    u64 as u128,
+    u128 as u128,
+    i8 as i128,
+    i16 as i128,
+    i32 as i128,
+    i64 as i128,
+    i128 as i128,
+    isize as i128
+);
+
+impl IntoPipeline for RangeInclusive<usize> {
+    type Source = Ints<usize>;
+    #[track_caller]
+    fn pipe(self) -> Pipeline<Ints<usize>> {
+        let (start, end) = (*self.start(), *self.end());
+        let len = if self.is_empty() {
+            Some(0)
+        } else {
+            (end - start).checked_add(1)
+        }
+        .unwrap_or_else(|| too_long(&start, &end, "..="));
+        from_source(Ints { start, len })
+    }
+}
+
+impl Source for Ints<usize> {
+    type Item = usize;
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn get(&self, index: usize) -> usize {
+        assert!(
+            index < self.len,
+            "index {index} out of a range of {}",
+            self.len
+        );
+        self.start + index
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<usize>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let end = range.end.min(self.len);
+        let start = range.start.min(end);
+        if start == end {
+            return visitor.visit(self.start..self.start);
+        }
+        visitor.visit(self.start + start..=self.start + (end - 1))
+    }
+}
+
+#[cold]
+#[track_caller]
+fn too_long<T: std::fmt::Debug>(start: &T, end: &T, op: &str) -> usize {
+    panic!(
+        "the range {start:?}{op}{end:?} has more than usize::MAX ({}) items: a pipeline \
+         indexes its items with usize",
+        usize::MAX
+    )
+}
