@@ -9,7 +9,9 @@
 //!   no hit;
 //! - `pipelines/min_by_key_1e6`: `min_by_key` over 10^6 structs of 32 bytes;
 //! - `pipelines/map_collect_1e7`: `map` + `collect::<Vec<_>>` of 10^7 `u64`;
-//! - `pipelines/flat_map_1e5x10`: `flat_map` of 10^5 items into 10 each, summed.
+//! - `pipelines/flat_map_1e5x10`: `flat_map` of 10^5 items into 10 each, summed;
+//! - `pipelines/word_count_1e6`: `group_by` with `count` over 10^6 words (10^4 distinct) into a
+//!   `HashMap`, against rayon's `fold` + `reduce` into `HashMap`s.
 //!
 //! Each group has `rayon` and `ThreadedEx`, then `std` and `SequentialEx`.
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -235,6 +237,68 @@ fn flat_map(c: &mut Criterion) {
     g.finish();
 }
 
+fn word_count(c: &mut Criterion) {
+    use std::collections::HashMap;
+    let vocabulary: Vec<String> = (0..10_000).map(|i| format!("w{i:x}")).collect();
+    let words: Vec<&str> = (0..1_000_000u64)
+        .map(|i| {
+            vocabulary[(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % 10_000].as_str()
+        })
+        .collect();
+    let ex = ThreadedEx::new();
+    let mut want: HashMap<&str, usize> = HashMap::new();
+    for w in &words {
+        *want.entry(w).or_default() += 1;
+    }
+    let mut g = c.benchmark_group("pipelines/word_count_1e6");
+    g.bench_function("rayon", |b| {
+        b.iter(|| {
+            let got = black_box(&words)
+                .par_iter()
+                .fold(HashMap::new, |mut m: HashMap<&str, usize>, w| {
+                    *m.entry(*w).or_default() += 1;
+                    m
+                })
+                .reduce(HashMap::new, |mut a, b| {
+                    for (k, n) in b {
+                        *a.entry(k).or_default() += n;
+                    }
+                    a
+                });
+            assert_eq!(got.len(), want.len())
+        })
+    });
+    g.bench_function("ThreadedEx", |b| {
+        b.iter(|| {
+            let got =
+                black_box(&words)
+                    .pipe()
+                    .group_by(&ex, |w| **w, foldex::pipeline::group::count());
+            assert_eq!(got.len(), want.len())
+        })
+    });
+    g.bench_function("std", |b| {
+        b.iter(|| {
+            let mut got: HashMap<&str, usize> = HashMap::new();
+            for w in black_box(&words) {
+                *got.entry(w).or_default() += 1;
+            }
+            assert_eq!(got.len(), want.len())
+        })
+    });
+    g.bench_function("SequentialEx", |b| {
+        b.iter(|| {
+            let got = black_box(&words).pipe().group_by(
+                &SequentialEx,
+                |w| **w,
+                foldex::pipeline::group::count(),
+            );
+            assert_eq!(got.len(), want.len())
+        })
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -245,6 +309,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = map_filter_sum, find_first, min_by_key, map_collect, flat_map
+    targets = map_filter_sum, find_first, min_by_key, map_collect, flat_map, word_count
 }
 criterion_main!(benches);

@@ -33,10 +33,12 @@
 //! - **Reductions** take the executor: `fold`, `try_fold`, `for_each`, `count`, `sum`,
 //!   `product`, `min`/`max` and their `_by`/`_by_key` forms, `reduce`, `reduce_with`, `any`,
 //!   `all`, `find_first`/`find_last`/`find_any`, `position_first`/`position_last` and
-//!   `collect` ([`FromPipeline`]).
+//!   `collect` ([`FromPipeline`]), and `group_by` with a per-group [`group::Reducer`]
+//!   (word count in one line: `words.pipe().group_by(&ex, |w| *w, group::count())`).
 #![forbid(unsafe_code)]
 
 mod collect;
+pub mod group;
 mod indexed;
 mod pipeline;
 mod reduce;

@@ -420,3 +420,41 @@ fn a_range_longer_than_usize_panics_naming_it() {
     );
     assert!(std::panic::catch_unwind(|| (i128::MIN..0).pipe().len()).is_err());
 }
+
+#[test]
+fn group_by_matches_a_sequential_grouping() {
+    each_case("group_by", |ex, data, what| {
+        let counts = data
+            .pipe()
+            .group_by(ex, |x| *x % 37, foldex_pipeline::group::count());
+        let mut want: HashMap<u64, usize> = HashMap::new();
+        for x in data {
+            *want.entry(x % 37).or_default() += 1;
+        }
+        assert_eq!(counts, want, "count: {what}");
+        let sums =
+            data.pipe()
+                .copied()
+                .group_by(ex, |x| x % 5, foldex_pipeline::group::sum::<u64>());
+        let mut want: HashMap<u64, u64> = HashMap::new();
+        for x in data {
+            *want.entry(x % 5).or_default() += x;
+        }
+        assert_eq!(sums, want, "sum: {what}");
+        // Non-commutative: each group's items in index order.
+        let lists = data.pipe().copied().enumerate().group_by(
+            ex,
+            |(_, x)| x % 3,
+            foldex_pipeline::group::fold(
+                Vec::new,
+                |v: &mut Vec<usize>, (i, _): (usize, u64)| v.push(i),
+                |a: &mut Vec<usize>, mut b: Vec<usize>| a.append(&mut b),
+            ),
+        );
+        let mut want: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, x) in data.iter().enumerate() {
+            want.entry(x % 3).or_default().push(i);
+        }
+        assert_eq!(lists, want, "fold in order: {what}");
+    });
+}
