@@ -1,6 +1,9 @@
 //! What [`Pipeline::collect`](crate::Pipeline::collect) can build, and how each collection is
 //! folded: a partial collection per piece, merged left to right.
 
+use crate::pipeline::Pipeline;
+use crate::transform::Transform;
+use foldex_core::{Executor, Source};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasher, Hash};
 use std::ops::ControlFlow;
@@ -197,5 +200,81 @@ impl<T, C: FromPipeline<T>> FromPipeline<Option<T>> for Option<C> {
     }
     fn finish(partial: Self::Partial) -> Self {
         partial.map(C::finish)
+    }
+}
+
+impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+    /// Splits pairs into two collections, in order, as `Iterator::unzip`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let (small, big): (Vec<usize>, Vec<usize>) = (0..3usize).pipe().map(|i| (i, i * 100)).unzip(&SequentialEx);
+    /// assert_eq!((small, big), (vec![0, 1, 2], vec![0, 100, 200]));
+    /// ```
+    pub fn unzip<A, B, CA, CB>(&self, ex: &(impl Executor + ?Sized)) -> (CA, CB)
+    where
+        X: Transform<S::Item, Out = (A, B)>,
+        CA: FromPipeline<A>,
+        CB: FromPipeline<B>,
+    {
+        self.collect_two(ex, |(a, b)| (Some(a), Some(b)))
+    }
+
+    /// Splits the items into those for which `left` holds and the others, each in order, as
+    /// `Iterator::partition`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let (even, odd): (Vec<usize>, Vec<usize>) = (0..6usize).pipe().partition(&SequentialEx, |x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4], vec![1, 3, 5]));
+    /// ```
+    pub fn partition<C, P>(&self, ex: &(impl Executor + ?Sized), left: P) -> (C, C)
+    where
+        C: FromPipeline<X::Out>,
+        P: Fn(&X::Out) -> bool + Sync,
+    {
+        self.collect_two(ex, |x| {
+            if left(&x) {
+                (Some(x), None)
+            } else {
+                (None, Some(x))
+            }
+        })
+    }
+
+    /// Collects each item's parts (`split`) into two collections side by side.
+    fn collect_two<A, B, CA, CB, F>(&self, ex: &(impl Executor + ?Sized), split: F) -> (CA, CB)
+    where
+        CA: FromPipeline<A>,
+        CB: FromPipeline<B>,
+        F: Fn(X::Out) -> (Option<A>, Option<B>) + Sync,
+    {
+        let push = |(a, b): (CA::Partial, CB::Partial), x| {
+            let (x_a, x_b) = split(x);
+            let a = match x_a {
+                Some(item) => CA::push(a, item),
+                None => ControlFlow::Continue(a),
+            };
+            let b = match x_b {
+                Some(item) => CB::push(b, item),
+                None => ControlFlow::Continue(b),
+            };
+            match (a, b) {
+                (ControlFlow::Continue(a), ControlFlow::Continue(b)) => {
+                    ControlFlow::Continue((a, b))
+                }
+                (
+                    ControlFlow::Break(a) | ControlFlow::Continue(a),
+                    ControlFlow::Break(b) | ControlFlow::Continue(b),
+                ) => ControlFlow::Break((a, b)),
+            }
+        };
+        let merge = |(la, lb), (ra, rb)| (CA::merge(la, ra), CB::merge(lb, rb));
+        let (a, b) = match self.try_fold(ex, || (CA::start(), CB::start()), push, merge) {
+            ControlFlow::Continue(both) | ControlFlow::Break(both) => both,
+        };
+        (CA::finish(a), CB::finish(b))
     }
 }

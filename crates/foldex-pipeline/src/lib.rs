@@ -33,11 +33,13 @@
 //! - **Reductions** take the executor: `fold`, `try_fold`, `for_each`, `count`, `sum`,
 //!   `product`, `min`/`max` and their `_by`/`_by_key` forms, `reduce`, `reduce_with`, `any`,
 //!   `all`, `find_first`/`find_last`/`find_any`, `position_first`/`position_last` and
-//!   `collect` ([`FromPipeline`]), and `group_by` with a per-group [`group::Reducer`]
+//!   `collect` ([`FromPipeline`]), `unzip`, `partition`, `try_for_each` and `try_reduce` over
+//!   `Result`/`Option` ([`Outcome`]: the first failure by index), and `group_by` with a per-group [`group::Reducer`]
 //!   (word count in one line: `words.pipe().group_by(&ex, |w| *w, group::count())`).
 #![forbid(unsafe_code)]
 
 mod collect;
+mod fallible;
 pub mod group;
 mod indexed;
 mod pipeline;
@@ -46,6 +48,7 @@ mod sources;
 pub mod transform;
 
 pub use collect::FromPipeline;
+pub use fallible::Outcome;
 pub use indexed::{
     Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
 };

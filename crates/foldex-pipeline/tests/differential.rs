@@ -458,3 +458,44 @@ fn group_by_matches_a_sequential_grouping() {
         assert_eq!(lists, want, "fold in order: {what}");
     });
 }
+
+#[test]
+fn unzip_partition_and_fallible_reductions_match_std() {
+    each_case("unzip, partition, try_*", |ex, data, what| {
+        let items = || data.iter().copied();
+        let (a, b): (Vec<u64>, Vec<u64>) = data.pipe().map(|&x| (x, x * 2)).unzip(ex);
+        assert_eq!((a, b), items().map(|x| (x, x * 2)).unzip(), "unzip: {what}");
+        let (even, odd): (Vec<u64>, Vec<u64>) = data.pipe().copied().partition(ex, |x| x % 2 == 0);
+        assert_eq!(
+            (even, odd),
+            items().partition(|x| x % 2 == 0),
+            "partition: {what}"
+        );
+        for bad in [0, 5, 1000] {
+            let check = |x: u64| if x == bad { Err(x) } else { Ok(()) };
+            assert_eq!(
+                data.pipe().copied().try_for_each(ex, check),
+                items().try_for_each(check),
+                "try_for_each: {what}"
+            );
+            let some = |x: u64| (x != bad).then_some(());
+            assert_eq!(
+                data.pipe().copied().try_for_each(ex, some),
+                items().try_for_each(some),
+                "try_for_each Option: {what}"
+            );
+            let parsed = data
+                .pipe()
+                .copied()
+                .map(|x| if x == bad { Err(x) } else { Ok(x) });
+            let want = items()
+                .map(|x| if x == bad { Err(x) } else { Ok(x) })
+                .try_fold(0u64, |a, x| x.map(|x| a + x));
+            assert_eq!(
+                parsed.try_reduce(ex, || 0, |a, b| Ok(a + b)),
+                want,
+                "try_reduce: {what}"
+            );
+        }
+    });
+}
