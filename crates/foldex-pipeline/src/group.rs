@@ -145,15 +145,16 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         F: Fn(&X::Out) -> K + Sync,
         R: Reducer<X::Out>,
     {
-        let push = |mut groups: HashMap<K, R::Acc>, item: X::Out| {
+        // Boxed, so that passing a piece's map from one `step` to the next moves a pointer.
+        let push = |mut groups: Box<HashMap<K, R::Acc>>, item: X::Out| {
             let acc = groups.entry(key(&item)).or_insert_with(|| reducer.start());
             reducer.push(acc, item);
             groups
         };
-        let merge = |left: HashMap<K, R::Acc>, right: HashMap<K, R::Acc>| {
-            merge_groups(&reducer, left, right)
+        let merge = |left: Box<HashMap<K, R::Acc>>, right: Box<HashMap<K, R::Acc>>| {
+            Box::new(merge_groups(&reducer, *left, *right))
         };
-        self.fold(ex, HashMap::new, push, merge)
+        *self.fold(ex, Box::default, push, merge)
     }
 }
 

@@ -245,7 +245,7 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         K: Ord + Send,
         F: Fn(&X::Out) -> K + Sync,
     {
-        self.keyed(ex, key, |b, a| b < a)
+        self.keyed(ex, key, |b: &K, a: &K| b < a)
     }
 
     /// The item with the greatest key (the last of equals), as `Iterator::max_by_key`.
@@ -256,24 +256,28 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         K: Ord + Send,
         F: Fn(&X::Out) -> K + Sync,
     {
-        self.keyed(ex, key, |b, a| b >= a)
+        self.keyed(ex, key, |b: &K, a: &K| b >= a)
     }
 
     /// The item whose key wins: `right_wins(right key, left key)` decides between neighbours.
-    fn keyed<E, K, F>(&self, ex: &E, key: F, right_wins: fn(&K, &K) -> bool) -> Option<X::Out>
+    fn keyed<E, K, F, W>(&self, ex: &E, key: F, right_wins: W) -> Option<X::Out>
     where
         E: Executor + ?Sized,
         X::Out: Send,
         K: Ord + Send,
         F: Fn(&X::Out) -> K + Sync,
+        W: Fn(&K, &K) -> bool + Sync,
     {
         let join = |a: Option<(K, X::Out)>, b: Option<(K, X::Out)>| match (a, b) {
             (Some(a), Some(b)) => Some(if right_wins(&b.0, &a.0) { b } else { a }),
             (a, b) => a.or(b),
         };
-        let step = |acc, x| {
+        let step = |acc: Option<(K, X::Out)>, x| {
             let k = key(&x);
-            join(acc, Some((k, x)))
+            match acc {
+                Some(best) if !right_wins(&k, &best.0) => Some(best),
+                _ => Some((k, x)),
+            }
         };
         self.fold(ex, || None, step, join).map(|(_, x)| x)
     }
