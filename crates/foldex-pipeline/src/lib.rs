@@ -24,18 +24,19 @@
 //!   `skip`, `step_by`, `rev`, `chain`, and `chunks` / `windows` of slices) make a new
 //!   [`Source`](foldex_core::Source): item `i` comes from known indices, so `enumerate` gives exact indices
 //!   whatever the split, and a slice's fast iterator stays the inner loop. They are there while
-//!   the pipeline is indexable (its transform is [`Id`]).
+//!   the pipeline is indexable (its transform is [`transform::Id`]).
 //! - **Transforms** that change the number of items (`filter`, `filter_map`, `flat_map`,
 //!   `inspect`, `take_while`, `map_while`, `map_init`) wrap the reduction's step
-//!   ([`Transform`]); their state lives in a piece's accumulator. `take_while` and `map_while`
+//!   ([`transform::Transform`]); their state lives in a piece's accumulator. `take_while` and `map_while`
 //!   stop the fold with a `Break` at the first item that ends them, so the result equals the
 //!   sequential one on every executor and basesize.
 //! - **Reductions** take the executor: `fold`, `try_fold`, `for_each`, `count`, `sum`,
 //!   `product`, `min`/`max` and their `_by`/`_by_key` forms, `reduce`, `reduce_with`, `any`,
 //!   `all`, `find_first`/`find_last`/`find_any`, `position_first`/`position_last` and
 //!   `collect` ([`FromPipeline`]), `unzip`, `partition`, `try_for_each` and `try_reduce` over
-//!   `Result`/`Option` ([`Outcome`]: the first failure by index), and `group_by` with a per-group [`group::Reducer`]
-//!   (word count in one line: `words.pipe().group_by(&ex, |w| *w, group::count())`).
+//!   `Result`/`Option` ([`Outcome`]: the first failure by index), and `group_by` with a
+//!   per-group [`group::Reducer`] (word count in one line:
+//!   `words.pipe().group_by(&ex, |w| *w, group::count())`).
 #![forbid(unsafe_code)]
 
 mod collect;
@@ -49,9 +50,14 @@ pub mod transform;
 
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
-pub use indexed::{
-    Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
-};
 pub use pipeline::Pipeline;
-pub use sources::{from_source, IntoPipeline, Ints};
-pub use transform::{Id, Transform, Xf};
+pub use sources::{from_source, IntoPipeline};
+
+/// The sources that index-preserving adapters and integer ranges make: the `S` of a
+/// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.
+pub mod adapters {
+    pub use crate::indexed::{
+        Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
+    };
+    pub use crate::sources::Ints;
+}

@@ -20,7 +20,7 @@ use foldex_core::{ConfigError, Source};
 /// ([`foldex_core::ExecutorExt::try_fold`]), so ordering, early termination and panics follow
 /// the fold's rules.
 ///
-/// `S` is the source with its index-preserving adapters; `X` the transforms after it ([`Id`]
+/// `S` is the source with its index-preserving adapters; `X` the transforms after it ([`Id`](crate::transform::Id)
 /// while there are none, and the pipeline is still indexable).
 ///
 /// ```
