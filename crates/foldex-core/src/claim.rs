@@ -5,6 +5,7 @@
 //! soundness: a [`Claim`] has one winner however many holders try it, and [`ClaimOrWait`] does
 //! not let the owner leave its frame before it has won the claim or the winner has set the
 //! latch. Neither needs `unsafe`.
+#![forbid(unsafe_code)]
 
 use crate::latch::JoinLatch;
 use crate::sync::{Arc, AtomicBool, Ordering};
