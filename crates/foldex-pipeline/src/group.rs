@@ -25,6 +25,13 @@ pub trait Reducer<T>: Sync {
 }
 
 /// Counts a group's items: `group_by(ex, key, count())`.
+///
+/// ```
+/// use foldex_pipeline::{group, IntoPipeline};
+/// use foldex_seq::SequentialEx;
+/// let by_parity = (0..7).pipe().group_by(&SequentialEx, |x| x % 2, group::count());
+/// assert_eq!((by_parity[&0], by_parity[&1]), (4, 3));
+/// ```
 pub fn count() -> Count {
     Count
 }
@@ -48,6 +55,13 @@ impl<T> Reducer<T> for Count {
 }
 
 /// Sums a group's items into an `S`: `group_by(ex, key, sum::<u64>())`.
+///
+/// ```
+/// use foldex_pipeline::{group, IntoPipeline};
+/// use foldex_seq::SequentialEx;
+/// let by_len = ["a", "bb", "cc"].pipe().map(|w| w.len() as u64).group_by(&SequentialEx, |n| *n, group::sum::<u64>());
+/// assert_eq!(by_len[&2], 4);
+/// ```
 pub fn sum<S>() -> SumOf<S> {
     SumOf(PhantomData)
 }

@@ -62,6 +62,11 @@ impl<S: Source> Pipeline<S, Id> {
     }
 
     /// `true` when there are no items.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// assert!((5..5).pipe().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.source.len() == 0
     }
@@ -100,6 +105,14 @@ impl<S: Source> Pipeline<S, Id> {
     }
 
     /// Clones items out of references.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let names = [String::from("a"), String::from("b")];
+    /// let owned: Vec<String> = names.pipe().cloned().collect(&SequentialEx);
+    /// assert_eq!(owned, names);
+    /// ```
     pub fn cloned<'a, T>(self) -> Pipeline<Cloned<S>, Id>
     where
         S: Source<Item = &'a T>,
@@ -155,6 +168,12 @@ impl<S: Source> Pipeline<S, Id> {
     }
 
     /// The first `n` items (all of them if there are fewer).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..100).pipe().take(3).collect::<Vec<_>>(&SequentialEx), [0, 1, 2]);
+    /// ```
     pub fn take(self, n: usize) -> Pipeline<Window<S>, Id> {
         Self::indexed(Window::new(self.source, 0, n))
     }
@@ -174,6 +193,12 @@ impl<S: Source> Pipeline<S, Id> {
     ///
     /// # Panics
     /// If `step` is 0: "step must be at least 1, got 0" (as `Iterator::step_by`).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..10).pipe().step_by(4).collect::<Vec<_>>(&SequentialEx), [0, 4, 8]);
+    /// ```
     #[track_caller]
     pub fn step_by(self, step: usize) -> Pipeline<StepBy<S>, Id> {
         let step = ConfigError::require_nonzero("step", step).get();
@@ -221,6 +246,14 @@ impl<S: Source> Pipeline<S, Id> {
     ///
     /// # Panics
     /// If `size` is 0: "window size must be at least 1, got 0".
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = [1, 4, 9, 16];
+    /// let steps = v.pipe().windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>(&SequentialEx);
+    /// assert_eq!(steps, [3, 5, 7]);
+    /// ```
     #[track_caller]
     pub fn windows<'s>(self, size: usize) -> Pipeline<Windows<'s, S::Elem>, Id>
     where
@@ -281,6 +314,13 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// Keeps `y` for every item that `f` maps to `Some(y)`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let n: u32 = ["1", "x", "3"].pipe().filter_map(|s| s.parse::<u32>().ok()).sum(&SequentialEx);
+    /// assert_eq!(n, 4);
+    /// ```
     pub fn filter_map<R, F>(self, f: F) -> Pipeline<S, X::Output>
     where
         F: Fn(X::Out) -> Option<R> + Sync,
@@ -307,6 +347,15 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// Calls `f` on each item by reference as it passes.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let n = (0..5).pipe().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).count(&SequentialEx);
+    /// assert_eq!((n, seen.into_inner()), (5, 5));
+    /// ```
     pub fn inspect<F>(self, f: F) -> Pipeline<S, X::Output>
     where
         F: Fn(&X::Out) + Sync,
@@ -333,6 +382,14 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// `y` for each item that `f` maps to `Some(y)`, until the first `None`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = ["1", "2", "x", "4"];
+    /// let parsed = v.pipe().map_while(|s| s.parse::<u32>().ok()).collect::<Vec<_>>(&SequentialEx);
+    /// assert_eq!(parsed, [1, 2]);
+    /// ```
     pub fn map_while<R, F>(self, f: F) -> Pipeline<S, X::Output>
     where
         F: Fn(X::Out) -> Option<R> + Sync,

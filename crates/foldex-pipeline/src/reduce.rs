@@ -116,6 +116,15 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// Calls `f` on every item.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// let total = AtomicU64::new(0);
+    /// (1..=100u64).pipe().for_each(&ThreadedEx::new(), |x| { total.fetch_add(x, Ordering::Relaxed); });
+    /// assert_eq!(total.into_inner(), 5050);
+    /// ```
     pub fn for_each<E, F>(&self, ex: &E, f: F)
     where
         E: Executor + ?Sized,
@@ -125,6 +134,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The number of items.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((0..100).pipe().filter(|x| x % 7 == 0).count(&SequentialEx), 15);
+    /// ```
     pub fn count<E: Executor + ?Sized>(&self, ex: &E) -> usize {
         self.fold(ex, || 0, |n, _| n + 1, |a, b| a + b)
     }
@@ -145,6 +160,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The product of the items, as `Iterator::product` (the empty product is `T`'s one).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((1..=5u64).pipe().product::<u64>(&SequentialEx), 120);
+    /// ```
     pub fn product<T>(&self, ex: &(impl Executor + ?Sized)) -> T
     where
         T: Mul<X::Out, Output = T> + Product<T> + Send,
@@ -155,6 +176,13 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
 
     /// Combines all items with `op` from `identity()` (which must be an identity of `op`, and
     /// `op` associative).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let longest = ["ab", "abcd", "a"].pipe().map(|s| s.len()).reduce(&SequentialEx, || 0, usize::max);
+    /// assert_eq!(longest, 4);
+    /// ```
     pub fn reduce<E, I, F>(&self, ex: &E, identity: I, op: F) -> X::Out
     where
         E: Executor + ?Sized,
@@ -188,6 +216,13 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The least item (the first of equals), as `Iterator::min`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!([3, 1, 2].pipe().min(&SequentialEx), Some(&1));
+    /// assert_eq!((0..0).pipe().min(&SequentialEx), None);
+    /// ```
     pub fn min<E: Executor + ?Sized>(&self, ex: &E) -> Option<X::Out>
     where
         X::Out: Ord + Send,
@@ -196,6 +231,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The greatest item (the last of equals), as `Iterator::max`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!([3, 1, 2].pipe().copied().max(&SequentialEx), Some(3));
+    /// ```
     pub fn max<E: Executor + ?Sized>(&self, ex: &E) -> Option<X::Out>
     where
         X::Out: Ord + Send,
@@ -204,6 +245,13 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The least item by `compare` (the first of equals), as `Iterator::min_by`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.pipe().min_by(&SequentialEx, |a, b| a.total_cmp(b)), Some(&-1.0));
+    /// ```
     pub fn min_by<E, F>(&self, ex: &E, compare: F) -> Option<X::Out>
     where
         E: Executor + ?Sized,
@@ -217,6 +265,13 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The greatest item by `compare` (the last of equals), as `Iterator::max_by`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// let v = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(v.pipe().max_by(&SequentialEx, |a, b| a.total_cmp(b)), Some(&7.0));
+    /// ```
     pub fn max_by<E, F>(&self, ex: &E, compare: F) -> Option<X::Out>
     where
         E: Executor + ?Sized,
@@ -249,6 +304,14 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The item with the greatest key (the last of equals), as `Iterator::max_by_key`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// // The last of equals, as `Iterator::max_by_key`.
+    /// let words = ["ab", "c", "de"];
+    /// assert_eq!(words.pipe().max_by_key(&SequentialEx, |w| w.len()), Some(&"de"));
+    /// ```
     pub fn max_by_key<E, K, F>(&self, ex: &E, key: F) -> Option<X::Out>
     where
         E: Executor + ?Sized,
@@ -283,6 +346,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// `true` if `f` holds for some item; stops at the first such item.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// assert!((0..1_000_000).pipe().any(&ThreadedEx::new(), |x| x == 999));
+    /// ```
     pub fn any<E, F>(&self, ex: &E, f: F) -> bool
     where
         E: Executor + ?Sized,
@@ -296,6 +365,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// `true` if `f` holds for every item; stops at the first item for which it fails.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert!([2, 4, 6].pipe().all(&SequentialEx, |x| x % 2 == 0));
+    /// ```
     pub fn all<E, F>(&self, ex: &E, f: F) -> bool
     where
         E: Executor + ?Sized,
@@ -327,6 +402,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
 
     /// An item for which `f` holds: the first one, since foldex's search is deterministic
     /// (rayon's `find_any` may return any).
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((1..100).pipe().find_any(&SequentialEx, |x| x % 10 == 0), Some(10));
+    /// ```
     pub fn find_any<E, F>(&self, ex: &E, f: F) -> Option<X::Out>
     where
         E: Executor + ?Sized,
@@ -337,6 +418,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The last item (by index) for which `f` holds.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((1..100).pipe().find_last(&SequentialEx, |x| x % 10 == 0), Some(90));
+    /// ```
     pub fn find_last<E, F>(&self, ex: &E, f: F) -> Option<X::Out>
     where
         E: Executor + ?Sized,
@@ -369,6 +456,12 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The position (among the pipeline's items) of the last item for which `f` holds.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!([1, 5, 2, 5].pipe().position_last(&SequentialEx, |&x| x == 5), Some(3));
+    /// ```
     pub fn position_last<E, F>(&self, ex: &E, f: F) -> Option<usize>
     where
         E: Executor + ?Sized,
