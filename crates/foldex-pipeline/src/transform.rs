@@ -136,189 +136,81 @@ where
     }
 }
 
-/// `map` after a stage that changed the number of items.
-#[derive(Debug, Clone, Copy)]
-pub struct MapStage<F>(pub(crate) F);
+/// Declares a stage without state: its struct (one closure), and its `Transform` impl, whose
+/// `step` is `$body` with the closure as `$f`.
+macro_rules! stateless_stage {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident<$f:ident>, generics [$($g:ident),*], where [$($bound:tt)*],
+        out $out:ty, breaks $breaks:expr,
+        |$this:ident, $acc:ident, $item:ident, $sink:ident| $body:expr;
+    )*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name<$f>(pub(crate) $f);
 
-impl<In, R, F> Transform<In> for MapStage<F>
-where
-    F: Fn(In) -> R + Sync,
-{
-    type Out = R;
-    type State = ();
-    const BREAKS: bool = false;
+        impl<In, $($g,)* $f> Transform<In> for $name<$f>
+        where
+            $($bound)*
+        {
+            type Out = $out;
+            type State = ();
+            const BREAKS: bool = $breaks;
 
-    #[inline]
-    fn start(&self) {}
+            #[inline]
+            fn start(&self) {}
 
-    #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, R) -> ControlFlow<A, A>,
-    {
-        sink(acc, (self.0)(item))
-    }
-}
-
-/// Passes on the items for which the predicate holds.
-#[derive(Debug, Clone, Copy)]
-pub struct Filter<P>(pub(crate) P);
-
-impl<In, P> Transform<In> for Filter<P>
-where
-    P: Fn(&In) -> bool + Sync,
-{
-    type Out = In;
-    type State = ();
-    const BREAKS: bool = false;
-
-    #[inline]
-    fn start(&self) {}
-
-    #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, In) -> ControlFlow<A, A>,
-    {
-        if (self.0)(&item) {
-            sink(acc, item)
-        } else {
-            ControlFlow::Continue(acc)
+            #[inline]
+            fn step<A, K>(&self, _: &mut (), $acc: A, $item: In, $sink: &mut K) -> ControlFlow<A, A>
+            where
+                K: FnMut(A, $out) -> ControlFlow<A, A>,
+            {
+                let $this = &self.0;
+                $body
+            }
         }
-    }
+    )*};
 }
 
-/// Passes on `y` for every item that maps to `Some(y)`.
-#[derive(Debug, Clone, Copy)]
-pub struct FilterMap<F>(pub(crate) F);
+stateless_stage! {
+    /// `map` after a stage that changed the number of items.
+    MapStage<F>, generics [R], where [F: Fn(In) -> R + Sync,], out R, breaks false,
+    |f, acc, item, sink| sink(acc, f(item));
 
-impl<In, R, F> Transform<In> for FilterMap<F>
-where
-    F: Fn(In) -> Option<R> + Sync,
-{
-    type Out = R;
-    type State = ();
-    const BREAKS: bool = false;
+    /// Passes on the items for which the predicate holds.
+    Filter<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks false,
+    |keep, acc, item, sink| if keep(&item) { sink(acc, item) } else { ControlFlow::Continue(acc) };
 
-    #[inline]
-    fn start(&self) {}
+    /// Passes on `y` for every item that maps to `Some(y)`.
+    FilterMap<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks false,
+    |f, acc, item, sink| match f(item) {
+        Some(out) => sink(acc, out),
+        None => ControlFlow::Continue(acc),
+    };
 
-    #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, R) -> ControlFlow<A, A>,
-    {
-        match (self.0)(item) {
-            Some(out) => sink(acc, out),
-            None => ControlFlow::Continue(acc),
-        }
-    }
-}
+    /// Passes on every item of the iterator each item maps to, in order.
+    FlatMap<F>, generics [U], where [F: Fn(In) -> U + Sync, U: IntoIterator,], out U::Item,
+    breaks false,
+    |f, acc, item, sink| f(item).into_iter().try_fold(acc, sink);
 
-/// Passes on every item of the iterator each item maps to, in order.
-#[derive(Debug, Clone, Copy)]
-pub struct FlatMap<F>(pub(crate) F);
-
-impl<In, U, F> Transform<In> for FlatMap<F>
-where
-    F: Fn(In) -> U + Sync,
-    U: IntoIterator,
-{
-    type Out = U::Item;
-    type State = ();
-    const BREAKS: bool = false;
-
-    #[inline]
-    fn start(&self) {}
-
-    #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, U::Item) -> ControlFlow<A, A>,
-    {
-        (self.0)(item).into_iter().try_fold(acc, sink)
-    }
-}
-
-/// Calls a function on each item by reference, and passes it on.
-#[derive(Debug, Clone, Copy)]
-pub struct Inspect<F>(pub(crate) F);
-
-impl<In, F> Transform<In> for Inspect<F>
-where
-    F: Fn(&In) + Sync,
-{
-    type Out = In;
-    type State = ();
-    const BREAKS: bool = false;
-
-    #[inline]
-    fn start(&self) {}
-
-    #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, In) -> ControlFlow<A, A>,
-    {
-        (self.0)(&item);
+    /// Calls a function on each item by reference, and passes it on.
+    Inspect<F>, generics [], where [F: Fn(&In) + Sync,], out In, breaks false,
+    |f, acc, item, sink| {
+        f(&item);
         sink(acc, item)
-    }
-}
+    };
 
-/// Passes items on while the predicate holds; the first item for which it fails stops the
-/// fold, as a `Break` there would.
-#[derive(Debug, Clone, Copy)]
-pub struct TakeWhile<P>(pub(crate) P);
+    /// Passes items on while the predicate holds; the first item for which it fails stops the
+    /// fold, as a `Break` there would.
+    TakeWhile<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks true,
+    |keep, acc, item, sink| if keep(&item) { sink(acc, item) } else { ControlFlow::Break(acc) };
 
-impl<In, P> Transform<In> for TakeWhile<P>
-where
-    P: Fn(&In) -> bool + Sync,
-{
-    type Out = In;
-    type State = ();
-    const BREAKS: bool = true;
-
-    #[inline]
-    fn start(&self) {}
-
-    #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, In) -> ControlFlow<A, A>,
-    {
-        if (self.0)(&item) {
-            sink(acc, item)
-        } else {
-            ControlFlow::Break(acc)
-        }
-    }
-}
-
-/// Passes on `y` while items map to `Some(y)`; the first `None` stops the fold.
-#[derive(Debug, Clone, Copy)]
-pub struct MapWhile<F>(pub(crate) F);
-
-impl<In, R, F> Transform<In> for MapWhile<F>
-where
-    F: Fn(In) -> Option<R> + Sync,
-{
-    type Out = R;
-    type State = ();
-    const BREAKS: bool = true;
-
-    #[inline]
-    fn start(&self) {}
-
-    #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, R) -> ControlFlow<A, A>,
-    {
-        match (self.0)(item) {
-            Some(out) => sink(acc, out),
-            None => ControlFlow::Break(acc),
-        }
-    }
+    /// Passes on `y` while items map to `Some(y)`; the first `None` stops the fold.
+    MapWhile<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks true,
+    |f, acc, item, sink| match f(item) {
+        Some(out) => sink(acc, out),
+        None => ControlFlow::Break(acc),
+    };
 }
 
 /// `map_init`: a scratch value made once per piece by `init`, lent to `map` for every item.
