@@ -47,16 +47,70 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// stop is seen within microseconds.
 const STOP_CHECK_BLOCK: usize = 4096;
 
-/// Folds one block of items, in order, into an accumulator.
+/// Folds one block of items, in order, into an accumulator; `probe` says whether the block
+/// still matters, for steps that spend long on one item.
 pub(crate) trait Leaf<A, Item>: Sync {
-    fn fold<I: Iterator<Item = Item>>(&self, acc: A, items: I) -> ControlFlow<A, A>;
+    fn fold<I: Iterator<Item = Item>>(
+        &self,
+        acc: A,
+        items: I,
+        probe: &StopProbe,
+    ) -> ControlFlow<A, A>;
+}
+
+/// Tells a step that runs long on one item (the inner loop of a `flat_map`) whether the fold
+/// still needs the block it works on: `true` once a `Break` or a panic to its left, a cancelled
+/// fold or an executor bug made the block irrelevant. The step may then return `Break` at once;
+/// that changes nothing in the result, since a stopped block never reaches it.
+///
+/// ```
+/// use foldex_core::ExecutorExt;
+/// use foldex_seq::SequentialEx;
+/// use std::ops::ControlFlow::{Break, Continue};
+/// // Each item expands into a long loop that gives up as soon as the fold no longer needs it.
+/// let r = SequentialEx.try_fold_probed(
+///     0..4usize,
+///     || 0,
+///     |acc, i, probe| {
+///         let mut acc = acc;
+///         for j in 0..1000 {
+///             if j % 64 == 0 && probe.is_stopped() {
+///                 return Break(acc);
+///             }
+///             acc += i * j;
+///         }
+///         Continue(acc)
+///     },
+///     |a, b| a + b,
+/// );
+/// assert_eq!(r, Continue((0..4).map(|i| i * 499_500).sum()));
+/// ```
+pub struct StopProbe<'p>(&'p (dyn Fn() -> bool + 'p));
+
+impl StopProbe<'_> {
+    /// A probe that never reports a stop.
+    pub const NEVER: StopProbe<'static> = StopProbe(&|| false);
+
+    /// `true` once nothing from the current block on can change the fold's result.
+    #[inline]
+    pub fn is_stopped(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for StopProbe<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StopProbe")
+            .field("stopped", &self.is_stopped())
+            .finish()
+    }
 }
 
 /// A step that cannot stop early: folds with `Iterator::fold`, which vectorises best.
 pub(crate) struct PlainStep<F>(pub(crate) F);
 
 impl<A, Item, F: Fn(A, Item) -> A + Sync> Leaf<A, Item> for PlainStep<F> {
-    fn fold<I: Iterator<Item = Item>>(&self, acc: A, items: I) -> ControlFlow<A, A> {
+    fn fold<I: Iterator<Item = Item>>(&self, acc: A, items: I, _: &StopProbe) -> ControlFlow<A, A> {
         ControlFlow::Continue(items.fold(acc, &self.0))
     }
 }
@@ -65,8 +119,30 @@ impl<A, Item, F: Fn(A, Item) -> A + Sync> Leaf<A, Item> for PlainStep<F> {
 pub(crate) struct TryStep<F>(pub(crate) F);
 
 impl<A, Item, F: Fn(A, Item) -> ControlFlow<A, A> + Sync> Leaf<A, Item> for TryStep<F> {
-    fn fold<I: Iterator<Item = Item>>(&self, acc: A, mut items: I) -> ControlFlow<A, A> {
+    fn fold<I: Iterator<Item = Item>>(
+        &self,
+        acc: A,
+        mut items: I,
+        _: &StopProbe,
+    ) -> ControlFlow<A, A> {
         items.try_fold(acc, &self.0)
+    }
+}
+
+/// A step that may return `Break`, and is given the block's [`StopProbe`].
+struct ProbedStep<F>(F);
+
+impl<A, Item, F> Leaf<A, Item> for ProbedStep<F>
+where
+    F: Fn(A, Item, &StopProbe) -> ControlFlow<A, A> + Sync,
+{
+    fn fold<I: Iterator<Item = Item>>(
+        &self,
+        acc: A,
+        mut items: I,
+        probe: &StopProbe,
+    ) -> ControlFlow<A, A> {
+        items.try_fold(acc, |acc, item| (self.0)(acc, item, probe))
     }
 }
 
@@ -87,7 +163,7 @@ impl<T: Sum<Item>, Item> Summand<T> for Item {
 struct SumStep;
 
 impl<T: Sum<T>, Item: Summand<T>> Leaf<T, Item> for SumStep {
-    fn fold<I: Iterator<Item = Item>>(&self, acc: T, items: I) -> ControlFlow<T, T> {
+    fn fold<I: Iterator<Item = Item>>(&self, acc: T, items: I, _: &StopProbe) -> ControlFlow<T, T> {
         let block = Item::sum_into(items);
         ControlFlow::Continue([acc, block].into_iter().sum())
     }
@@ -96,12 +172,13 @@ impl<T: Sum<T>, Item: Summand<T>> Leaf<T, Item> for SumStep {
 struct LeafVisitor<'l, L, A> {
     leaf: &'l L,
     acc: A,
+    probe: &'l StopProbe<'l>,
 }
 
 impl<A, Item, L: Leaf<A, Item>> RangeVisitor<Item> for LeafVisitor<'_, L, A> {
     type Output = ControlFlow<A, A>;
     fn visit<I: Iterator<Item = Item>>(self, items: I) -> ControlFlow<A, A> {
-        self.leaf.fold(self.acc, items)
+        self.leaf.fold(self.acc, items, self.probe)
     }
 }
 
@@ -176,9 +253,11 @@ where
             }
             *at = from;
             let to = from + STOP_CHECK_BLOCK.min(end - from);
+            let stopped = || self.stopped(from);
             let visitor = LeafVisitor {
                 leaf: &self.leaf,
                 acc,
+                probe: &StopProbe(&stopped),
             };
             match self.source.visit_range(from..to, visitor) {
                 ControlFlow::Continue(next) => acc = next,
@@ -419,6 +498,26 @@ pub trait ExecutorExt: Executor {
         C: Fn(A, A) -> A + Sync,
     {
         drive(self, source, TryStep(step), init, combine)
+    }
+
+    /// Like [`try_fold`](ExecutorExt::try_fold), with a [`StopProbe`] for `step`: a step that
+    /// spends long on one item checks it now and then and returns `Break` once the fold no
+    /// longer needs its block.
+    fn try_fold_probed<S, A, I, F, C>(
+        &self,
+        source: S,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        S: Source,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, S::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        drive(self, source, ProbedStep(step), init, combine)
     }
 
     /// Calls `f` on every item.

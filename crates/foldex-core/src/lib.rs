@@ -50,7 +50,7 @@ pub use chunk::{chunk, chunks, split, OrderedCombiner};
 pub use config::{available_parallelism, Basesize, ConfigError};
 pub use erased::{join_stack, offer, task_scope, Brand, Partial, Scope, TaskRef};
 pub use executor::{Executor, Job};
-pub use fold::{ExecutorExt, Summand};
+pub use fold::{ExecutorExt, StopProbe, Summand};
 pub use helping::{as_helper, is_helping};
 pub use latch::{JoinLatch, Latch, ScopeLatch};
 pub use panic::{PanicPayload, PanicSlot};

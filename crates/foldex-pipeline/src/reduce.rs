@@ -9,7 +9,7 @@ use crate::collect::FromPipeline;
 use crate::indexed::ByRef;
 use crate::pipeline::Pipeline;
 use crate::transform::Transform;
-use foldex_core::{Executor, ExecutorExt, Source};
+use foldex_core::{Executor, ExecutorExt, Source, StopProbe};
 use std::cmp::Ordering;
 use std::iter::{Product, Sum};
 use std::ops::{Add, ControlFlow, Mul};
@@ -97,20 +97,21 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         let source = ByRef(&self.source);
         let init = || (transform.start(), init());
         let combine = |(state, a): (X::State, A), (_, b): (X::State, A)| (state, combine(a, b));
-        let piece_step = |(mut state, acc): (X::State, A), item: S::Item| {
+        let piece_step = |(mut state, acc): (X::State, A), item: S::Item, probe: &StopProbe| {
             let mut sink = |acc, out| step(acc, out);
-            match transform.step(&mut state, acc, item, &mut sink) {
+            match transform.step(&mut state, acc, item, &mut sink, probe) {
                 ControlFlow::Continue(acc) => ControlFlow::Continue((state, acc)),
                 ControlFlow::Break(acc) => ControlFlow::Break((state, acc)),
             }
         };
         if breaks || X::BREAKS {
-            match ex.try_fold(source, init, piece_step, combine) {
+            match ex.try_fold_probed(source, init, piece_step, combine) {
                 ControlFlow::Continue((_, acc)) => ControlFlow::Continue(acc),
                 ControlFlow::Break((_, acc)) => ControlFlow::Break(acc),
             }
         } else {
-            let plain = |acc, item| into_inner(piece_step(acc, item));
+            // Nothing here breaks, so nothing looks at the probe.
+            let plain = |acc, item| into_inner(piece_step(acc, item, &StopProbe::NEVER));
             ControlFlow::Continue(ex.fold(source, init, plain, combine).1)
         }
     }

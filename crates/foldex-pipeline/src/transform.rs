@@ -3,6 +3,7 @@
 //! through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
 //! the accumulator of a piece, made once per piece by [`Transform::start`], never per block.
 
+use foldex_core::StopProbe;
 use std::ops::ControlFlow;
 
 /// A stage of a pipeline between its source and its reduction: it receives each item of type
@@ -20,13 +21,16 @@ pub trait Transform<In>: Sync {
     /// The state for a new piece.
     fn start(&self) -> Self::State;
 
-    /// Passes what `item` becomes on to `sink`, or stops the fold with `Break(acc)`.
+    /// Passes what `item` becomes on to `sink`, or stops the fold with `Break(acc)`. A stage
+    /// that loops long over one item checks `probe` now and then, and returns `Break(acc)` once
+    /// the fold no longer needs the block.
     fn step<A, K>(
         &self,
         state: &mut Self::State,
         acc: A,
         item: In,
         sink: &mut K,
+        probe: &StopProbe,
     ) -> ControlFlow<A, A>
     where
         K: FnMut(A, Self::Out) -> ControlFlow<A, A>;
@@ -46,7 +50,14 @@ impl<In> Transform<In> for Id {
     fn start(&self) {}
 
     #[inline]
-    fn step<A, K>(&self, _: &mut (), acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    fn step<A, K>(
+        &self,
+        _: &mut (),
+        acc: A,
+        item: In,
+        sink: &mut K,
+        _: &StopProbe,
+    ) -> ControlFlow<A, A>
     where
         K: FnMut(A, In) -> ControlFlow<A, A>,
     {
@@ -70,11 +81,18 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     }
 
     #[inline]
-    fn step<A, K>(&self, state: &mut T::State, acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    fn step<A, K>(
+        &self,
+        state: &mut T::State,
+        acc: A,
+        item: In,
+        sink: &mut K,
+        probe: &StopProbe,
+    ) -> ControlFlow<A, A>
     where
         K: FnMut(A, T::Out) -> ControlFlow<A, A>,
     {
-        self.0.step(state, acc, item, sink)
+        self.0.step(state, acc, item, sink, probe)
     }
 }
 
@@ -125,14 +143,14 @@ where
         acc: A,
         item: In,
         sink: &mut K,
+        probe: &StopProbe,
     ) -> ControlFlow<A, A>
     where
         K: FnMut(A, U::Out) -> ControlFlow<A, A>,
     {
         let (first, second) = state;
-        self.0.step(first, acc, item, &mut |acc, mid| {
-            self.1.step(second, acc, mid, sink)
-        })
+        let mut next = |acc, mid| self.1.step(second, acc, mid, sink, probe);
+        self.0.step(first, acc, item, &mut next, probe)
     }
 }
 
@@ -143,7 +161,7 @@ macro_rules! stateless_stage {
         $(#[$doc:meta])*
         $name:ident<$f:ident>, generics [$($g:ident),*], where [$($bound:tt)*],
         out $out:ty, breaks $breaks:expr,
-        |$this:ident, $acc:ident, $item:ident, $sink:ident| $body:expr;
+        |$this:ident, $acc:ident, $item:ident, $sink:ident, $probe:pat_param| $body:expr;
     )*) => {$(
         $(#[$doc])*
         #[derive(Debug, Clone, Copy)]
@@ -161,7 +179,14 @@ macro_rules! stateless_stage {
             fn start(&self) {}
 
             #[inline]
-            fn step<A, K>(&self, _: &mut (), $acc: A, $item: In, $sink: &mut K) -> ControlFlow<A, A>
+            fn step<A, K>(
+                &self,
+                _: &mut (),
+                $acc: A,
+                $item: In,
+                $sink: &mut K,
+                $probe: &StopProbe,
+            ) -> ControlFlow<A, A>
             where
                 K: FnMut(A, $out) -> ControlFlow<A, A>,
             {
@@ -172,30 +197,49 @@ macro_rules! stateless_stage {
     )*};
 }
 
+/// How many inner items a `flat_map` passes on between two looks at the stop probe.
+pub const INNER_CHECK: u32 = 1024;
+
 stateless_stage! {
     /// `map` after a stage that changed the number of items.
     MapStage<F>, generics [R], where [F: Fn(In) -> R + Sync,], out R, breaks false,
-    |f, acc, item, sink| sink(acc, f(item));
+    |f, acc, item, sink, _| sink(acc, f(item));
 
     /// Passes on the items for which the predicate holds.
     Filter<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks false,
-    |keep, acc, item, sink| if keep(&item) { sink(acc, item) } else { ControlFlow::Continue(acc) };
+    |keep, acc, item, sink, _| if keep(&item) { sink(acc, item) } else { ControlFlow::Continue(acc) };
 
     /// Passes on `y` for every item that maps to `Some(y)`.
     FilterMap<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks false,
-    |f, acc, item, sink| match f(item) {
+    |f, acc, item, sink, _| match f(item) {
         Some(out) => sink(acc, out),
         None => ControlFlow::Continue(acc),
     };
 
     /// Passes on every item of the iterator each item maps to, in order.
+    /// The inner loop checks the fold's stop probe every [`INNER_CHECK`] items, so an inner
+    /// iterator that runs long (or forever) ends once its block no longer matters, in a
+    /// reduction that can stop early (`find_first`, `any`, `take_while`, ...; the others run
+    /// every item whatever happens to their left, and are given a probe that never stops).
     FlatMap<F>, generics [U], where [F: Fn(In) -> U + Sync, U: IntoIterator,], out U::Item,
     breaks false,
-    |f, acc, item, sink| f(item).into_iter().try_fold(acc, sink);
+    |f, acc, item, sink, probe| {
+        let mut until_check = INNER_CHECK;
+        f(item).into_iter().try_fold(acc, |acc, out| {
+            until_check -= 1;
+            if until_check == 0 {
+                until_check = INNER_CHECK;
+                if probe.is_stopped() {
+                    return ControlFlow::Break(acc);
+                }
+            }
+            sink(acc, out)
+        })
+    };
 
     /// Calls a function on each item by reference, and passes it on.
     Inspect<F>, generics [], where [F: Fn(&In) + Sync,], out In, breaks false,
-    |f, acc, item, sink| {
+    |f, acc, item, sink, _| {
         f(&item);
         sink(acc, item)
     };
@@ -203,11 +247,11 @@ stateless_stage! {
     /// Passes items on while the predicate holds; the first item for which it fails stops the
     /// fold, as a `Break` there would.
     TakeWhile<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks true,
-    |keep, acc, item, sink| if keep(&item) { sink(acc, item) } else { ControlFlow::Break(acc) };
+    |keep, acc, item, sink, _| if keep(&item) { sink(acc, item) } else { ControlFlow::Break(acc) };
 
     /// Passes on `y` while items map to `Some(y)`; the first `None` stops the fold.
     MapWhile<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks true,
-    |f, acc, item, sink| match f(item) {
+    |f, acc, item, sink, _| match f(item) {
         Some(out) => sink(acc, out),
         None => ControlFlow::Break(acc),
     };
@@ -236,7 +280,14 @@ where
     }
 
     #[inline]
-    fn step<A, K>(&self, scratch: &mut T, acc: A, item: In, sink: &mut K) -> ControlFlow<A, A>
+    fn step<A, K>(
+        &self,
+        scratch: &mut T,
+        acc: A,
+        item: In,
+        sink: &mut K,
+        _: &StopProbe,
+    ) -> ControlFlow<A, A>
     where
         K: FnMut(A, R) -> ControlFlow<A, A>,
     {

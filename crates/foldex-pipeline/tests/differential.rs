@@ -499,3 +499,24 @@ fn unzip_partition_and_fallible_reductions_match_std() {
         }
     });
 }
+
+/// The inner loop of a `flat_map` stops once its block no longer matters: an item to the right
+/// of a hit expands into an endless iterator, and the search still ends (sequentially it is
+/// never reached).
+#[test]
+fn flat_map_inner_loops_stop_once_their_block_no_longer_matters() {
+    watchdog("flat_map inner stop", || {
+        for (name, ex) in executors() {
+            for hit in [0usize, 3, 40] {
+                let found = (0..64usize)
+                    .pipe()
+                    .flat_map(|i| {
+                        let len = if i > hit { usize::MAX } else { 10 };
+                        (0..len).map(move |j| (i, j))
+                    })
+                    .find_first(&*ex, |&(i, j)| i == hit && j == 7);
+                assert_eq!(found, Some((hit, 7)), "{name}, hit at {hit}");
+            }
+        }
+    });
+}
