@@ -224,8 +224,13 @@ stateless_stage! {
     FlatMap<F>, generics [U], where [F: Fn(In) -> U + Sync, U: IntoIterator,], out U::Item,
     breaks false,
     |f, acc, item, sink, probe| {
+        let mut inner = f(item).into_iter();
+        if inner.size_hint().1.is_some_and(|most| most <= INNER_CHECK as usize) {
+            // Short: no need to look at the probe on the way.
+            return inner.try_fold(acc, sink);
+        }
         let mut until_check = INNER_CHECK;
-        f(item).into_iter().try_fold(acc, |acc, out| {
+        inner.try_fold(acc, |acc, out| {
             until_check -= 1;
             if until_check == 0 {
                 until_check = INNER_CHECK;
