@@ -110,7 +110,7 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
                 ControlFlow::Break((_, acc)) => ControlFlow::Break(acc),
             }
         } else {
-            // Nothing here breaks, so nothing looks at the probe.
+            // Nothing here breaks: the stages get a probe that never reports a stop.
             let plain = |acc, item| into_inner(piece_step(acc, item, &StopProbe::NEVER));
             ControlFlow::Continue(ex.fold(source, init, plain, combine).1)
         }
