@@ -875,16 +875,9 @@ impl<B> Iterator for Iter<B> {
                 }
                 Recv::Failed(Failure { payload, index }) => {
                     self.shut_down();
+                    // The payload stays the dataset's own; the index travels beside it, in
+                    // `failed_index()` for code that catches the panic.
                     self.failed_index = index;
-                    if let Some(index) = index {
-                        // The payload must stay the dataset's own, so the index travels beside
-                        // it: in this message, and in `failed_index()` for code that catches it.
-                        eprintln!(
-                            "foldex-loader: get({index}) panicked in epoch {}; its payload is \
-                             re-raised on the consumer",
-                            self.epoch
-                        );
-                    }
                     panic::resume_unwind(payload)
                 }
                 Recv::Incomplete => {
