@@ -371,7 +371,9 @@ impl ConsumerStats {
     /// Counts one delivered batch of `items` observations, from a buffer of `capacity`.
     pub fn delivered(&mut self, items: usize, recorder: &Recorder, capacity: usize) {
         if self.batches < SAMPLE || self.batches.is_multiple_of(SAMPLE) {
-            let waiting = recorder.pushed().saturating_sub(self.batches);
+            // The batch being delivered was in the buffer, whether or not its producer has
+            // counted it yet (producers count a batch just after handing it over).
+            let waiting = recorder.pushed().saturating_sub(self.batches).max(1);
             self.samples += 1;
             self.occupancy_sum += waiting;
             self.full += u64::from(waiting >= capacity as u64);
