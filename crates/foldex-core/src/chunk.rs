@@ -1,6 +1,6 @@
 //! Splitting an index range into pieces, and combining pieces that finish out of order.
 
-use crate::erased::Partial;
+use crate::audited::Partial;
 use crate::executor::Job;
 use std::ops::Range;
 

@@ -1,7 +1,7 @@
 //! The claim flag of an [`offer`](crate::offer): the owner and the offer's `TaskRef` race for
 //! the offered closure, and exactly one of them wins it.
 //!
-//! The audited module (`erased`) builds `offer` on these two pieces and relies on them for
+//! The audited module (`audited`) builds `offer` on these two pieces and relies on them for
 //! soundness: a [`Claim`] has one winner however many holders try it, and [`ClaimOrWait`] does
 //! not let the owner leave its frame before it has won the claim or the winner has set the
 //! latch. Neither needs `unsafe`.

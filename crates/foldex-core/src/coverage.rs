@@ -22,7 +22,7 @@
 //!
 //! [`Job::is_stopped`]: crate::Job::is_stopped
 
-use crate::erased::{Brand, Partial};
+use crate::audited::{Brand, Partial};
 use std::num::NonZeroU64;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};

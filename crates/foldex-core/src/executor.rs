@@ -1,6 +1,6 @@
 //! The object-safe protocol between a fold and the executor that runs it.
 
-use crate::erased::Partial;
+use crate::audited::Partial;
 use std::ops::Range;
 use std::sync::Arc;
 

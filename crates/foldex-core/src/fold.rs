@@ -32,8 +32,8 @@
 //! `sum` included, re-raises the panic the sequential fold would have met first, whatever the
 //! timing.
 
+use crate::audited::Partial;
 use crate::coverage::{self, Bugs, Kind, Piece, Pieces};
-use crate::erased::Partial;
 use crate::executor::{Executor, Job};
 use crate::panic::{LeftmostPanic, PanicPayload};
 use crate::source::{RangeVisitor, Source};
@@ -570,7 +570,8 @@ pub trait ExecutorExt: Executor {
         into_inner(drive(self, source, SumStep, zero, plus))
     }
 
-    /// The items in index order.
+    /// The items in index order, written in place: the `Vec` is allocated once, at its final
+    /// length, and each piece writes its own range of it.
     ///
     /// ```
     /// use foldex_core::ExecutorExt;
@@ -582,18 +583,7 @@ pub trait ExecutorExt: Executor {
         S: Source,
         S::Item: Send,
     {
-        self.fold(
-            source,
-            Vec::new,
-            |mut acc, item| {
-                acc.push(item);
-                acc
-            },
-            |mut left, mut right| {
-                left.append(&mut right);
-                left
-            },
-        )
+        crate::in_place::collect_vec(self, source)
     }
 }
 

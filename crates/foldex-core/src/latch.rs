@@ -144,14 +144,14 @@ impl ScopeLatch {
 
     /// Adds one outstanding task; see [`Latch::count_up`].
     ///
-    /// Called only by the audited module (`erased`), for each task a scope spawns.
+    /// Called only by the audited module (`audited`), for each task a scope spawns.
     pub(crate) fn count_up(&self) {
         self.0.count_up();
     }
 
     /// Marks one task (or the scope's body) as finished; see [`Latch::count_down`].
     ///
-    /// Called only by the audited module (`erased`): by a scope's `TaskRef` when it is dropped,
+    /// Called only by the audited module (`audited`): by a scope's `TaskRef` when it is dropped,
     /// after its closure has been run or dropped, and once for the scope's body. Soundness rests
     /// on it: a count-down from anywhere else could end a scope while a task still borrows from
     /// it.

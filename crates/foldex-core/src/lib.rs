@@ -28,27 +28,33 @@
 //! assert_eq!(ex.sum::<u64>(&data), 500_500);
 //! assert_eq!(ex.fold(&data, || 0, |n, &x| n + (x % 2 == 0) as usize, |a, b| a + b), 500);
 //! ```
-#![deny(unsafe_code)] // allowed in `erased` alone, the audited module
+#![deny(unsafe_code)] // allowed in `audited` alone, the audited module
 #![warn(missing_docs)]
 
+#[allow(unsafe_code)] // the audited module: see its doc
+mod audited;
 mod chunk;
 mod claim;
 mod config;
 mod coverage;
-pub mod erased;
 mod executor;
 mod fold;
 mod helping;
+mod in_place;
 mod latch;
+mod once_bits;
 mod panic;
 mod source;
 mod spawn;
 mod stand_in;
 mod sync;
 
+pub use audited::{
+    join_stack, offer, task_scope, Brand, MutSlice, OwnedVec, Partial, RangeWriter, Scope, Taken,
+    TaskRef, VecWriter, Written,
+};
 pub use chunk::{chunk, chunks, split, OrderedCombiner};
 pub use config::{available_parallelism, Basesize, ConfigError};
-pub use erased::{join_stack, offer, task_scope, Brand, Partial, Scope, TaskRef};
 pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, StopProbe, Summand};
 pub use helping::{as_helper, is_helping};

@@ -1,5 +1,6 @@
 //! What a fold runs over: anything indexable with a length.
 
+use crate::audited::{MutSlice, OwnedVec};
 use std::ops::Range;
 
 /// Receives the items of one range as an iterator. [`Source::visit_range`] hands it the
@@ -120,4 +121,43 @@ macro_rules! forward_to_slice {
 forward_to_slice! {
     [] &'s Vec<T>;
     [const N: usize] &'s [T; N];
+}
+
+/// Sources that hand their elements out: by value and by reference (so that a caller can keep
+/// the source and see that a second fold over it is refused).
+macro_rules! handing_out {
+    ($($(#[$meta:meta])* [$($generics:tt)*] $ty:ty => $item:ty, from $inner:ty, |$this:ident, $range:ident| $take:expr;)*) => {$(
+        $(#[$meta])*
+        impl<$($generics)*> Source for $ty {
+            type Item = $item;
+
+            fn len(&self) -> usize {
+                let $this: &$inner = self;
+                $this.len()
+            }
+
+            fn get(&self, index: usize) -> $item {
+                let $this: &$inner = self;
+                let $range = index..index + 1;
+                let mut one = $take;
+                one.next().expect("a range of one element yields one")
+            }
+
+            fn visit_range<V: RangeVisitor<$item>>(&self, $range: Range<usize>, visitor: V) -> V::Output {
+                let $this: &$inner = self;
+                visitor.visit($take)
+            }
+        }
+    )*};
+}
+
+handing_out! {
+    /// Lends each element once, mutably; see [`MutSlice`].
+    ['a, T: Send] MutSlice<'a, T> => &'a mut T, from MutSlice<'a, T>, |this, range| this.take(range).iter_mut();
+    /// Lends each element once, mutably; see [`MutSlice`].
+    ['m, 'a, T: Send] &'m MutSlice<'a, T> => &'a mut T, from MutSlice<'a, T>, |this, range| this.take(range).iter_mut();
+    /// Moves each element out once; see [`OwnedVec`].
+    [T: Send] OwnedVec<T> => T, from OwnedVec<T>, |this, range| this.take(range);
+    /// Moves each element out once; see [`OwnedVec`].
+    ['v, T: Send] &'v OwnedVec<T> => T, from OwnedVec<T>, |this, range| this.take(range);
 }

@@ -1,12 +1,12 @@
 //! Synchronisation primitives, swapped for loom's model-checked ones under `cfg(loom)`.
 //!
-//! Only the protocols that loom tests (the completion latches, an offer's claim) go through
+//! Only the protocols that loom tests (the completion latches, an offer's claim, `OnceBits`) go through
 //! this shim; the rest of the crate uses `std` directly.
 
 #[cfg(loom)]
 pub(crate) use loom::{
     sync::{
-        atomic::{fence, AtomicBool, AtomicUsize, Ordering},
+        atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering},
         Arc, Condvar, Mutex, MutexGuard,
     },
     thread::yield_now,
@@ -15,7 +15,7 @@ pub(crate) use loom::{
 #[cfg(not(loom))]
 pub(crate) use std::{
     sync::{
-        atomic::{fence, AtomicBool, AtomicUsize, Ordering},
+        atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering},
         Arc, Condvar, Mutex, MutexGuard,
     },
     thread::yield_now,

@@ -1,4 +1,5 @@
-//! Model checks of the completion protocol: the latch, `task_scope` built on it, and `offer`.
+//! Model checks of the concurrency protocols: the latch, `task_scope` built on it, `offer`, and
+//! the hand-out of disjoint elements (`MutSlice`, `OwnedVec`).
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p foldex-core --release --test loom`.
 #![cfg(loom)]
@@ -181,4 +182,52 @@ fn offer_waited_for_runs_once_run_or_given_back() {
             assert_eq!(hits.load(Ordering::Relaxed), 1);
         });
     }
+}
+
+/// Two threads asking for overlapping ranges of a `MutSlice`: exactly one gets its range, the
+/// other panics before touching an element, and the range of a refused take stays free.
+#[test]
+fn overlapping_takes_of_a_mut_slice_have_one_winner() {
+    loom::model(|| {
+        let slice: &'static mut [u8] = Box::leak(vec![0u8; 70].into_boxed_slice());
+        let lent = Arc::new(foldex_core::MutSlice::new(slice));
+        let takers: Vec<_> = [0..66, 60..70]
+            .into_iter()
+            .map(|range| {
+                let lent = Arc::clone(&lent);
+                thread::spawn(move || {
+                    let taken = std::panic::catch_unwind(|| lent.take(range.clone()));
+                    taken.map(|elements| {
+                        elements.iter_mut().for_each(|x| *x += 1);
+                        range
+                    })
+                })
+            })
+            .collect();
+        let won: Vec<_> = takers
+            .into_iter()
+            .filter_map(|t| t.join().unwrap().ok())
+            .collect();
+        assert_eq!(won.len(), 1, "exactly one overlapping take wins");
+        // What the loser asked for and the winner does not hold is still free.
+        let free = if won[0] == (0..66) { 66..70 } else { 0..60 };
+        assert_eq!(lent.take(free.clone()).len(), free.len());
+    });
+}
+
+/// Disjoint takes on two threads both succeed, even inside one 64-bit word of the set.
+#[test]
+fn disjoint_takes_of_an_owned_vec_both_succeed() {
+    loom::model(|| {
+        let owned = Arc::new(foldex_core::OwnedVec::new((0..10u32).collect::<Vec<_>>()));
+        let takers: Vec<_> = [0..4, 4..10]
+            .into_iter()
+            .map(|range| {
+                let owned = Arc::clone(&owned);
+                thread::spawn(move || owned.take(range).sum::<u32>())
+            })
+            .collect();
+        let total: u32 = takers.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(total, 45);
+    });
 }

@@ -1,0 +1,81 @@
+//! The audited module: the only `unsafe` code in foldex.
+//!
+//! Four things cannot be written in safe Rust, and all are wrapped here behind safe APIs, one
+//! file each (`partial`, `scope` with `task`, `stack`, `slots`):
+//!
+//! 1. **Type-erased partial results that may borrow.** A fold's accumulator may borrow from the
+//!    caller's stack (`Vec<&T>`), so it is not `'static` and `Box<dyn Any>` cannot carry it.
+//!    [`Partial`] erases the type, and a [`Brand`] (a unique id, tied to one type) is the only way
+//!    to make and unwrap one, so an unwrap can never reinterpret a value as another type. A
+//!    value of at most two words is held in place rather than boxed, so the partials of sums
+//!    and counts cost no allocation per leaf or per combine.
+//! 2. **Borrowed tasks on long-lived threads.** A pool's threads are `'static`, but a fold's pieces
+//!    borrow the job from the caller's stack. [`task_scope`] turns a borrowing closure into a
+//!    `'static` [`TaskRef`] and does not return, by value or by unwinding, until every `TaskRef`
+//!    it made has run or been dropped. This is the completion-latch pattern that rayon uses,
+//!    with the latch in an `Arc` so that the last `count_down` never touches freed memory. A
+//!    closure of at most three words (a few borrows) is held in place rather than boxed.
+//! 3. **Fork-join without allocating, and offers that can be taken back.** [`join_stack`] is
+//!    rayon's `join` with a `StackJob`: the forked closure, its result slot and its
+//!    [`JoinLatch`] live on the forking frame, and the [`TaskRef`] handed to other threads is a
+//!    pointer to them. `join_stack` does not return or unwind until the latch is set; the latch
+//!    is set exactly once, by the `TaskRef` that ran or dropped the closure, as its last access
+//!    to the frame; and the latch's own setter never touches it after the store that sets it
+//!    (so the owner may return at once). A fork costs no allocation and no reference count,
+//!    where a one-task [`task_scope`] costs one of each (its scope's state). [`offer`] is the
+//!    same with a claim flag in an `Arc`: whichever of the `TaskRef` and the owner claims the
+//!    closure first runs it, so that an owner whose offer nobody has started can take it back
+//!    and run it, without waiting for the `TaskRef` (the loser only reads the flag, never the
+//!    frame).
+//!
+//! 4. **Elements handed out to many threads, each once.** A fold over a `&mut [T]`
+//!    ([`MutSlice`]) or a `Vec<T>` by value ([`OwnedVec`]) gives each piece `&mut` access to,
+//!    or ownership of, the elements of its range, and an in-place collect ([`VecWriter`])
+//!    lets each piece write its range of the output. Safe code cannot split one buffer
+//!    among pieces whose ranges are chosen at run time by an executor it does not trust.
+//!
+//! What needs no `unsafe` lives elsewhere, but these arguments also rest on it, and an audit of
+//! this module takes it in: the latches in `latch.rs` ([`ScopeLatch`], whose crate-private
+//! `count_up`/`count_down` only this module calls; [`JoinLatch`], whose crate-private `set` only
+//! `StackJob::execute` calls, and whose protocol `tests/loom.rs` model-checks), and the claim
+//! flag of `offer` in `claim.rs` (`Claim`, one winner per flag; `ClaimOrWait`, the owner's guard
+//! that claims or waits for the latch), and the set in `once_bits.rs` that hands each index of a
+//! buffer out at most once (`OnceBits`, also model-checked in `tests/loom.rs`).
+//!
+//! ## The ways in from safe code, and why each is sound
+//!
+//! - [`Brand::wrap`] / [`Brand::unwrap`]: the only constructor of a [`Partial`] is `wrap`, and
+//!   `unwrap` checks the brand's unique id before it reads, so a value is only ever read back
+//!   as the type it was written as.
+//! - [`task_scope`] and [`Scope::spawn`]: a spawned task is counted on the scope's latch, and
+//!   only dropping its [`TaskRef`] (after running or dropping the closure) counts it down. The
+//!   body and the waiter see the latch only as a [`ScopeLatch`], which code outside the crate
+//!   can wait on but never count down (its `count_up`/`count_down` are crate-private, and only
+//!   this module calls them), so safe code cannot release a scope while a task that borrows
+//!   from it lives. A leaked `TaskRef` keeps the scope waiting forever (a hang, never a
+//!   dangling borrow).
+//! - [`join_stack`] and [`offer`]: the frame is left (by return or unwind) only once the latch
+//!   of its `StackJob` is set, or, for `offer`, once the owner has claimed the closure itself
+//!   (`ClaimOrWait`); `JoinLatch::set` is crate-private, and is called once, by the `TaskRef`
+//!   that claimed the job, as its last access to the frame.
+//! - [`TaskRef::run`] and dropping a `TaskRef`: each runs or gives back its closure at most once
+//!   (`Option::take`; a `StackRef`, one per job, is consumed by its `execute`), on any thread
+//!   (`TaskRef` is `Send`, not `Sync`).
+//! - [`MutSlice::take`], [`OwnedVec::take`] and [`VecWriter::write`]: each first marks its whole
+//!   range in the buffer's `OnceBits`, and panics, touching no element, if any index of it was
+//!   marked before; so each element is lent, moved out or written by one range only, whatever
+//!   ranges a broken executor asks for. A [`Written`] range owns the elements it covers
+//!   (it drops them, or hands them to the next by [`Written::join`]); only a range covering
+//!   the whole buffer becomes the `Vec` ([`VecWriter::finish`]).
+
+mod partial;
+mod scope;
+mod slots;
+mod stack;
+mod task;
+
+pub use partial::{Brand, Partial};
+pub use scope::{task_scope, Scope};
+pub use slots::{MutSlice, OwnedVec, RangeWriter, Taken, VecWriter, Written};
+pub use stack::{join_stack, offer};
+pub use task::TaskRef;
