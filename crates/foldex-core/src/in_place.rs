@@ -21,7 +21,7 @@ impl<T> RangeVisitor<T> for Push<'_, '_, T> {
     type Output = ();
     #[inline]
     fn visit<I: Iterator<Item = T>>(self, items: I) {
-        items.for_each(|item| self.0.push(item));
+        self.0.fill(items);
     }
 }
 

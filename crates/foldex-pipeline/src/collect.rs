@@ -2,8 +2,9 @@
 //! folded: a partial collection per piece, merged left to right.
 
 use crate::pipeline::Pipeline;
+use crate::sources::from_source;
 use crate::transform::Transform;
-use foldex_core::{Executor, Source};
+use foldex_core::{Executor, ExecutorExt, Source};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasher, Hash};
 use std::ops::ControlFlow;
@@ -43,27 +44,60 @@ pub trait FromPipeline<T>: Sized {
     fn merge(left: Self::Partial, right: Self::Partial) -> Self::Partial;
     /// The collection.
     fn finish(partial: Self::Partial) -> Self;
+
+    /// Collects the items of an indexable pipeline, one per index of `items`. The default folds
+    /// them with the four functions above; `Vec` writes them in place instead
+    /// ([`ExecutorExt::collect_vec`]).
+    fn collect_indexed<E, S>(ex: &E, items: S) -> Self
+    where
+        E: Executor + ?Sized,
+        S: Source<Item = T>,
+    {
+        from_source(items).collect_folded(ex)
+    }
 }
 
+/// In place (one allocation, each piece writing its own range) while the pipeline is
+/// indexable; otherwise a vector per piece, concatenated once at the end.
 impl<T: Send> FromPipeline<T> for Vec<T> {
-    type Partial = Vec<T>;
-    fn start() -> Vec<T> {
-        Vec::new()
+    /// The vectors of the pieces merged into this one, then its own: merging moves vectors,
+    /// never items, and `finish` copies each item once.
+    type Partial = (Vec<Vec<T>>, Vec<T>);
+    fn start() -> Self::Partial {
+        (Vec::new(), Vec::new())
     }
     #[inline]
-    fn push(mut vec: Vec<T>, item: T) -> ControlFlow<Vec<T>, Vec<T>> {
-        vec.push(item);
-        ControlFlow::Continue(vec)
+    fn push((done, mut last): Self::Partial, item: T) -> ControlFlow<Self::Partial, Self::Partial> {
+        last.push(item);
+        ControlFlow::Continue((done, last))
     }
-    fn merge(mut left: Vec<T>, mut right: Vec<T>) -> Vec<T> {
-        if left.is_empty() {
-            return right;
+    fn merge(
+        (mut done, last): Self::Partial,
+        (right_done, right_last): Self::Partial,
+    ) -> Self::Partial {
+        if !last.is_empty() {
+            done.push(last);
         }
-        left.append(&mut right);
-        left
+        done.extend(right_done);
+        (done, right_last)
     }
-    fn finish(vec: Vec<T>) -> Vec<T> {
-        vec
+    fn finish((done, mut last): Self::Partial) -> Vec<T> {
+        if done.is_empty() {
+            return last;
+        }
+        let mut all = Vec::with_capacity(done.iter().map(Vec::len).sum::<usize>() + last.len());
+        for mut segment in done {
+            all.append(&mut segment);
+        }
+        all.append(&mut last);
+        all
+    }
+    fn collect_indexed<E, S>(ex: &E, items: S) -> Vec<T>
+    where
+        E: Executor + ?Sized,
+        S: Source<Item = T>,
+    {
+        ex.collect_vec(items)
     }
 }
 

@@ -2,7 +2,8 @@
 //! the inner sources' items at known indices, so executors split them like any source and
 //! [`Source::visit_range`] stays the inner source's fast iterator wherever the adapter allows.
 
-use foldex_core::{RangeVisitor, Source};
+use crate::transform::Transform;
+use foldex_core::{MutSlice, RangeVisitor, Source};
 use std::ops::Range;
 
 /// A source borrowed, so that a pipeline can be run more than once.
@@ -371,6 +372,43 @@ impl<'s, T: Sync> Source for Chunks<'s, T> {
     }
 }
 
+/// `chunks_mut(size)` of a mutable slice: item `i` is the sub-slice `size * i..` of at most
+/// `size` items, lent to the piece that visits it.
+#[derive(Debug)]
+pub struct ChunksMut<'s, T> {
+    pub(crate) slice: MutSlice<'s, T>,
+    pub(crate) size: usize,
+}
+
+impl<'s, T: Send> ChunksMut<'s, T> {
+    /// The elements of chunks `range` (clipped to the slice).
+    fn elements(&self, range: Range<usize>) -> Range<usize> {
+        let len = self.slice.len();
+        let end = range.end.saturating_mul(self.size).min(len);
+        (range.start.saturating_mul(self.size)).min(end)..end
+    }
+}
+
+impl<'s, T: Send> Source for ChunksMut<'s, T> {
+    type Item = &'s mut [T];
+    #[inline]
+    fn len(&self) -> usize {
+        self.slice.len().div_ceil(self.size)
+    }
+    #[inline]
+    fn get(&self, index: usize) -> &'s mut [T] {
+        self.slice.take(self.elements(index..index + 1))
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<&'s mut [T]>>(
+        &self,
+        range: Range<usize>,
+        visitor: V,
+    ) -> V::Output {
+        visitor.visit(self.slice.take(self.elements(range)).chunks_mut(self.size))
+    }
+}
+
 /// `windows(size)` of a slice: item `i` is `slice[i..i + size]`.
 #[derive(Debug, Clone, Copy)]
 pub struct Windows<'s, T> {
@@ -456,5 +494,40 @@ impl<'a, T: Clone + 'a, S: Source<Item = &'a T>> Source for Cloned<S> {
     #[inline]
     fn visit_range<V: RangeVisitor<T>>(&self, range: Range<usize>, visitor: V) -> V::Output {
         self.0.visit_range(range, ClonedVisitor(visitor))
+    }
+}
+
+/// The items of a pipeline whose transforms are one-to-one ([`Transform::ONE_TO_ONE`]), as a
+/// source: item `i` is what item `i` of `source` becomes.
+pub(crate) struct OneToOne<'p, S, X> {
+    pub(crate) source: &'p S,
+    pub(crate) transform: &'p X,
+}
+
+impl<S: Source, X: Transform<S::Item>> OneToOne<'_, S, X> {
+    #[inline]
+    fn pass(&self, item: S::Item) -> X::Out {
+        match self.transform.one_to_one(item) {
+            Some(out) => out,
+            None => unreachable!("a one-to-one stage gives one item per item"),
+        }
+    }
+}
+
+impl<S: Source, X: Transform<S::Item>> Source for OneToOne<'_, S, X> {
+    type Item = X::Out;
+    #[inline]
+    fn len(&self) -> usize {
+        self.source.len()
+    }
+    #[inline]
+    fn get(&self, index: usize) -> X::Out {
+        self.pass(self.source.get(index))
+    }
+    #[inline]
+    fn visit_range<V: RangeVisitor<X::Out>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let f = |item| self.pass(item);
+        self.source
+            .visit_range(range, MapVisitor { f: &f, visitor })
     }
 }

@@ -51,13 +51,14 @@ pub mod transform;
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
 pub use pipeline::Pipeline;
-pub use sources::{from_source, IntoPipeline};
+pub use sources::{from_source, from_vec, IntoPipeline};
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.
 pub mod adapters {
     pub use crate::indexed::{
-        Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
+        Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window,
+        Windows, Zip,
     };
     pub use crate::sources::Ints;
 }

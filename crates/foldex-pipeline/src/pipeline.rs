@@ -1,14 +1,15 @@
 //! The pipeline value and its adapters.
 
 use crate::indexed::{
-    Chain, Chunks, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
+    Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows,
+    Zip,
 };
 use crate::sources::IntoPipeline;
 use crate::transform::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
 };
-use foldex_core::{ConfigError, Source};
+use foldex_core::{ConfigError, MutSlice, Source};
 
 /// A computation over the items of a [`Source`]: index-preserving adapters, then transforms
 /// that may change the number of items, then a reduction that runs it on an executor given as
@@ -262,6 +263,33 @@ impl<S: Source> Pipeline<S, Id> {
         let size = ConfigError::require_nonzero("window size", size).get();
         let slice = self.source.as_slice();
         Self::indexed(Windows { slice, size })
+    }
+}
+
+/// Sub-slices of a mutable slice.
+impl<'s, T: Send> Pipeline<MutSlice<'s, T>, Id> {
+    /// Mutable sub-slices of `size` items (the last one shorter if `size` does not divide the
+    /// length), as `slice::chunks_mut`, each lent to one piece.
+    ///
+    /// # Panics
+    /// If `size` is 0: "chunk size must be at least 1, got 0".
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// let mut image = vec![0u8; 12];
+    /// (&mut image).pipe().chunks_mut(4).enumerate().for_each(&ThreadedEx::new(), |(row, px)| {
+    ///     px.fill(row as u8);
+    /// });
+    /// assert_eq!(image, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    /// ```
+    #[track_caller]
+    pub fn chunks_mut(self, size: usize) -> Pipeline<ChunksMut<'s, T>, Id> {
+        let size = ConfigError::require_nonzero("chunk size", size).get();
+        Self::indexed(ChunksMut {
+            slice: self.source,
+            size,
+        })
     }
 }
 

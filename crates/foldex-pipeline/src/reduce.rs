@@ -6,7 +6,7 @@
 //! index (a `Break` there), so nothing to its right runs longer than it takes to notice.
 
 use crate::collect::FromPipeline;
-use crate::indexed::ByRef;
+use crate::indexed::{ByRef, OneToOne};
 use crate::pipeline::Pipeline;
 use crate::transform::Transform;
 use foldex_core::{Executor, ExecutorExt, Source, StopProbe};
@@ -489,6 +489,21 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
     /// assert!(parsed.is_err());
     /// ```
     pub fn collect<C>(&self, ex: &(impl Executor + ?Sized)) -> C
+    where
+        C: FromPipeline<X::Out>,
+    {
+        if X::ONE_TO_ONE {
+            let items = OneToOne {
+                source: &self.source,
+                transform: &self.transform,
+            };
+            return C::collect_indexed(ex, items);
+        }
+        self.collect_folded(ex)
+    }
+
+    /// [`collect`](Pipeline::collect) as a fold: `C`'s partial per piece, merged left to right.
+    pub(crate) fn collect_folded<C>(&self, ex: &(impl Executor + ?Sized)) -> C
     where
         C: FromPipeline<X::Out>,
     {

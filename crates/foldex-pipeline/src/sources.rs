@@ -1,6 +1,6 @@
 //! Where a pipeline starts: [`IntoPipeline`] for ranges of every primitive integer type
-//! (`a..b` and `a..=b`), slices, vectors and arrays by reference, and [`from_source`] for any
-//! other [`Source`].
+//! (`a..b` and `a..=b`), slices, vectors and arrays by reference, mutable slices and vectors;
+//! [`from_vec`] for a `Vec` by value, and [`from_source`] for any other [`Source`].
 //!
 //! Integer ranges other than `Range<usize>` are not `Source`s in foldex-core on purpose: with
 //! one `Source` impl per integer type, `ex.sum::<usize>(0..10)` would no longer infer `usize`
@@ -9,7 +9,7 @@
 
 use crate::pipeline::Pipeline;
 use crate::transform::Id;
-use foldex_core::{RangeVisitor, Source};
+use foldex_core::{MutSlice, OwnedVec, RangeVisitor, Source};
 use std::ops::{Range, RangeInclusive};
 
 /// Makes a [`Pipeline`] of its items: `(0..n).pipe()`, `(1..=n).pipe()`, `slice.pipe()`,
@@ -84,6 +84,58 @@ impl<'s, T: Sync, const N: usize> IntoPipeline for &'s [T; N] {
     fn pipe(self) -> Pipeline<&'s [T; N]> {
         from_source(self)
     }
+}
+
+/// Each element lent to one piece, mutably: `for_each` over `&mut [T]`, `zip` with an output
+/// slice, [`chunks_mut`](Pipeline::chunks_mut). The pipeline runs once: a second run panics,
+/// as the elements' borrows from the first may still be alive.
+///
+/// ```
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_threaded::ThreadedEx;
+/// let mut v: Vec<u64> = (0..1000).collect();
+/// (&mut v[..]).pipe().for_each(&ThreadedEx::new(), |x| *x *= 2);
+/// assert_eq!(v[999], 1998);
+/// ```
+impl<'s, T: Send> IntoPipeline for &'s mut [T] {
+    type Source = MutSlice<'s, T>;
+    fn pipe(self) -> Pipeline<MutSlice<'s, T>> {
+        from_source(MutSlice::new(self))
+    }
+}
+
+/// As for `&mut [T]`.
+///
+/// ```
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// let input = [1, 2, 3];
+/// let mut out = vec![0; 3];
+/// input.pipe().zip(&mut out).for_each(&SequentialEx, |(x, o)| *o = x * x);
+/// assert_eq!(out, [1, 4, 9]);
+/// ```
+impl<'s, T: Send> IntoPipeline for &'s mut Vec<T> {
+    type Source = MutSlice<'s, T>;
+    fn pipe(self) -> Pipeline<MutSlice<'s, T>> {
+        from_source(MutSlice::new(self))
+    }
+}
+
+/// The pipeline over a `Vec`'s items by value: each piece moves its items out, and items the
+/// run did not reach (after an early stop) are dropped with the pipeline. The pipeline runs
+/// once: a second run panics, as the items are gone.
+///
+/// A function rather than `IntoPipeline for Vec<T>`, so that `v.pipe()` keeps borrowing `v`.
+///
+/// ```
+/// use foldex_pipeline::from_vec;
+/// use foldex_seq::SequentialEx;
+/// let words = vec![String::from("fold"), String::from("ex")];
+/// let joined: String = from_vec(words).collect(&SequentialEx);
+/// assert_eq!(joined, "foldex");
+/// ```
+pub fn from_vec<T: Send>(vec: Vec<T>) -> Pipeline<OwnedVec<T>> {
+    from_source(OwnedVec::new(vec))
 }
 
 /// The integers `start`, `start + 1`, ... (`len` of them): a range of an integer type other

@@ -18,8 +18,21 @@ pub trait Transform<In>: Sync {
     /// Whether the stage may stop the fold with `Break` (then the fold checks for it).
     const BREAKS: bool;
 
+    /// Whether every item becomes exactly one item, in order, with no state: then
+    /// [`Transform::one_to_one`] gives it, and the pipeline stays indexable (a `Vec` is
+    /// collected in place).
+    const ONE_TO_ONE: bool = false;
+
     /// The state for a new piece.
     fn start(&self) -> Self::State;
+
+    /// What `item` becomes, for a stage that is [`ONE_TO_ONE`](Transform::ONE_TO_ONE);
+    /// `None` for any other.
+    #[inline]
+    fn one_to_one(&self, item: In) -> Option<Self::Out> {
+        drop(item);
+        None
+    }
 
     /// Passes what `item` becomes on to `sink`, or stops the fold with `Break(acc)`. A stage
     /// that loops long over one item checks `probe` now and then, and returns `Break(acc)` once
@@ -45,9 +58,15 @@ impl<In> Transform<In> for Id {
     type Out = In;
     type State = ();
     const BREAKS: bool = false;
+    const ONE_TO_ONE: bool = true;
 
     #[inline]
     fn start(&self) {}
+
+    #[inline]
+    fn one_to_one(&self, item: In) -> Option<In> {
+        Some(item)
+    }
 
     #[inline]
     fn step<A, K>(

@@ -9,7 +9,7 @@
 use crate::once_bits::OnceBits;
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::ops::Range;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -436,6 +436,39 @@ impl<'w, T> RangeWriter<'w, T> {
         // and not yet written (`next` only grows): the slot is ours and uninitialised.
         unsafe { self.out.raw.at(self.next).write(item) };
         self.next += 1;
+    }
+
+    /// Writes every item of `items` into the rest of the range, in order: the loop of a
+    /// slice's `collect`, which vectorises where the items allow.
+    ///
+    /// # Panics
+    /// If `items` holds more items than the rest of the range (those that fit are written).
+    #[inline]
+    pub fn fill<I: Iterator<Item = T>>(&mut self, items: I) {
+        let mut items = items;
+        let rest = self.end - self.next;
+        // SAFETY: `next..end` is the unwritten rest of this writer's range, which
+        // `VecWriter::write` took for it alone: in bounds of the allocation, uninitialised and
+        // reached by no other reference while `self` is borrowed mutably. `MaybeUninit<T>` has
+        // `T`'s layout.
+        let slots = unsafe {
+            std::slice::from_raw_parts_mut(
+                self.out.raw.at(self.next).cast::<MaybeUninit<T>>(),
+                rest,
+            )
+        };
+        for (slot, item) in slots.iter_mut().zip(&mut items) {
+            slot.write(item);
+            // Counted per item, so that a panic in the next item's producer drops exactly the
+            // items written.
+            self.next += 1;
+        }
+        assert!(
+            self.next < self.end || items.next().is_none(),
+            "foldex: more items than the {} of range {:?}",
+            self.end - self.start,
+            self.start..self.end
+        );
     }
 
     /// The written range, which now owns its elements.

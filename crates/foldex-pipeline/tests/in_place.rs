@@ -1,0 +1,207 @@
+//! In-place work: mutable slices, `chunks_mut`, a map written into an output slice, a `Vec` by
+//! value, and `collect::<Vec<_>>` written in place, on every executor configuration; with a
+//! second run and panics, every element is dropped exactly once.
+
+use foldex_core::{Basesize, Executor};
+use foldex_pipeline::{from_vec, IntoPipeline};
+use foldex_seq::SequentialEx;
+use foldex_taskpool::TaskPoolEx;
+use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
+use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+const LENGTHS: [usize; 8] = [0, 1, 2, 7, 31, 97, 1009, 100_000];
+
+fn executors() -> Vec<(String, Box<dyn Executor>)> {
+    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
+    let mut all: Vec<(String, Box<dyn Executor>)> =
+        vec![("SequentialEx".into(), Box::new(SequentialEx))];
+    for basesize in [Basesize::Auto, fixed(1), fixed(7), fixed(4096)] {
+        all.push((
+            format!("ThreadedEx(2, {basesize})"),
+            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
+        ));
+        all.push((
+            format!("TaskPoolEx(3, {basesize})"),
+            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
+        ));
+    }
+    all
+}
+
+fn each_case(name: &str, check: impl Fn(&dyn Executor, usize, &str)) {
+    watchdog(name, || {
+        for (ex_name, ex) in &executors() {
+            for len in LENGTHS {
+                check(&**ex, len, &format!("{name}, {ex_name}, len {len}"));
+            }
+        }
+    });
+}
+
+/// Counts live values: +1 when made, -1 when dropped.
+#[derive(Debug)]
+struct Counted<'c>(u64, &'c AtomicIsize);
+
+impl<'c> Counted<'c> {
+    fn new(value: u64, live: &'c AtomicIsize) -> Self {
+        live.fetch_add(1, Ordering::Relaxed);
+        Self(value, live)
+    }
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn mutable_slices_match_std() {
+    each_case("mutable slices", |ex, len, what| {
+        let mut got: Vec<u64> = (0..len as u64).collect();
+        let mut want = got.clone();
+        (&mut got).pipe().for_each(ex, |x| *x = *x * 3 + 1);
+        want.iter_mut().for_each(|x| *x = *x * 3 + 1);
+        assert_eq!(got, want, "for_each: {what}");
+
+        for size in [1, 3, 64] {
+            (&mut got[..])
+                .pipe()
+                .chunks_mut(size)
+                .enumerate()
+                .for_each(ex, |(i, chunk)| {
+                    chunk.iter_mut().for_each(|x| *x += i as u64)
+                });
+            want.chunks_mut(size)
+                .enumerate()
+                .for_each(|(i, chunk)| chunk.iter_mut().for_each(|x| *x += i as u64));
+            assert_eq!(got, want, "chunks_mut({size}): {what}");
+        }
+
+        let input: Vec<u64> = (0..len as u64).collect();
+        let mut out = vec![0u64; len];
+        input
+            .pipe()
+            .map(|&x| x * x)
+            .zip(&mut out)
+            .for_each(ex, |(y, o)| *o = y);
+        let squares: Vec<u64> = input.iter().map(|&x| x * x).collect();
+        assert_eq!(out, squares, "map into an output slice: {what}");
+
+        // Reductions over `&mut` items run too, and stop early.
+        let first_big = (&mut got)
+            .pipe()
+            .position_first(ex, |x| *x > 3 * (len as u64 / 2));
+        let want_first = want.iter().position(|&x| x > 3 * (len as u64 / 2));
+        assert_eq!(first_big, want_first, "position_first: {what}");
+    });
+}
+
+#[test]
+fn a_mutable_slice_pipeline_runs_once() {
+    let mut v = vec![0u32; 1000];
+    let pipeline = (&mut v).pipe();
+    pipeline.for_each(&ThreadedEx::new(), |x| *x += 1);
+    let again = catch_unwind(AssertUnwindSafe(|| {
+        pipeline.for_each(&SequentialEx, |x| *x += 1)
+    }));
+    let message = *again.unwrap_err().downcast::<String>().unwrap();
+    assert!(message.contains("handed to two pieces"), "{message}");
+    assert!(v.iter().all(|&x| x == 1));
+}
+
+#[test]
+fn a_vec_by_value_matches_std_and_drops_every_item_once() {
+    let live = AtomicIsize::new(0);
+    each_case("Vec by value", |ex, len, what| {
+        let items = || {
+            (0..len as u64)
+                .map(|i| Counted::new(i, &live))
+                .collect::<Vec<_>>()
+        };
+        let total: u64 = from_vec(items()).map(|c| c.0).sum(ex);
+        assert_eq!(total, (0..len as u64).sum::<u64>(), "sum: {what}");
+        let kept: Vec<u64> = from_vec(items())
+            .filter(|c| c.0 % 3 == 0)
+            .map(|c| c.0)
+            .collect(ex);
+        let want: Vec<u64> = (0..len as u64).filter(|x| x % 3 == 0).collect();
+        assert_eq!(kept, want, "filter + collect: {what}");
+        let moved: Vec<Counted> = from_vec(items()).collect(ex);
+        assert_eq!(moved.len(), len, "collect: {what}");
+        assert!(moved.iter().enumerate().all(|(i, c)| c.0 == i as u64));
+        drop(moved);
+        // An early stop leaves items behind: the pipeline drops them.
+        let found = from_vec(items()).find_first(ex, |c| c.0 == 5).map(|c| c.0);
+        assert_eq!(found, (len > 5).then_some(5), "find_first: {what}");
+        let stopped = from_vec(items()).try_fold(
+            ex,
+            || 0,
+            |n, c| {
+                if c.0 == 3 {
+                    ControlFlow::Break(n)
+                } else {
+                    ControlFlow::Continue(n + 1)
+                }
+            },
+            |a, b| a + b,
+        );
+        assert_eq!(
+            stopped,
+            if len > 3 {
+                ControlFlow::Break(3)
+            } else {
+                ControlFlow::Continue(len)
+            }
+        );
+        let panicked = catch_unwind(AssertUnwindSafe(|| {
+            from_vec(items()).for_each(ex, |c| assert!(c.0 != len as u64 / 2, "boom"))
+        }));
+        assert_eq!(panicked.is_err(), len > 0, "panic: {what}");
+        assert_eq!(
+            live.load(Ordering::Relaxed),
+            0,
+            "every item dropped once: {what}"
+        );
+    });
+}
+
+#[test]
+fn a_vec_by_value_pipeline_runs_once() {
+    let pipeline = from_vec(vec![String::from("a"); 10]);
+    assert_eq!(pipeline.count(&SequentialEx), 10);
+    let again = catch_unwind(AssertUnwindSafe(|| pipeline.count(&SequentialEx)));
+    assert!(again.is_err());
+}
+
+#[test]
+fn collect_vec_in_place_matches_std_and_drops_on_panic() {
+    let live = AtomicIsize::new(0);
+    each_case("collect in place", |ex, len, what| {
+        let data: Vec<u64> = (0..len as u64).collect();
+        let got: Vec<u64> = data.pipe().map(|&x| x * 7).collect(ex);
+        let want: Vec<u64> = data.iter().map(|&x| x * 7).collect();
+        assert_eq!(got, want, "map + collect: {what}");
+        let got: Vec<(usize, &u64)> = data.pipe().rev().enumerate().collect(ex);
+        let want: Vec<(usize, &u64)> = data.iter().rev().enumerate().collect();
+        assert_eq!(got, want, "rev + enumerate + collect: {what}");
+        let panicked = catch_unwind(AssertUnwindSafe(|| {
+            data.pipe()
+                .map(|&x| {
+                    assert!(x != len as u64 / 2, "boom");
+                    Counted::new(x, &live)
+                })
+                .collect::<Vec<_>>(ex)
+        }));
+        assert_eq!(panicked.is_err(), len > 0, "panic: {what}");
+        assert_eq!(
+            live.load(Ordering::Relaxed),
+            0,
+            "every item dropped once: {what}"
+        );
+    });
+}
