@@ -45,7 +45,9 @@ pub mod group;
 mod indexed;
 mod pipeline;
 mod reduce;
+mod scan;
 mod sources;
+pub mod stateful;
 pub mod transform;
 
 pub use collect::FromPipeline;

@@ -5,6 +5,7 @@ use crate::indexed::{
     Zip,
 };
 use crate::sources::IntoPipeline;
+use crate::stateful::{Dedup, SkipWhile, Unique};
 use crate::transform::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
@@ -339,6 +340,63 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         X: Append<Filter<P>>,
     {
         self.then(Filter(keep))
+    }
+
+    /// Drops each item equal to the one before it, as `Vec::dedup` (and itertools' `dedup`).
+    /// Correct in parallel: see [`crate::stateful`].
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// let v = [1, 1, 2, 3, 3, 3, 1];
+    /// let runs: Vec<i32> = v.pipe().copied().dedup().collect(&ThreadedEx::new());
+    /// assert_eq!(runs, [1, 2, 3, 1]);
+    /// ```
+    pub fn dedup(self) -> Pipeline<S, X::Output>
+    where
+        X::Out: Clone + PartialEq + Send,
+        X: Append<Dedup>,
+    {
+        self.then(Dedup)
+    }
+
+    /// Keeps the first occurrence of each item, in order (itertools' `unique`). Every item is
+    /// held until the run ends: see [`crate::stateful`].
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// let words = ["b", "a", "b", "c", "a"];
+    /// let first: Vec<&str> = words.pipe().copied().unique().collect(&ThreadedEx::new());
+    /// assert_eq!(first, ["b", "a", "c"]);
+    /// ```
+    pub fn unique(self) -> Pipeline<S, X::Output>
+    where
+        X::Out: Clone + Eq + std::hash::Hash + Send,
+        X: Append<Unique>,
+    {
+        self.then(Unique)
+    }
+
+    /// Drops items while `skip` holds, then keeps every item, as `Iterator::skip_while`
+    /// (Transducers.jl's `DropWhile`). `skip` may also be called on items after the first one it
+    /// rejects (each piece tests its own leading items): see [`crate::stateful`].
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// let v = [1, 2, 5, 1, 7];
+    /// let rest: Vec<i32> = v.pipe().copied().skip_while(|&x| x < 3).collect(&ThreadedEx::new());
+    /// assert_eq!(rest, [5, 1, 7]);
+    /// ```
+    #[doc(alias = "drop_while")]
+    pub fn skip_while<P>(self, skip: P) -> Pipeline<S, X::Output>
+    where
+        X::Out: Send,
+        P: Fn(&X::Out) -> bool + Sync,
+        X: Append<SkipWhile<P>>,
+    {
+        self.then(SkipWhile(skip))
     }
 
     /// Keeps `y` for every item that `f` maps to `Some(y)`.

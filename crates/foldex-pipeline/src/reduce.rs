@@ -93,6 +93,9 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
     {
+        if X::MERGES {
+            return self.run_merging(ex, breaks, init, step, combine);
+        }
         let transform = &self.transform;
         let source = ByRef(&self.source);
         let init = || (transform.start(), init());
@@ -113,6 +116,63 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
             // Nothing here breaks: the stages get a probe that never reports a stop.
             let plain = |acc, item| into_inner(piece_step(acc, item, &StopProbe::NEVER));
             ControlFlow::Continue(ex.fold(source, init, plain, combine).1)
+        }
+    }
+
+    /// [`run`](Self::run) for stages that hold items back at a piece's edge
+    /// ([`crate::stateful`]): pieces are joined with the stages' `merge` before `combine`, and
+    /// what the run still holds is released in front of the result. A `merge` may pass an item
+    /// to a `step` that breaks; the piece then carries `true`, and nothing to its right counts.
+    fn run_merging<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        breaks: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        let transform = &self.transform;
+        let source = ByRef(&self.source);
+        let piece_init = || (transform.start(), init(), false);
+        let join = |(mut state, a, stopped): (X::State, A, bool), (right, b, right_stopped)| {
+            if stopped {
+                return (state, a, true);
+            }
+            match transform.merge(&mut state, right, a, &mut |acc, out| step(acc, out)) {
+                ControlFlow::Continue(a) => (state, combine(a, b), right_stopped),
+                ControlFlow::Break(a) => (state, a, true),
+            }
+        };
+        let piece_step =
+            |(mut state, acc, stopped): (X::State, A, bool), item: S::Item, probe: &StopProbe| {
+                let mut sink = |acc, out| step(acc, out);
+                match transform.step(&mut state, acc, item, &mut sink, probe) {
+                    ControlFlow::Continue(acc) => ControlFlow::Continue((state, acc, stopped)),
+                    ControlFlow::Break(acc) => ControlFlow::Break((state, acc, stopped)),
+                }
+            };
+        let (broke, (mut state, acc, stopped)) = if breaks || X::BREAKS {
+            match ex.try_fold_probed(source, piece_init, piece_step, join) {
+                ControlFlow::Continue(piece) => (false, piece),
+                ControlFlow::Break(piece) => (true, piece),
+            }
+        } else {
+            let plain = |piece, item| into_inner(piece_step(piece, item, &StopProbe::NEVER));
+            (false, ex.fold(source, piece_init, plain, join))
+        };
+        match transform.release(&mut state, init(), &mut |acc, out| step(acc, out)) {
+            ControlFlow::Break(front) => ControlFlow::Break(front),
+            ControlFlow::Continue(front) if broke || stopped => {
+                ControlFlow::Break(combine(front, acc))
+            }
+            ControlFlow::Continue(front) => ControlFlow::Continue(combine(front, acc)),
         }
     }
 

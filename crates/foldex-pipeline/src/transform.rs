@@ -34,6 +34,42 @@ pub trait Transform<In>: Sync {
         None
     }
 
+    /// Whether the stage holds items back at a piece's left edge until it knows what precedes
+    /// them (`dedup`, `unique`, `skip_while`): then adjacent pieces are joined with
+    /// [`Transform::merge`], and the run ends with [`Transform::release`]. The boundary
+    /// protocol is explained in [`crate::stateful`].
+    const MERGES: bool = false;
+
+    /// Joins `right`, the state of the piece just right of `left`'s, into `left`: each item
+    /// `right` held back is either passed on to `sink` (into the left piece's accumulator,
+    /// after its items) or kept held in `left`.
+    #[inline]
+    fn merge<A, K>(
+        &self,
+        left: &mut Self::State,
+        right: Self::State,
+        acc: A,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, Self::Out) -> ControlFlow<A, A>,
+    {
+        let _ = (left, sink);
+        drop(right);
+        ControlFlow::Continue(acc)
+    }
+
+    /// Passes on what `state` still holds back, as the first items of the whole run: nothing
+    /// precedes them.
+    #[inline]
+    fn release<A, K>(&self, state: &mut Self::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, Self::Out) -> ControlFlow<A, A>,
+    {
+        let _ = (state, sink);
+        ControlFlow::Continue(acc)
+    }
+
     /// Passes what `item` becomes on to `sink`, or stops the fold with `Break(acc)`. A stage
     /// that loops long over one item checks `probe` now and then, and returns `Break(acc)` once
     /// the fold no longer needs the block.
@@ -93,10 +129,33 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     type Out = T::Out;
     type State = T::State;
     const BREAKS: bool = T::BREAKS;
+    const MERGES: bool = T::MERGES;
 
     #[inline]
     fn start(&self) -> T::State {
         self.0.start()
+    }
+
+    #[inline]
+    fn merge<A, K>(
+        &self,
+        left: &mut T::State,
+        right: T::State,
+        acc: A,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, T::Out) -> ControlFlow<A, A>,
+    {
+        self.0.merge(left, right, acc, sink)
+    }
+
+    #[inline]
+    fn release<A, K>(&self, state: &mut T::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, T::Out) -> ControlFlow<A, A>,
+    {
+        self.0.release(state, acc, sink)
     }
 
     #[inline]
@@ -149,10 +208,59 @@ where
     type Out = U::Out;
     type State = (T::State, U::State);
     const BREAKS: bool = T::BREAKS || U::BREAKS;
+    const MERGES: bool = T::MERGES || U::MERGES;
 
     #[inline]
     fn start(&self) -> Self::State {
         (self.0.start(), self.1.start())
+    }
+
+    /// What the first stage lets through at the boundary goes on through the second with the
+    /// left piece's state; then the second stage joins its own states.
+    fn merge<A, K>(
+        &self,
+        (left_first, left_second): &mut Self::State,
+        (right_first, right_second): Self::State,
+        acc: A,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, U::Out) -> ControlFlow<A, A>,
+    {
+        let mut next = |acc, mid| self.1.step(left_second, acc, mid, sink, &StopProbe::NEVER);
+        let acc = match self.0.merge(left_first, right_first, acc, &mut next) {
+            ControlFlow::Continue(acc) => acc,
+            done => return done,
+        };
+        self.1.merge(left_second, right_second, acc, sink)
+    }
+
+    /// What the first stage held comes first: it goes through the second stage as a piece of
+    /// its own, which is then joined with the second stage's state, and what that still holds
+    /// is released last.
+    fn release<A, K>(
+        &self,
+        (first, second): &mut Self::State,
+        acc: A,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, U::Out) -> ControlFlow<A, A>,
+    {
+        let mut front = self.1.start();
+        let mut next = |acc, mid| self.1.step(&mut front, acc, mid, sink, &StopProbe::NEVER);
+        let acc = match self.0.release(first, acc, &mut next) {
+            ControlFlow::Continue(acc) => acc,
+            done => return done,
+        };
+        let rest = std::mem::replace(second, self.1.start());
+        let acc = match self.1.merge(&mut front, rest, acc, sink) {
+            ControlFlow::Continue(acc) => acc,
+            done => return done,
+        };
+        let released = self.1.release(&mut front, acc, sink);
+        *second = front;
+        released
     }
 
     #[inline]

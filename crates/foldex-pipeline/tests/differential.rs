@@ -520,3 +520,48 @@ fn flat_map_inner_loops_stop_once_their_block_no_longer_matters() {
         }
     });
 }
+
+#[test]
+fn stateful_stages_and_scan_match_std() {
+    each_case("stateful", |ex, data, what| {
+        let small = || data.iter().map(|x| x % 5);
+        let mut want: Vec<u64> = small().collect();
+        want.dedup();
+        let got: Vec<u64> = data.pipe().map(|x| x % 5).dedup().collect(ex);
+        assert_eq!(got, want, "dedup: {what}");
+        let mut seen = HashSet::new();
+        let want: Vec<u64> = small().filter(|&x| seen.insert(x)).collect();
+        assert_eq!(
+            data.pipe().map(|x| x % 5).unique().collect::<Vec<_>>(ex),
+            want,
+            "unique: {what}"
+        );
+        for limit in [0, 4, 1000, 1024] {
+            let want: u64 = data.iter().skip_while(|&&x| x < limit).sum();
+            let got: u64 = data.pipe().copied().skip_while(|&x| x < limit).sum(ex);
+            assert_eq!(got, want, "skip_while < {limit}: {what}");
+        }
+        let want: Vec<u64> = data
+            .iter()
+            .scan(0u64, |acc, &x| {
+                *acc = acc.wrapping_mul(3).wrapping_add(x);
+                Some(*acc)
+            })
+            .collect();
+        // `x -> 3x + item` composed: (a, b) stands for `x -> a * x + b`.
+        let compose = |f: &(u64, u64), g: &(u64, u64)| {
+            (
+                g.0.wrapping_mul(f.0),
+                g.0.wrapping_mul(f.1).wrapping_add(g.1),
+            )
+        };
+        let got: Vec<u64> = data
+            .pipe()
+            .map(|&x| (3, x))
+            .scan(ex, (1, 0), compose)
+            .into_iter()
+            .map(|(_, b)| b)
+            .collect();
+        assert_eq!(got, want, "scan: {what}");
+    });
+}

@@ -37,8 +37,9 @@ mod reducer;
 pub mod spawn_failure;
 
 pub use pipelines::{
-    check_pipeline_adapters, check_pipeline_collect, check_pipeline_panics,
-    check_pipeline_reductions, check_pipeline_transforms, check_pipelines,
+    check_pipeline_adapters, check_pipeline_collect, check_pipeline_in_place,
+    check_pipeline_panics, check_pipeline_reductions, check_pipeline_stateful,
+    check_pipeline_transforms, check_pipelines,
 };
 pub use reducer::check_reducer;
 

@@ -6,7 +6,7 @@ use crate::{basesizes, quietly, run_property, Boom};
 use foldex_core::{Basesize, Executor};
 use foldex_pipeline::IntoPipeline;
 use proptest::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow::{Break, Continue};
 
 /// Lengths worth testing: 0, 1, small primes, and anything up to 3000 (crates/foldex-pipeline's
@@ -254,11 +254,107 @@ pub fn check_pipeline_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
     });
 }
 
+/// Stateful stages (`dedup`, `unique`, `skip_while`) give `std`'s items wherever the
+/// executor cuts, alone and between other stages (a `take_while` after them cuts at a random
+/// item); `scan` with a non-commutative `op` gives `std`'s prefixes.
+pub fn check_pipeline_stateful<E: Executor>(make: impl Fn(Basesize) -> E) {
+    let cases = (lengths(), basesizes(), 1u64..40, 0u64..1100);
+    run_property(
+        "pipeline stateful stages",
+        cases,
+        |(len, bs, modulus, limit)| {
+            let ex = make(bs);
+            let data: Vec<u64> = items(len).into_iter().map(|x| x % modulus).collect();
+            let all = || data.iter().copied();
+            let p = data.pipe().copied();
+            let mut want: Vec<u64> = all().collect();
+            want.dedup();
+            prop_assert_eq!(p.dedup().collect::<Vec<_>>(&ex), want);
+            let mut want: Vec<u64> = all().filter(|x| x % 3 != 0).collect();
+            want.dedup();
+            let want: Vec<u64> = want.into_iter().take_while(|&x| x * 30 < limit).collect();
+            let got: Vec<u64> = p
+                .filter(|x| x % 3 != 0)
+                .dedup()
+                .take_while(|&x| x * 30 < limit)
+                .collect(&ex);
+            prop_assert_eq!(got, want);
+            let mut seen = HashSet::new();
+            let want: Vec<u64> = all().filter(|&x| seen.insert(x)).collect();
+            prop_assert_eq!(p.unique().collect::<Vec<_>>(&ex), want.clone());
+            let want_first = want.iter().position(|&x| x * 30 >= limit);
+            prop_assert_eq!(
+                p.unique().position_first(&ex, |x| x * 30 >= limit),
+                want_first
+            );
+            let skip = |x: &u64| x * 30 < limit;
+            let want: Vec<u64> = all().skip_while(skip).collect();
+            prop_assert_eq!(p.skip_while(skip).collect::<Vec<_>>(&ex), want);
+            let mut want: Vec<u64> = all().skip_while(skip).collect();
+            want.dedup();
+            prop_assert_eq!(p.skip_while(skip).dedup().collect::<Vec<_>>(&ex), want);
+            // Affine maps `x -> a * x + b`, composed left to right: associative, not commutative.
+            let compose = |f: &(u64, u64), g: &(u64, u64)| {
+                (
+                    g.0.wrapping_mul(f.0),
+                    g.0.wrapping_mul(f.1).wrapping_add(g.1),
+                )
+            };
+            let maps = p.map(|x| (x | 1, x + modulus));
+            let want: Vec<(u64, u64)> = all()
+                .map(|x| (x | 1, x + modulus))
+                .scan((1, 0), |acc, f| {
+                    *acc = compose(acc, &f);
+                    Some(*acc)
+                })
+                .collect();
+            prop_assert_eq!(maps.scan(&ex, (1, 0), compose), want);
+            Ok(())
+        },
+    );
+}
+
+/// In-place work: `for_each` over `&mut [T]`, `chunks_mut`, a map written into an output
+/// slice, and a `Vec` by value give what the same loops give sequentially.
+pub fn check_pipeline_in_place<E: Executor>(make: impl Fn(Basesize) -> E) {
+    let cases = (lengths(), basesizes(), 1usize..40);
+    run_property("pipeline in place", cases, |(len, bs, size)| {
+        let ex = make(bs);
+        let data = items(len);
+        let mut got = data.clone();
+        (&mut got).pipe().for_each(&ex, |x| *x = *x * 3 + 1);
+        let mut want = data.clone();
+        want.iter_mut().for_each(|x| *x = *x * 3 + 1);
+        prop_assert_eq!(&got, &want);
+        (&mut got)
+            .pipe()
+            .chunks_mut(size)
+            .enumerate()
+            .for_each(&ex, |(i, c)| c.iter_mut().for_each(|x| *x ^= i as u64));
+        want.chunks_mut(size)
+            .enumerate()
+            .for_each(|(i, c)| c.iter_mut().for_each(|x| *x ^= i as u64));
+        prop_assert_eq!(&got, &want);
+        let mut out = vec![0; len];
+        data.pipe().zip(&mut out).for_each(&ex, |(x, o)| *o = x + 1);
+        prop_assert_eq!(out, data.iter().map(|x| x + 1).collect::<Vec<_>>());
+        let owned: Vec<String> = data.iter().map(u64::to_string).collect();
+        let got: Vec<String> = foldex_pipeline::from_vec(owned.clone())
+            .filter(|s| s.len() > 2)
+            .collect(&ex);
+        let want: Vec<String> = owned.into_iter().filter(|s| s.len() > 2).collect();
+        prop_assert_eq!(got, want);
+        Ok(())
+    });
+}
+
 /// Every pipeline check, in turn.
 pub fn check_pipelines<E: Executor>(make: impl Fn(Basesize) -> E) {
     check_pipeline_adapters(&make);
     check_pipeline_transforms(&make);
     check_pipeline_reductions(&make);
     check_pipeline_collect(&make);
+    check_pipeline_stateful(&make);
+    check_pipeline_in_place(&make);
     check_pipeline_panics(&make);
 }

@@ -7,8 +7,9 @@ use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-/// A piece of work that borrows from a [`task_scope`], made `'static` so that it can be queued
-/// on any thread (a crossbeam deque, an injector, a channel to a pool worker).
+/// A piece of work that borrows from a [`task_scope`](crate::task_scope), made `'static` so
+/// that it can be queued on any thread (a crossbeam deque, an injector, a channel to a pool
+/// worker).
 ///
 /// Run it once with [`TaskRef::run`]. Dropping it unrun also releases the scope. A `TaskRef`
 /// that is leaked (`mem::forget`) keeps its scope waiting forever: a hang, never a dangling
