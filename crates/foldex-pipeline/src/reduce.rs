@@ -194,6 +194,35 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         self.fold(ex, || (), |(), item| f(item), |(), ()| ());
     }
 
+    /// Calls `f` on every item with a scratch value made by `init` once per piece (FLoops'
+    /// `@init`, rayon's `for_each_init`): a buffer or an RNG reused across a piece's items.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_threaded::ThreadedEx;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let digits = AtomicUsize::new(0);
+    /// (0..1000u32).pipe().for_each_init(&ThreadedEx::new(), String::new, |buf, x| {
+    ///     buf.clear();
+    ///     buf.push_str(&x.to_string());
+    ///     digits.fetch_add(buf.len(), Ordering::Relaxed);
+    /// });
+    /// assert_eq!(digits.into_inner(), 10 + 90 * 2 + 900 * 3);
+    /// ```
+    pub fn for_each_init<E, T, I, F>(&self, ex: &E, init: I, f: F)
+    where
+        E: Executor + ?Sized,
+        T: Send,
+        I: Fn() -> T + Sync,
+        F: Fn(&mut T, X::Out) + Sync,
+    {
+        let step = |mut scratch: T, item| {
+            f(&mut scratch, item);
+            scratch
+        };
+        self.fold(ex, init, step, |left, _| left);
+    }
+
     /// The number of items.
     ///
     /// ```

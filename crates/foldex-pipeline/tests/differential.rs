@@ -164,6 +164,18 @@ fn transforms_match_std() {
             .collect(ex);
         let want: Vec<usize> = data.iter().map(|x| x.to_string().len()).collect();
         assert_eq!(got, want, "map_init: {what}");
+
+        let digits = std::sync::atomic::AtomicUsize::new(0);
+        data.pipe().for_each_init(ex, String::new, |buf, &x| {
+            buf.clear();
+            buf.push_str(&x.to_string());
+            digits.fetch_add(buf.len(), std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(
+            digits.into_inner(),
+            want.iter().sum::<usize>(),
+            "for_each_init: {what}"
+        );
     });
 }
 
