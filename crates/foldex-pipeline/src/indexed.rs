@@ -509,7 +509,7 @@ impl<S: Source, X: Transform<S::Item>> OneToOne<'_, S, X> {
     fn pass(&self, item: S::Item) -> X::Out {
         match self.transform.one_to_one(item) {
             Some(out) => out,
-            None => unreachable!("a one-to-one stage gives one item per item"),
+            None => panic!("foldex: a stage with `ONE_TO_ONE = true` gave no item for an item"),
         }
     }
 }

@@ -438,14 +438,12 @@ impl<'w, T> RangeWriter<'w, T> {
         self.next += 1;
     }
 
-    /// Writes every item of `items` into the rest of the range, in order: the loop of a
-    /// slice's `collect`, which vectorises where the items allow.
-    ///
-    /// # Panics
-    /// If `items` holds more items than the rest of the range (those that fit are written).
+    /// Writes the items of `items` into the rest of the range, in order, until either runs
+    /// out (items beyond the range are dropped unwritten; [`finish`](Self::finish) reports a
+    /// range left short): the loop of a slice's `collect`, which vectorises where the items
+    /// allow.
     #[inline]
     pub fn fill<I: Iterator<Item = T>>(&mut self, items: I) {
-        let mut items = items;
         let rest = self.end - self.next;
         // SAFETY: `next..end` is the unwritten rest of this writer's range, which
         // `VecWriter::write` took for it alone: in bounds of the allocation, uninitialised and
@@ -457,18 +455,12 @@ impl<'w, T> RangeWriter<'w, T> {
                 rest,
             )
         };
-        for (slot, item) in slots.iter_mut().zip(&mut items) {
+        for (slot, item) in slots.iter_mut().zip(items) {
             slot.write(item);
             // Counted per item, so that a panic in the next item's producer drops exactly the
             // items written.
             self.next += 1;
         }
-        assert!(
-            self.next < self.end || items.next().is_none(),
-            "foldex: more items than the {} of range {:?}",
-            self.end - self.start,
-            self.start..self.end
-        );
     }
 
     /// The written range, which now owns its elements.
