@@ -47,7 +47,11 @@ impl ConfigError {
     /// ```
     #[track_caller]
     pub fn require_nonzero(setting: &'static str, value: usize) -> NonZeroUsize {
-        Self::nonzero(setting, value).unwrap_or_else(|e| panic!("{e}"))
+        // A `match`, not `unwrap_or_else`: a closure would report its own line, not the caller's.
+        match Self::nonzero(setting, value) {
+            Ok(value) => value,
+            Err(e) => panic!("{e}"),
+        }
     }
 }
 

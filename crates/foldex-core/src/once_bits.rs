@@ -33,9 +33,19 @@ fn mask(word: usize, range: &Range<usize>) -> u64 {
 
 impl OnceBits {
     /// `len` indices, none taken.
+    ///
+    /// # Panics
+    /// If there is no memory for `len` bits (a slice of zero-sized items can be that long),
+    /// naming `len`, rather than aborting.
     pub(crate) fn new(len: usize) -> Self {
+        let count = len.div_ceil(64);
+        let mut words = Vec::new();
+        if words.try_reserve_exact(count).is_err() {
+            panic!("foldex: no memory to track {len} elements (one bit each)");
+        }
+        words.extend((0..count).map(|_| AtomicU64::new(0)));
         Self {
-            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            words: words.into_boxed_slice(),
             len,
         }
     }

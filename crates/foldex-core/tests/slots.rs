@@ -226,3 +226,49 @@ impl MapUnit for std::ops::Range<usize> {
         Mapped(units, |_| ())
     }
 }
+
+#[test]
+fn an_empty_writer_after_finish_touches_nothing() {
+    let out = VecWriter::<u64>::new(2);
+    let mut w = out.write(0..2);
+    w.fill([1, 2].into_iter());
+    let v = out.finish(w.finish());
+    drop(v);
+    let mut empty = out.write(2..2);
+    empty.fill(std::iter::empty());
+    drop(empty.finish());
+}
+
+/// Panics in its drop when its value is 0.
+struct PanicsOnDrop<'c>(u64, &'c AtomicIsize);
+
+impl Drop for PanicsOnDrop<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_sub(1, Ordering::Relaxed);
+        if self.0 == 0 {
+            panic!("drop of 0");
+        }
+    }
+}
+
+#[test]
+fn a_panicking_drop_leaves_no_other_element_undropped() {
+    let live = AtomicIsize::new(3);
+    let items = vec![
+        PanicsOnDrop(0, &live),
+        PanicsOnDrop(1, &live),
+        PanicsOnDrop(2, &live),
+    ];
+    let owned = OwnedVec::new(items);
+    let r = catch_unwind(AssertUnwindSafe(|| drop(owned)));
+    assert!(r.is_err());
+    assert_eq!(live.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn too_many_zero_sized_elements_panic_instead_of_aborting() {
+    let mut units = vec![(); usize::MAX];
+    let r = catch_unwind(AssertUnwindSafe(|| MutSlice::new(&mut units).len()));
+    let message = *r.unwrap_err().downcast::<String>().unwrap();
+    assert!(message.contains("no memory to track"), "{message}");
+}

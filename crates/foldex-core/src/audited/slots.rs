@@ -42,9 +42,11 @@ impl<T> RawVec<T> {
     /// The element at `index`.
     ///
     /// # Safety
-    /// `index < capacity`.
+    /// `index <= capacity` (one past the end included), and the allocation is live: not yet
+    /// handed to a `Vec` by `VecWriter::finish`. Callers with an empty range at hand do not
+    /// call this (an empty writer may outlive the allocation).
     unsafe fn at(&self, index: usize) -> *mut T {
-        // SAFETY: in bounds of the allocation, by the caller's guarantee.
+        // SAFETY: in bounds of a live allocation, by the caller's guarantee.
         unsafe { self.ptr.as_ptr().add(index) }
     }
 
@@ -207,11 +209,43 @@ impl<T> OwnedVec<T> {
 
 impl<T> Drop for OwnedVec<T> {
     fn drop(&mut self) {
-        for index in self.taken.untaken() {
-            // SAFETY: `index < len`, and an index not taken is an element still in place,
-            // initialised and owned by us alone (`&mut self`: every `Taken` is gone).
-            unsafe { ptr::drop_in_place(self.raw.at(index)) };
+        let mut rest = DropUntaken {
+            raw: &self.raw,
+            taken: &self.taken,
+            next: 0,
+        };
+        // If an element's drop panics, `rest`'s own `Drop` drops the others and frees the
+        // buffer while unwinding (a second panic aborts, as in `Vec`).
+        rest.drop_remaining();
+    }
+}
+
+/// The elements of an [`OwnedVec`] that no piece took, dropped in order from `next`, then the
+/// buffer freed.
+struct DropUntaken<'v, T> {
+    raw: &'v RawVec<T>,
+    taken: &'v OnceBits,
+    next: usize,
+}
+
+impl<T> DropUntaken<'_, T> {
+    fn drop_remaining(&mut self) {
+        while self.next < self.raw.len {
+            let index = self.next;
+            self.next += 1;
+            if !self.taken.is_taken(index) {
+                // SAFETY: `index < len`, and an index not taken is an element still in place,
+                // initialised and owned by us alone (the `OwnedVec` is being dropped, so every
+                // `Taken` is gone); `next` has moved past it, so it is dropped once.
+                unsafe { ptr::drop_in_place(self.raw.at(index)) };
+            }
         }
+    }
+}
+
+impl<T> Drop for DropUntaken<'_, T> {
+    fn drop(&mut self) {
+        self.drop_remaining();
         self.raw.free();
     }
 }
@@ -256,6 +290,9 @@ impl<T> ExactSizeIterator for Taken<'_, T> {}
 
 impl<T> Drop for Taken<'_, T> {
     fn drop(&mut self) {
+        if self.next == self.end {
+            return;
+        }
         // SAFETY: `next..end` are elements of this `Taken`'s range not yet moved out: in place,
         // initialised and ours alone. Dropping the slice drops each of them once, even if one
         // drop panics.
@@ -445,6 +482,9 @@ impl<'w, T> RangeWriter<'w, T> {
     #[inline]
     pub fn fill<I: Iterator<Item = T>>(&mut self, items: I) {
         let rest = self.end - self.next;
+        if rest == 0 {
+            return;
+        }
         // SAFETY: `next..end` is the unwritten rest of this writer's range, which
         // `VecWriter::write` took for it alone: in bounds of the allocation, uninitialised and
         // reached by no other reference while `self` is borrowed mutably. `MaybeUninit<T>` has
@@ -496,6 +536,9 @@ impl<T> Drop for RangeWriter<'_, T> {
 /// # Safety
 /// They are initialised, owned by the caller, and not used again.
 unsafe fn drop_range<T>(raw: &RawVec<T>, range: Range<usize>) {
+    if range.is_empty() {
+        return;
+    }
     // SAFETY: by the caller's guarantee; dropping a slice drops each element once, even if
     // one drop panics.
     unsafe {
