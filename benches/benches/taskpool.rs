@@ -139,7 +139,7 @@ fn spin_group(n: usize, t: Duration) -> String {
 }
 
 fn spin_matrix(c: &mut Criterion) {
-    let threads = foldex::core::available_parallelism();
+    let threads = foldex::protocol::available_parallelism();
     let taskpool = TaskPoolEx::new().ntasks(threads);
     let threaded = ThreadedEx::new().threads(threads);
     let rayon = rayon::ThreadPoolBuilder::new()

@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 fn threads() -> usize {
-    foldex::core::available_parallelism()
+    foldex::protocol::available_parallelism()
 }
 
 fn rayon_pool(threads: usize) -> rayon::ThreadPool {

@@ -51,7 +51,7 @@ fn usage_error(message: impl std::fmt::Display) -> ! {
 }
 
 fn bench(args: &BenchArgs) -> ExitCode {
-    let cores = foldex::core::available_parallelism();
+    let cores = foldex::protocol::available_parallelism();
     let plan = Plan::from_args(args, cores).unwrap_or_else(|e| usage_error(e));
     // The runner's events and Ctrl-C come on channels of their own: the runner holds the only
     // sender of `events`, so the main thread sees it disconnect if the runner ends without
@@ -205,7 +205,7 @@ fn progress_bar(plan: &Plan, disabled: bool) -> ProgressBar {
 fn advise(args: &AdviseArgs) -> ExitCode {
     let cores = args
         .cores
-        .unwrap_or_else(foldex::core::available_parallelism);
+        .unwrap_or_else(foldex::protocol::available_parallelism);
     let (cost, io) = match (args.cost, args.workload, args.t) {
         (Some(cost), _, _) => (cost, args.io),
         (None, Some(variant), Some(t)) => {

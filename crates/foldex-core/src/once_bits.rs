@@ -90,6 +90,7 @@ impl OnceBits {
     }
 
     /// The indices not taken, in order. Exact once no other thread takes any more.
+    #[cfg(test)]
     pub(crate) fn untaken(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.len).filter(|&i| !self.is_taken(i))
     }

@@ -85,6 +85,7 @@
 //! that each take far longer than that; a fixed basesize is a plain floor and never adapts.
 #![forbid(unsafe_code)]
 
+mod builder;
 mod error;
 mod executor;
 mod pool;
@@ -96,6 +97,7 @@ mod sleep;
 mod splitter;
 mod sync;
 
+pub use builder::{default_threads, PoolBuilder, NUM_THREADS_VAR};
 pub use error::PoolError;
 pub use executor::ThreadedEx;
 pub use pool::Pool;

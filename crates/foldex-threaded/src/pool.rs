@@ -1,10 +1,12 @@
 //! The work-stealing pool: one deque per worker, an injector for outside calls, parked idlers.
 
+use crate::builder::{PoolBuilder, WorkerOptions};
 use crate::sleep::Sleep;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
-use foldex_core::{ConfigError, JoinLatch, TaskRef};
+use foldex_core::{JoinLatch, TaskRef};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -367,12 +369,23 @@ impl Pool {
     /// # Ok::<(), foldex_threaded::PoolError>(())
     /// ```
     pub fn try_new(threads: usize) -> Result<Self, crate::error::PoolError> {
+        Self::builder().threads(threads).build()
+    }
+
+    /// Settings for a pool beyond its thread count: thread names, stack size, start and exit
+    /// handlers; see [`PoolBuilder`].
+    pub fn builder() -> PoolBuilder {
+        PoolBuilder::new()
+    }
+
+    /// Starts `threads` workers (at least 1) made with `options`.
+    pub(crate) fn start(
+        threads: usize,
+        options: WorkerOptions,
+    ) -> Result<Self, crate::error::PoolError> {
         use crate::error::PoolError;
         use std::sync::{Condvar, PoisonError};
 
-        let threads = ConfigError::nonzero("threads", threads)
-            .map_err(PoolError::config)?
-            .get();
         let deques: Vec<Worker<TaskRef>> = (0..threads).map(|_| Worker::new_lifo()).collect();
         let registry = Arc::new(Registry {
             injector: Injector::new(),
@@ -404,9 +417,12 @@ impl Pool {
                 help_depth: Cell::new(0),
             };
             let gate = Arc::clone(&gate);
-            let spawned = thread::Builder::new()
-                .name(format!("foldex-threaded-{index}"))
-                .spawn(move || {
+            let mut builder = thread::Builder::new().name((options.name)(index));
+            if let Some(bytes) = options.stack_size {
+                builder = builder.stack_size(bytes);
+            }
+            let (on_start, on_exit) = (options.on_start.clone(), options.on_exit.clone());
+            let spawned = builder.spawn(move || {
                     let go = {
                         let (state, opened) = &*gate;
                         let state = state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -423,8 +439,14 @@ impl Pool {
                     CURRENT.with(|current| {
                         current.set(Rc::clone(&worker)).ok();
                     });
+                    if let Some(on_start) = on_start {
+                        let _ = panic::catch_unwind(AssertUnwindSafe(|| on_start(index)));
+                    }
                     worker.registry.searching.fetch_sub(1, Ordering::Relaxed);
                     worker.main_loop();
+                    if let Some(on_exit) = on_exit {
+                        let _ = panic::catch_unwind(AssertUnwindSafe(|| on_exit(index)));
+                    }
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
@@ -448,12 +470,19 @@ impl Pool {
         })
     }
 
-    /// The process-wide pool, created on first use with one thread per available core
-    /// ([`foldex_core::available_parallelism`]).
+    /// The process-wide pool, created on first use with [`PoolBuilder`]'s defaults: as many
+    /// threads as `FOLDEX_NUM_THREADS` says, or one per available core.
+    ///
+    /// # Panics
+    /// If `FOLDEX_NUM_THREADS` is not a whole number of at least 1, or the operating system
+    /// refuses a worker, with [`PoolBuilder::build`]'s message.
     pub fn global() -> Self {
         static GLOBAL: OnceLock<Pool> = OnceLock::new();
         GLOBAL
-            .get_or_init(|| Pool::new(foldex_core::available_parallelism()))
+            .get_or_init(|| match PoolBuilder::new().build() {
+                Ok(pool) => pool,
+                Err(e) => panic!("{e}"),
+            })
             .clone()
     }
 

@@ -6,7 +6,7 @@
 //! Run it with `cargo run -p foldex --example custom_executor`.
 #![forbid(unsafe_code)]
 
-use foldex::core::{available_parallelism, chunks};
+use foldex::protocol::{available_parallelism, chunks};
 use foldex::prelude::*;
 use foldex::{Job, Partial};
 

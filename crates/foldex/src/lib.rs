@@ -12,29 +12,39 @@
 //! ```
 #![forbid(unsafe_code)]
 
-pub use foldex_core as core;
+/// The executor protocol and the typed fold API: [`Source`](protocol::Source) for custom
+/// inputs, the pieces an executor's author builds on, and the settings every executor shares.
+pub use foldex_core as protocol;
 pub use foldex_core::{
-    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Job, Partial, Source, SpawnExt,
+    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Job, Partial, SpawnExt,
 };
 pub use foldex_loader::{
-    eachobsparallel, from_fn, Collate, Dataset, EpochOrder, Fallible, ItemError, Loader, TryDataset,
+    eachobsparallel, from_fn, Collate, EpochOrder, Fallible, ItemError, Loader,
 };
 pub use foldex_seq::SequentialEx;
 pub use foldex_taskpool::TaskPoolEx;
 pub use foldex_threaded::{Pool, PoolError, ThreadedEx};
 
-/// The data loader: [`Loader`], [`Dataset`] and [`eachobsparallel`], with every type they use.
+/// The data loader: [`Loader`], [`Dataset`](loader::Dataset) and [`eachobsparallel`], with
+/// every type they use.
+#[doc(inline)]
 pub use foldex_loader as loader;
 
 /// Pipelines: `source.pipe()`, adapters and transforms, and reductions that take the executor.
+#[doc(inline)]
 pub use foldex_pipeline as pipeline;
 pub use foldex_pipeline::{IntoPipeline, Pipeline};
 
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
-/// friends, and `Source` for custom inputs.
+/// friends on executors and `.pipe()` on collections, and the loader.
+///
+/// Importing it changes the meaning of no other code: none of its traits has a method that
+/// `std` types also have (`Source` and `Dataset`, whose `len` and `get` would shadow those of
+/// `Vec`, slices and ranges, are imported by name where a program implements them:
+/// `foldex::protocol::Source`, `foldex::loader::Dataset`).
 pub mod prelude {
-    pub use foldex_core::{Basesize, Executor, ExecutorExt, Source, SpawnExt};
-    pub use foldex_loader::{eachobsparallel, Dataset, Loader, TryDataset};
+    pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
+    pub use foldex_loader::{eachobsparallel, Loader};
     pub use foldex_pipeline::IntoPipeline;
     pub use foldex_seq::SequentialEx;
     pub use foldex_taskpool::TaskPoolEx;
