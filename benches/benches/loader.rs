@@ -17,7 +17,8 @@
 #![forbid(unsafe_code)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use foldex::{from_fn, Dataset, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
+use foldex::loader::Dataset;
+use foldex::{from_fn, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
 use foldex_benches::rayon_crossbeam_epoch;
 use std::hint::black_box;
 use std::sync::Arc;

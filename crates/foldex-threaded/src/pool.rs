@@ -423,31 +423,31 @@ impl Pool {
             }
             let (on_start, on_exit) = (options.on_start.clone(), options.on_exit.clone());
             let spawned = builder.spawn(move || {
-                    let go = {
-                        let (state, opened) = &*gate;
-                        let state = state.lock().unwrap_or_else(PoisonError::into_inner);
-                        let state = opened
-                            .wait_while(state, |go| go.is_none())
-                            .unwrap_or_else(PoisonError::into_inner);
-                        *state == Some(true)
-                    };
-                    drop(gate);
-                    if !go {
-                        return;
-                    }
-                    let worker = Rc::new(worker);
-                    CURRENT.with(|current| {
-                        current.set(Rc::clone(&worker)).ok();
-                    });
-                    if let Some(on_start) = on_start {
-                        let _ = panic::catch_unwind(AssertUnwindSafe(|| on_start(index)));
-                    }
-                    worker.registry.searching.fetch_sub(1, Ordering::Relaxed);
-                    worker.main_loop();
-                    if let Some(on_exit) = on_exit {
-                        let _ = panic::catch_unwind(AssertUnwindSafe(|| on_exit(index)));
-                    }
+                let go = {
+                    let (state, opened) = &*gate;
+                    let state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    let state = opened
+                        .wait_while(state, |go| go.is_none())
+                        .unwrap_or_else(PoisonError::into_inner);
+                    *state == Some(true)
+                };
+                drop(gate);
+                if !go {
+                    return;
+                }
+                let worker = Rc::new(worker);
+                CURRENT.with(|current| {
+                    current.set(Rc::clone(&worker)).ok();
                 });
+                if let Some(on_start) = on_start {
+                    let _ = panic::catch_unwind(AssertUnwindSafe(|| on_start(index)));
+                }
+                worker.registry.searching.fetch_sub(1, Ordering::Relaxed);
+                worker.main_loop();
+                if let Some(on_exit) = on_exit {
+                    let _ = panic::catch_unwind(AssertUnwindSafe(|| on_exit(index)));
+                }
+            });
             match spawned {
                 Ok(handle) => handles.push(handle),
                 Err(error) => {

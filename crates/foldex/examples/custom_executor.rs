@@ -6,8 +6,8 @@
 //! Run it with `cargo run -p foldex --example custom_executor`.
 #![forbid(unsafe_code)]
 
-use foldex::protocol::{available_parallelism, chunks};
 use foldex::prelude::*;
+use foldex::protocol::{available_parallelism, chunks};
 use foldex::{Job, Partial};
 
 /// One scoped thread per chunk of `basesize` consecutive indices.

@@ -3,6 +3,7 @@
 
 use crate::{knobs, payload, run_group, CombineBoom, Ctx, ExecSpec, Payload, Rng};
 use foldex::prelude::*;
+use foldex::protocol::Source;
 use foldex::FoldHandle;
 use foldex_testkit::Boom;
 use std::fmt;

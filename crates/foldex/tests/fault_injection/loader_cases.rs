@@ -3,6 +3,7 @@
 
 use crate::{payload, ExecSpec, Payload, Rng};
 use foldex::from_fn;
+use foldex::loader::Dataset;
 use foldex::loader::{Iter, LoaderState, ResumeError, Reuse, Reused, Stats, VecCollate};
 use foldex::prelude::*;
 use foldex_testkit::Boom;
