@@ -5,10 +5,12 @@
 //! of `world` takes the positions `r, r + world, r + 2 * world, ...` of it, so that the ranks'
 //! parts are disjoint. When `world` does not divide the dataset, the [`Tail`] decides.
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 /// What to do with the last `len % world` positions of an epoch when sharding.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub enum Tail {
     /// Every rank gets `ceil(len / world)` observations: the short ranks repeat observations
     /// from the start of the epoch order (PyTorch's default). Ranks stay in lockstep; a few
@@ -32,7 +34,8 @@ pub enum Tail {
 /// assert_eq!(shard.len(10), 3);
 /// assert_eq!((0..3).map(|p| shard.position(10, p)).collect::<Vec<_>>(), vec![1, 4, 7]);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Shard {
     rank: usize,
     world: usize,

@@ -6,13 +6,14 @@
 //! finished early; there are never many, since a batch above the prefix can only have been
 //! delivered while an earlier one was still in progress or waiting, which the buffer bounds.
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::fmt;
 
 /// Where the consumer of an epoch stands: enough to continue with exactly the next batch, with
 /// [`Loader::resume`](crate::Loader::resume). From [`Iter::state`](crate::Iter::state); small,
-/// and serde-serializable so that it can go into a checkpoint.
+/// and serde-serializable (feature `serde`) so that it can go into a checkpoint.
 ///
 /// ```
 /// use foldex_loader::{from_fn, Loader};
@@ -26,7 +27,8 @@ use std::fmt;
 ///     .chunks(2).map(<[usize]>::to_vec).collect();
 /// assert_eq!([head, tail].concat(), whole);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct LoaderState {
     /// The shuffle seed (`None`: not shuffled).
     pub seed: Option<u64>,
@@ -44,7 +46,7 @@ pub struct LoaderState {
     /// resumption, so that one rank's state never continues another rank's part. `None` only
     /// in a state written before the shard was recorded (the field is absent); such a state
     /// resumes only on a loader that is not sharded.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub shard: Option<(usize, usize)>,
 }
 
