@@ -14,6 +14,7 @@
 
 /// The executor protocol and the typed fold API: [`Source`](protocol::Source) for custom
 /// inputs, the pieces an executor's author builds on, and the settings every executor shares.
+#[doc(inline)]
 pub use foldex_core as protocol;
 pub use foldex_core::{
     Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Job, Partial, SpawnExt,
