@@ -45,13 +45,32 @@ pub struct Advice {
     pub reasons: Vec<String>,
 }
 
-/// Applies the guide's rules to `w`.
+/// `cost` times `n`, exact for any `n` (saturating at `Duration::MAX`, some 584 billion
+/// years).
+pub fn times(cost: Duration, n: usize) -> Duration {
+    let nanos = cost.as_nanos().saturating_mul(n as u128);
+    match u64::try_from(nanos / 1_000_000_000) {
+        Ok(secs) => Duration::new(secs, (nanos % 1_000_000_000) as u32),
+        Err(_) => Duration::MAX,
+    }
+}
+
+/// Applies the guide's rules to `w`. Thread and task counts never exceed the items (one item
+/// per worker at most) nor, for items that compute, the cores.
 pub fn advise(w: &Workload) -> Advice {
-    let total = w
-        .cost
-        .saturating_mul(u32::try_from(w.n).unwrap_or(u32::MAX));
+    let total = times(w.cost, w.n);
     let mut reasons = Vec::new();
-    if w.n == 1 || total < SEQUENTIAL_BELOW {
+    if w.n <= 1 {
+        reasons.push(format!(
+            "{} item(s): there is nothing to hand to another thread",
+            w.n
+        ));
+        return Advice {
+            executor: "SequentialEx".to_owned(),
+            reasons,
+        };
+    }
+    if total < SEQUENTIAL_BELOW {
         reasons.push(format!(
             "the whole run is {} of work, under the {} below which handing items to other \
              threads costs more than it saves",
@@ -84,7 +103,7 @@ pub fn advise(w: &Workload) -> Advice {
             reasons,
         };
     }
-    if w.cores == 1 {
+    if w.cores.min(w.n) == 1 {
         reasons.push(
             "the items compute and there is one core: other threads would only take turns on it"
                 .to_owned(),
@@ -95,7 +114,7 @@ pub fn advise(w: &Workload) -> Advice {
         };
     }
     if w.busy_consumer {
-        let ntasks = w.cores - 1;
+        let ntasks = (w.cores - 1).min(w.n);
         let basesize = cpu_basesize(w, ntasks, &mut reasons);
         reasons.insert(
             0,
@@ -111,19 +130,25 @@ pub fn advise(w: &Workload) -> Advice {
             reasons,
         };
     }
-    let threads = w.cores;
+    let threads = w.cores.min(w.n);
     let basesize = cpu_basesize(w, threads, &mut reasons);
+    if threads < w.cores {
+        reasons.push(format!(
+            "{threads} threads, not {}: a thread takes one item at least, and there are {} items",
+            w.cores, w.n
+        ));
+    }
     reasons.insert(
         0,
         if w.uneven {
             format!(
                 "the items compute and their costs vary: ThreadedEx's work stealing moves pieces \
-                 from busy threads to idle ones, across all {threads} cores"
+                 from busy threads to idle ones, across {threads} cores"
             )
         } else {
             format!(
-                "the items compute: ThreadedEx keeps all {threads} cores busy and splits the \
-                 work so no thread waits for another"
+                "the items compute: ThreadedEx keeps {threads} cores busy and splits the work so \
+                 no thread waits for another"
             )
         },
     );
@@ -155,7 +180,7 @@ fn cpu_basesize(w: &Workload, workers: usize, reasons: &mut Vec<String>) -> usiz
         format!(
             "basesize {basesize}: pieces of {basesize} items carry about {} of work each, enough \
              to hide the cost of scheduling them, and still make at least four pieces per worker",
-            format_duration(w.cost * basesize as u32)
+            format_duration(times(w.cost, basesize))
         )
     });
     basesize
@@ -195,9 +220,7 @@ pub fn calibrate(data: &TimeDataset) -> Calibration {
 
 /// The advice as the command prints it.
 pub fn render(w: &Workload, advice: &Advice) -> String {
-    let total = w
-        .cost
-        .saturating_mul(u32::try_from(w.n).unwrap_or(u32::MAX));
+    let total = times(w.cost, w.n);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -310,6 +333,55 @@ mod tests {
             ..workload(10_000, 100, false)
         };
         assert_eq!(advise(&one_core).executor, "SequentialEx");
+    }
+
+    #[test]
+    fn one_item_is_sequential_for_the_right_reason() {
+        let w = Workload {
+            cost: Duration::from_secs(1),
+            ..workload(1, 0, false)
+        };
+        let advice = advise(&w);
+        assert_eq!(advice.executor, "SequentialEx");
+        assert!(advice.reasons[0].contains("nothing to hand"), "{advice:?}");
+        assert!(!advice.reasons[0].contains("1ms"), "{advice:?}");
+    }
+
+    #[test]
+    fn totals_do_not_overflow() {
+        let w = Workload {
+            cost: Duration::from_secs(1),
+            ..workload(5_000_000_000, 0, false)
+        };
+        assert_eq!(times(w.cost, w.n), Duration::from_secs(5_000_000_000));
+        let text = render(&w, &advise(&w));
+        assert!(text.contains("(5000000000s in all)"), "{text}");
+        assert_eq!(times(Duration::MAX, 2), Duration::MAX);
+    }
+
+    #[test]
+    fn threads_never_exceed_the_items() {
+        let w = Workload {
+            cost: Duration::from_secs(1),
+            cores: 64,
+            ..workload(10, 0, false)
+        };
+        let advice = advise(&w);
+        assert_eq!(advice.executor, "ThreadedEx::new().threads(10).basesize(1)");
+        assert!(advice.reasons.iter().any(|r| r.contains("10 threads, not 64")));
+        let busy = Workload {
+            busy_consumer: true,
+            ..w
+        };
+        assert_eq!(
+            advise(&busy).executor,
+            "TaskPoolEx::new().ntasks(10).basesize(1).background(true)"
+        );
+        let io = Workload { io: true, ..w };
+        assert_eq!(
+            advise(&io).executor,
+            "TaskPoolEx::new().ntasks(10).basesize(1).background(true)"
+        );
     }
 
     #[test]
