@@ -197,13 +197,22 @@ pub struct Calibration {
     pub cpu_share: Option<f64>,
 }
 
-/// Times a few items of `data` on this thread: at least 3 and at most 50, for about 200 ms.
+/// The longest a calibration may take: items longer than this are not timed at all.
+pub const CALIBRATION_BUDGET: Duration = Duration::from_secs(2);
+
+/// Times a few items of `data` on this thread, for about 200 ms: at most 50, and at least 3
+/// unless that would take longer than [`CALIBRATION_BUDGET`] (one at least).
 pub fn calibrate(data: &TimeDataset) -> Calibration {
     let budget = Duration::from_millis(200);
     let cpu_before = cputime::thread();
     let started = Instant::now();
     let mut items = 0;
-    while items < data.n.min(50) && (items < 3 || started.elapsed() < budget) {
+    let at_least = if times(data.t, 3) > CALIBRATION_BUDGET {
+        1
+    } else {
+        3
+    };
+    while items < data.n.min(50) && (items < at_least || started.elapsed() < budget) {
         std::hint::black_box(data.get(items));
         items += 1;
     }
@@ -368,7 +377,10 @@ mod tests {
         };
         let advice = advise(&w);
         assert_eq!(advice.executor, "ThreadedEx::new().threads(10).basesize(1)");
-        assert!(advice.reasons.iter().any(|r| r.contains("10 threads, not 64")));
+        assert!(advice
+            .reasons
+            .iter()
+            .any(|r| r.contains("10 threads, not 64")));
         let busy = Workload {
             busy_consumer: true,
             ..w

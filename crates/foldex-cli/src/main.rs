@@ -53,6 +53,17 @@ fn usage_error(message: impl std::fmt::Display) -> ! {
 fn bench(args: &BenchArgs) -> ExitCode {
     let cores = foldex::protocol::available_parallelism();
     let plan = Plan::from_args(args, cores).unwrap_or_else(|e| usage_error(e));
+    if let Some(path) = &args.svg {
+        // Found out now, not after the whole run.
+        let writable = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path);
+        if let Err(e) = writable {
+            usage_error(format!("--svg {} cannot be written: {e}", path.display()));
+        }
+    }
     // The runner's events and Ctrl-C come on channels of their own: the runner holds the only
     // sender of `events`, so the main thread sees it disconnect if the runner ends without
     // reporting `Done` (it panicked). `interrupt` is held here as well as by the Ctrl-C
@@ -206,6 +217,11 @@ fn advise(args: &AdviseArgs) -> ExitCode {
     let cores = args
         .cores
         .unwrap_or_else(foldex::protocol::available_parallelism);
+    if args.cost.is_some() && args.t.is_some() {
+        usage_error(
+            "--t is the item time of a --workload to calibrate; with --cost it would be ignored",
+        );
+    }
     let (cost, io) = match (args.cost, args.workload, args.t) {
         (Some(cost), _, _) => (cost, args.io),
         (None, Some(variant), Some(t)) => {
@@ -214,20 +230,36 @@ fn advise(args: &AdviseArgs) -> ExitCode {
                 t,
                 variant,
             };
-            let calibration = advise::calibrate(&data);
-            let share = calibration
-                .cpu_share
-                .map_or_else(|| "unknown".to_owned(), |s| format!("{:.0}%", s * 100.0));
-            println!(
-                "calibrated: {} {} item(s) took {} each, {share} of it on a CPU",
-                calibration.items,
-                variant.name(),
-                parse::format_duration(calibration.cost),
-            );
-            (
-                calibration.cost,
-                args.io || advise::is_io(&calibration, variant),
-            )
+            if t > advise::CALIBRATION_BUDGET {
+                eprintln!(
+                    "not calibrated: one item takes {}, longer than the {} calibration may \
+                     take; using that nominal cost",
+                    parse::format_duration(t),
+                    parse::format_duration(advise::CALIBRATION_BUDGET)
+                );
+                (t, args.io || variant == workload::Variant::Sleep)
+            } else {
+                eprintln!(
+                    "calibrating: timing up to 50 {} items of {} on this thread (at most {})...",
+                    variant.name(),
+                    parse::format_duration(t),
+                    parse::format_duration(advise::CALIBRATION_BUDGET)
+                );
+                let calibration = advise::calibrate(&data);
+                let share = calibration
+                    .cpu_share
+                    .map_or_else(|| "unknown".to_owned(), |s| format!("{:.0}%", s * 100.0));
+                println!(
+                    "calibrated: {} {} item(s) took {} each, {share} of it on a CPU",
+                    calibration.items,
+                    variant.name(),
+                    parse::format_duration(calibration.cost),
+                );
+                (
+                    calibration.cost,
+                    args.io || advise::is_io(&calibration, variant),
+                )
+            }
         }
         _ => usage_error("give --cost, or --workload and --t to calibrate a built-in workload"),
     };

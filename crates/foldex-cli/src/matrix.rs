@@ -6,6 +6,7 @@ use crate::measure::{self, Measurement};
 use crate::pipeline;
 use crate::report::Outcome;
 use crate::workload::{TimeDataset, Variant};
+use clap::ValueEnum;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -48,6 +49,7 @@ impl Plan {
         let workloads = pair_up(&args.n, &args.t, defaults)?;
         let variants = or_default(&args.variant, &Variant::ALL);
         let kinds = or_default(&args.executors, &Kind::ALL);
+        check_settings(args, &kinds, cores)?;
         let mut cases = Vec::new();
         for &variant in &variants {
             let threads = if args.threads.is_empty() {
@@ -95,6 +97,52 @@ impl Plan {
         let per_round: u64 = self.cases.iter().map(|(data, _)| data.n as u64).sum();
         per_round * self.repeat as u64
     }
+}
+
+/// The cap on `--threads` and `--ntasks` is the larger of this and [`MAX_WORKERS_PER_CORE`]
+/// per core: enough to overlap the waits of sleeping items many times over, few enough that a
+/// typing mistake (`--threads 100000`) cannot bring the machine to a halt.
+pub const MAX_WORKERS: usize = 1024;
+
+/// See [`MAX_WORKERS`].
+pub const MAX_WORKERS_PER_CORE: usize = 64;
+
+/// Refuses worker counts over the cap and settings that no chosen executor would use.
+fn check_settings(args: &BenchArgs, kinds: &[Kind], cores: usize) -> Result<(), String> {
+    let cap = MAX_WORKERS.max(MAX_WORKERS_PER_CORE * cores);
+    for (flag, values) in [("--threads", &args.threads), ("--ntasks", &args.ntasks)] {
+        if let Some(&too_many) = values.iter().find(|&&v| v > cap) {
+            return Err(format!(
+                "{flag} {too_many} is over the cap of {cap} (the larger of {MAX_WORKERS} and \
+                 {MAX_WORKERS_PER_CORE} per core; this machine has {cores})"
+            ));
+        }
+    }
+    let uses_threads = kinds.iter().any(|k| k.has_workers() && !k.is_task_pool());
+    let uses_tasks = kinds.iter().any(|k| k.is_task_pool());
+    let uses_basesize = kinds.iter().any(|k| {
+        matches!(
+            k,
+            Kind::Threaded | Kind::TaskPool | Kind::TaskPoolBackground
+        )
+    });
+    let chosen = kinds
+        .iter()
+        .filter_map(|k| k.to_possible_value().map(|v| v.get_name().to_owned()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for (flag, given, used) in [
+        ("--threads", !args.threads.is_empty(), uses_threads),
+        ("--ntasks", !args.ntasks.is_empty(), uses_tasks),
+        ("--basesize", args.basesize.is_some(), uses_basesize),
+    ] {
+        if given && !used {
+            return Err(format!(
+                "{flag} applies to none of the executors chosen ({chosen})"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn choice(kind: Kind, workers: usize, basesize: Option<usize>) -> Choice {

@@ -27,7 +27,7 @@ pub fn size(text: &str) -> Result<usize, String> {
 }
 
 /// The units a duration may carry, longest spelling first so that "ms" is not read as "s".
-const UNITS: [(&str, f64); 7] = [
+const UNITS: [(&str, f64); 8] = [
     ("ns", 1e-9),
     ("us", 1e-6),
     ("µs", 1e-6),
@@ -35,9 +35,11 @@ const UNITS: [(&str, f64); 7] = [
     ("ms", 1e-3),
     ("s", 1.0),
     ("m", 60.0),
+    ("h", 3600.0),
 ];
 
-/// A positive duration with a unit: `10ns`, `100us` (or `100µs`), `1ms`, `0.1s`, `2m`.
+/// A positive duration with a unit: `10ns`, `100us` (or `100µs`), `1ms`, `0.1s`, `2m`, `1h`.
+/// (Not `humantime`, which refuses the decimals, `0.1s`, that the bench's users type.)
 pub fn duration(text: &str) -> Result<Duration, String> {
     let trimmed = text.trim();
     let Some((number, scale)) = UNITS

@@ -123,7 +123,7 @@ fn csv_and_svg() {
 
 #[test]
 fn bad_input_exits_with_2_and_says_why() {
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 15] = [
         (&["bench", "--executors", "fastest"], "fastest"),
         (&["bench", "--n", "0"], "at least 1, got 0"),
         (&["bench", "--n", "-5"], "at least 1, got -5"),
@@ -140,6 +140,23 @@ fn bad_input_exits_with_2_and_says_why() {
             "expected a duration",
         ),
         (&["advise", "--n", "10"], "--cost"),
+        (
+            &["bench", "--svg", "/nonexistent/dir/x.svg"],
+            "--svg /nonexistent/dir/x.svg cannot be written",
+        ),
+        (&["bench", "--threads", "100000"], "over the cap of"),
+        (
+            &["bench", "--ntasks", "4", "-e", "rayon"],
+            "--ntasks applies to none of the executors chosen (rayon)",
+        ),
+        (
+            &["bench", "--basesize", "4", "-e", "sequential"],
+            "--basesize applies to none",
+        ),
+        (
+            &["advise", "--cost", "1s", "--t", "1ms", "--n", "10"],
+            "--t is the item time of a --workload",
+        ),
     ];
     for (args, expected) in cases {
         let out = foldex(args);
