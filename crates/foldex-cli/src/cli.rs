@@ -67,9 +67,14 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse::size, allow_hyphen_values = true)]
     pub buffer: Option<usize>,
 
-    /// Runs per row; the median is reported.
-    #[arg(long, default_value = "1", value_parser = parse::size, allow_hyphen_values = true)]
-    pub repeat: usize,
+    /// Runs per row: the median is reported, with the spread of the runs (max - min, over the
+    /// median).
+    #[arg(long, alias = "repeat", default_value = "3", value_parser = parse::size, allow_hyphen_values = true)]
+    pub runs: usize,
+
+    /// Print every column of the table (the default view fits a terminal).
+    #[arg(long)]
+    pub wide: bool,
 
     /// Print JSON instead of the table.
     #[arg(long, conflicts_with = "csv")]

@@ -168,13 +168,26 @@ fn bench(args: &BenchArgs) -> ExitCode {
     let load = report::load_average();
     if let Some(load) = load {
         eprintln!("{cores} cores; load average over the last minute: {load:.2}");
+        // This run keeps at most its busiest row's CPU use on the cores; a load well above it
+        // came from other processes.
+        let own = rows
+            .iter()
+            .filter_map(|r| r.cpu_utilisation)
+            .fold(1.0, f64::max);
+        if load > own + 1.0 {
+            eprintln!(
+                "warning: a load of {load:.2} is more than this run explains (about {own:.1}): \
+                 other processes took cores from it, so its times are slower and more spread \
+                 than on a quiet machine"
+            );
+        }
     }
     if args.json {
         println!("{}", report::json(&rows, cores, load, interrupted));
     } else if args.csv {
         print!("{}", report::csv(&rows));
     } else {
-        print!("{}", report::table(&rows));
+        print!("{}", report::table(&rows, args.wide));
     }
     if let Some(path) = &args.svg {
         if let Err(e) = chart::draw(&rows, path) {

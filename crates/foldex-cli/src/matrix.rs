@@ -87,7 +87,7 @@ impl Plan {
         }
         Ok(Plan {
             cases,
-            repeat: args.repeat,
+            repeat: args.runs,
             buffer: args.buffer,
         })
     }
@@ -283,11 +283,13 @@ pub fn run(
         if runs.len() < plan.repeat {
             break;
         }
+        let spread = measure::spread(&runs);
         let measurement = measure::median(runs).expect("at least one run");
         report(Event::Finished(Outcome {
             data,
             choice,
             measurement,
+            spread,
         }));
     }
     report(Event::Done);
@@ -334,7 +336,11 @@ mod tests {
             .iter()
             .any(|(d, c)| d.variant == Variant::Spin && c.workers == 8));
         let quick_items: u64 = QUICK.iter().map(|&(n, _)| n as u64).sum();
-        assert_eq!(plan.total_items(), quick_items * (9 + 5));
+        assert_eq!(
+            plan.total_items(),
+            quick_items * (9 + 5) * 3,
+            "three runs per row"
+        );
     }
 
     #[test]

@@ -65,6 +65,23 @@ where
     }
 }
 
+/// How far apart the runs' wall times are: (slowest - fastest) / median; 0 for one run.
+pub fn spread(runs: &[Measurement]) -> f64 {
+    let walls: Vec<f64> = runs.iter().map(|m| m.wall.as_secs_f64()).collect();
+    let (Some(min), Some(max)) = (
+        walls.iter().copied().reduce(f64::min),
+        walls.iter().copied().reduce(f64::max),
+    ) else {
+        return 0.0;
+    };
+    let median = median(runs.to_vec()).map_or(0.0, |m| m.wall.as_secs_f64());
+    if median > 0.0 {
+        (max - min) / median
+    } else {
+        0.0
+    }
+}
+
 /// The run with the median wall time (the lower middle one for an even count).
 pub fn median(mut runs: Vec<Measurement>) -> Option<Measurement> {
     runs.sort_by_key(|m| m.wall);

@@ -37,15 +37,17 @@ fn tiny_bench(extra: &[&str]) -> Output {
 
 #[test]
 fn the_table_has_a_row_per_executor_and_variant() {
-    let out = tiny_bench(&[]);
+    let out = tiny_bench(&["--wide"]);
     let table = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = table.lines().collect();
+    let lines: Vec<&str> = table.lines().take_while(|l| l.starts_with('|')).collect();
     assert!(lines[0].starts_with("| workload"), "{table}");
     for column in [
         "executor",
         "wall",
+        "±",
         "speedup",
-        "efficiency",
+        "eff. (ideal)",
+        "eff. (seq.)",
         "CPU",
         "consumer waited",
         "vs rayon",
@@ -65,6 +67,10 @@ fn the_table_has_a_row_per_executor_and_variant() {
         }
     }
     assert!(!table.contains("incomplete"), "{table}");
+    assert!(
+        table.contains("Fastest per workload:\n- sleep 20×1ms: "),
+        "{table}"
+    );
     let sequential = lines.iter().find(|l| l.contains("SequentialEx")).unwrap();
     assert!(
         sequential.contains("1.00×"),
