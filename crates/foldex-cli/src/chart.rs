@@ -1,5 +1,6 @@
 //! The results as an SVG chart: per variant, the speedup of each executor on each workload,
-//! as grouped bars.
+//! as grouped bars, each with a black tick at its ideal (the worker count); the legend has a
+//! column of its own beside the plot, so that it covers no bar.
 
 use crate::parse::format_duration;
 use crate::report::Row;
@@ -9,7 +10,10 @@ use std::path::Path;
 use std::time::Duration;
 
 const PANEL_HEIGHT: u32 = 360;
-const WIDTH: u32 = 960;
+const WIDTH: u32 = 1200;
+
+/// The width of the legend's column, right of each panel's plot.
+const LEGEND_WIDTH: u32 = 300;
 
 /// Draws `rows` into an SVG file at `path`.
 pub fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
@@ -41,9 +45,10 @@ fn draw_panel<DB: DrawingBackend>(
     let executors = unique(rows.iter().map(|r| r.executor.clone()));
     let top = rows
         .iter()
-        .filter_map(|r| r.speedup)
+        .flat_map(|r| [r.speedup.unwrap_or(0.0), r.workers as f64])
         .fold(1.0_f64, f64::max)
         * 1.15;
+    let (plot, legend) = area.split_horizontally(WIDTH - LEGEND_WIDTH);
     let title = format!(
         "{} ({}): speedup against SequentialEx",
         variant.name(),
@@ -61,7 +66,7 @@ fn draw_panel<DB: DrawingBackend>(
             )
         })
         .collect();
-    let mut chart = ChartBuilder::on(area)
+    let mut chart = ChartBuilder::on(&plot)
         .caption(title, ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(30)
@@ -85,29 +90,55 @@ fn draw_panel<DB: DrawingBackend>(
 
     let group_width = 0.8;
     let bar = group_width / executors.len().max(1) as f64;
+    let mut entries = Vec::new();
     for (e, executor) in executors.iter().enumerate() {
         let color = Palette99::pick(e).to_rgba();
-        let bars = workloads.iter().enumerate().filter_map(|(w, &(n, t))| {
-            let row = rows
-                .iter()
-                .find(|r| r.n == n && r.t_s.to_bits() == t && &r.executor == executor)?;
-            let x0 = w as f64 + (1.0 - group_width) / 2.0 + e as f64 * bar;
-            Some(Rectangle::new(
+        let placed: Vec<(f64, &Row)> = workloads
+            .iter()
+            .enumerate()
+            .filter_map(|(w, &(n, t))| {
+                let row = rows
+                    .iter()
+                    .find(|r| r.n == n && r.t_s.to_bits() == t && &r.executor == executor)?;
+                Some((w as f64 + (1.0 - group_width) / 2.0 + e as f64 * bar, *row))
+            })
+            .collect();
+        chart.draw_series(placed.iter().map(|&(x0, row)| {
+            Rectangle::new(
                 [(x0, 0.0), (x0 + bar * 0.9, row.speedup.unwrap_or(0.0))],
                 color.filled(),
-            ))
-        });
-        chart
-            .draw_series(bars)?
-            .label(executor.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+            )
+        }))?;
+        // The ideal speedup of this bar: as many times faster as it has workers.
+        chart.draw_series(placed.iter().map(|&(x0, row)| {
+            PathElement::new(
+                vec![
+                    (x0, row.workers as f64),
+                    (x0 + bar * 0.9, row.workers as f64),
+                ],
+                BLACK.stroke_width(2),
+            )
+        }))?;
+        entries.push((executor.clone(), color));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
+    // The legend, in its own column: a swatch and a name per executor, then the ideal tick.
+    let line = 22;
+    for (i, (name, color)) in entries.iter().enumerate() {
+        let y = 40 + i as i32 * line;
+        legend.draw(&Rectangle::new([(10, y - 6), (24, y + 6)], color.filled()))?;
+        legend.draw(&Text::new(name.clone(), (32, y - 7), ("sans-serif", 14)))?;
+    }
+    let y = 40 + entries.len() as i32 * line;
+    legend.draw(&PathElement::new(
+        vec![(10, y), (24, y)],
+        BLACK.stroke_width(2),
+    ))?;
+    legend.draw(&Text::new(
+        "ideal (= workers)",
+        (32, y - 7),
+        ("sans-serif", 14),
+    ))?;
+    Ok(())
 }
 
 /// The distinct values, in order of first appearance.

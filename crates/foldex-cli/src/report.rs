@@ -454,7 +454,10 @@ mod tests {
             "{compact}"
         );
         let wide = table(&rows, true);
-        assert!(wide.contains("threads=8") && wide.contains("vs rayon"), "{wide}");
+        assert!(
+            wide.contains("threads=8") && wide.contains("vs rayon"),
+            "{wide}"
+        );
     }
 
     #[test]
