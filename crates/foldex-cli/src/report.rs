@@ -213,47 +213,28 @@ pub fn table(rows: &[Row], wide: bool) -> String {
     out
 }
 
-/// A Markdown table; `right_aligned(column)` for the columns of figures.
+/// A Markdown table (comfy-table's Markdown preset); `right_aligned(column)` for the columns
+/// of figures.
 fn markdown(
     headers: &[String],
     body: &[Vec<String>],
     right_aligned: impl Fn(usize) -> bool,
 ) -> String {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
+        .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
+        .set_header(headers);
     for line in body {
-        for (width, cell) in widths.iter_mut().zip(line) {
-            *width = (*width).max(cell.chars().count());
+        table.add_row(line);
+    }
+    for (index, column) in table.column_iter_mut().enumerate() {
+        if right_aligned(index) {
+            column.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
     }
-    let mut out = String::new();
-    let mut write_line = |cells: &[String]| {
-        out.push('|');
-        for (column, (cell, &width)) in cells.iter().zip(&widths).enumerate() {
-            let pad = width - cell.chars().count();
-            if right_aligned(column) {
-                let _ = write!(out, " {}{cell} |", " ".repeat(pad));
-            } else {
-                let _ = write!(out, " {cell}{} |", " ".repeat(pad));
-            }
-        }
-        out.push('\n');
-    };
-    write_line(headers);
-    let rule: Vec<String> = widths
-        .iter()
-        .enumerate()
-        .map(|(column, &w)| {
-            if right_aligned(column) {
-                format!("{}:", "-".repeat(w - 1))
-            } else {
-                "-".repeat(w)
-            }
-        })
-        .collect();
-    write_line(&rule);
-    for line in body {
-        write_line(line);
-    }
+    let mut out = table.to_string();
+    out.push('\n');
     out
 }
 
@@ -318,11 +299,12 @@ fn notes(rows: &[Row], visible: &[&Row]) -> String {
     out
 }
 
-/// The machine's load average over the last minute (from `/proc/loadavg`): on a shared
-/// machine, a load above the core count means the figures were taken while others computed.
+/// The machine's load average over the last minute (`sysinfo`): on a shared machine, a load
+/// above what a run keeps busy means others computed meanwhile. `None` where the platform has
+/// none.
 pub fn load_average() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
-    text.split_whitespace().next()?.parse().ok()
+    let one = sysinfo::System::load_average().one;
+    (one.is_finite() && one >= 0.0 && sysinfo::IS_SUPPORTED_SYSTEM).then_some(one)
 }
 
 /// The whole report as JSON: the machine, the command's settings and the rows.
@@ -343,48 +325,15 @@ pub fn json(rows: &[Row], cores: usize, load: Option<f64>, interrupted: bool) ->
     .expect("rows serialise to JSON")
 }
 
-/// The rows as CSV with a header line; missing figures are empty fields.
+/// The rows as CSV (the `csv` crate), with a header line of the field names; missing figures
+/// are empty fields.
 pub fn csv(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "variant,n,t_s,executor,kind,workers,basesize,wall_s,wall_spread,speedup,efficiency,\
-         efficiency_vs_sequential,cpu_s,cpu_utilisation,consumer_wait_s,vs_rayon,items,complete\n",
-    );
-    let opt = |v: Option<f64>| v.map_or_else(String::new, |v| v.to_string());
-    for r in rows {
-        let kind = serde_json::to_value(r.kind).expect("kind serialises");
-        let fields = [
-            r.variant.name().to_owned(),
-            r.n.to_string(),
-            r.t_s.to_string(),
-            quote(&r.executor),
-            kind.as_str().unwrap_or_default().to_owned(),
-            r.workers.to_string(),
-            r.basesize.map_or_else(String::new, |b| b.to_string()),
-            r.wall_s.to_string(),
-            r.wall_spread.to_string(),
-            opt(r.speedup),
-            r.efficiency.to_string(),
-            opt(r.efficiency_vs_sequential),
-            opt(r.cpu_s),
-            opt(r.cpu_utilisation),
-            r.consumer_wait_s.to_string(),
-            opt(r.vs_rayon),
-            r.items.to_string(),
-            r.complete.to_string(),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer.serialize(row).expect("a row serialises to CSV");
     }
-    out
-}
-
-/// A CSV field, quoted when it holds a comma or a quote.
-fn quote(field: &str) -> String {
-    if field.contains([',', '"', '\n']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_owned()
-    }
+    let bytes = writer.into_inner().expect("writing to memory cannot fail");
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
 }
 
 #[cfg(test)]
