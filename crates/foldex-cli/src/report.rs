@@ -172,7 +172,7 @@ fn exceeds_workers(row: &Row) -> bool {
 }
 
 /// The rows to show: every one (`wide`), or per workload the fastest configuration of each
-/// executor family.
+/// executor family (a task pool in background mode or not is one family).
 fn shown(rows: &[Row], wide: bool) -> Vec<&Row> {
     if wide {
         return rows.iter().collect();
@@ -180,7 +180,10 @@ fn shown(rows: &[Row], wide: bool) -> Vec<&Row> {
     let mut out: Vec<&Row> = Vec::new();
     for row in rows {
         let same = |r: &&Row| {
-            r.variant == row.variant && r.n == row.n && r.t_s == row.t_s && r.kind == row.kind
+            r.variant == row.variant
+                && r.n == row.n
+                && r.t_s == row.t_s
+                && family(r.kind) == family(row.kind)
         };
         match out.iter().position(same) {
             Some(i) if out[i].wall_s > row.wall_s => out[i] = row,
