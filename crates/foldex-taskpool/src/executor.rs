@@ -120,6 +120,20 @@ impl TaskPoolEx {
         self
     }
 
+    /// As [`ntasks`](Self::ntasks), for a count that comes from users or configuration: a zero
+    /// is an error naming the setting, not a panic.
+    ///
+    /// ```
+    /// use foldex_taskpool::TaskPoolEx;
+    /// assert!(TaskPoolEx::new().try_ntasks(4).is_ok());
+    /// let err = TaskPoolEx::new().try_ntasks(0).unwrap_err();
+    /// assert_eq!(err.to_string(), "ntasks must be at least 1, got 0");
+    /// ```
+    pub fn try_ntasks(self, ntasks: usize) -> Result<Self, ConfigError> {
+        ConfigError::nonzero("ntasks", ntasks)?;
+        Ok(self.ntasks(ntasks))
+    }
+
     /// Chunks of exactly `basesize` consecutive indices (the last may be shorter).
     ///
     /// # Panics

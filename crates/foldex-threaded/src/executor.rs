@@ -60,6 +60,20 @@ impl ThreadedEx {
         self
     }
 
+    /// As [`threads`](Self::threads), for a count that comes from users or configuration: the
+    /// error names the setting (or the operating system's refusal) instead of panicking.
+    ///
+    /// ```
+    /// use foldex_threaded::ThreadedEx;
+    /// assert!(ThreadedEx::new().try_threads(2).is_ok());
+    /// let err = ThreadedEx::new().try_threads(0).unwrap_err();
+    /// assert_eq!(err.to_string(), "threads must be at least 1, got 0");
+    /// ```
+    pub fn try_threads(mut self, threads: usize) -> Result<Self, crate::PoolError> {
+        self.pool = Some(Pool::try_new(threads)?);
+        Ok(self)
+    }
+
     /// Runs on `pool` (a [`Pool`] or an `Arc<Pool>`), shared with whoever else holds it.
     pub fn pool(mut self, pool: impl Into<Pool>) -> Self {
         self.pool = Some(pool.into());
