@@ -59,6 +59,11 @@ pub fn in_child(test: &str, body: impl FnOnce()) {
         .env(CHILD, "1")
         // A backtrace would be resolved under the cap, for nothing.
         .env("RUST_BACKTRACE", "0")
+        // glibc's heap keeps 16 MiB spare each time it grows, so that the small allocations of
+        // each spawn (the thread's handle, its closure) find room in the heap even once the
+        // cap leaves no address space: then the stack's mapping is what fails, as the test
+        // wants, not a `malloc` (which aborts the child).
+        .env("MALLOC_TOP_PAD_", (16u32 << 20).to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
