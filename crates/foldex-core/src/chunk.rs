@@ -8,7 +8,7 @@ use std::ops::Range;
 /// (or cannot be split any further).
 ///
 /// ```
-/// use foldex_core::split;
+/// use foldex_core::exec::split;
 /// assert_eq!(split(0..10, 4), Some((0..5, 5..10)));
 /// assert_eq!(split(0..4, 4), None);
 /// ```
@@ -24,7 +24,7 @@ pub fn split(range: Range<usize>, basesize: usize) -> Option<(Range<usize>, Rang
 /// The consecutive chunks of `chunk` indices (the last may be shorter) that cover `0..len`.
 ///
 /// ```
-/// use foldex_core::chunks;
+/// use foldex_core::exec::chunks;
 /// assert_eq!(chunks(7, 3).collect::<Vec<_>>(), vec![0..3, 3..6, 6..7]);
 /// assert_eq!(chunks(0, 3).count(), 0);
 /// ```
@@ -51,7 +51,8 @@ pub fn chunk(len: usize, chunk: usize, index: usize) -> Range<usize> {
 /// holds one or two, and allocates nothing after its first out-of-order chunk.
 ///
 /// ```
-/// # use foldex_core::{OrderedCombiner, Job};
+/// # use foldex_core::exec::OrderedCombiner;
+/// # use foldex_core::Job;
 /// // Executors feed it (chunk number, partial) pairs as workers finish, then `finish` it.
 /// # fn demo<'a>(job: &dyn Job<'a>) {
 /// let mut combiner = OrderedCombiner::new();

@@ -1,4 +1,4 @@
-//! The claim flag of an [`offer`](crate::offer): the owner and the offer's `TaskRef` race for
+//! The claim flag of an [`offer`](crate::exec::offer): the owner and the offer's `TaskRef` race for
 //! the offered closure, and exactly one of them wins it.
 //!
 //! The audited module (`audited`) builds `offer` on these two pieces and relies on them for
@@ -33,7 +33,7 @@ impl Claim {
     }
 }
 
-/// On every way out of the block of an [`offer`](crate::offer) that holds it: claims the job
+/// On every way out of the block of an [`offer`](crate::exec::offer) that holds it: claims the job
 /// for the owner, or, if a `TaskRef` claimed it first, waits until that one has set the latch.
 pub(crate) struct ClaimOrWait<'a> {
     /// The offer's flag.

@@ -88,7 +88,7 @@ pub trait Executor: Send + Sync {
     /// thread holds. The helper may be the very thread those pieces wait for (a consumer whose
     /// producers are blocked on its full buffer), so a `help` that forked and waited could
     /// deadlock. A thread that calls `execute` only on behalf of such a helper (a loader's
-    /// driver) wraps the call in [`stand_in_for_helper`](crate::stand_in_for_helper), so that
+    /// driver) wraps the call in [`stand_in_for_helper`](crate::exec::stand_in_for_helper), so that
     /// the executor leaves the caller's share of the work to `help`.
     fn help(&self) -> bool {
         false

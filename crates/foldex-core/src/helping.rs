@@ -25,7 +25,7 @@ loom::thread_local! {
 /// unwinds.
 ///
 /// ```
-/// use foldex_core::{as_helper, is_helping};
+/// use foldex_core::exec::{as_helper, is_helping};
 /// assert!(!is_helping());
 /// assert!(as_helper(is_helping));
 /// assert!(!is_helping());

@@ -10,7 +10,7 @@ use std::time::Duration;
 /// [`Latch::is_set`] between tasks of its own, and may sleep briefly in [`Latch::wait_timeout`].
 ///
 /// ```
-/// use foldex_core::Latch;
+/// use foldex_core::exec::Latch;
 /// let latch = Latch::new(1);
 /// std::thread::scope(|s| {
 ///     s.spawn(|| latch.count_down());
@@ -124,12 +124,14 @@ fn lock(mutex: &Mutex<()>) -> crate::sync::MutexGuard<'_, ()> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The latch of a [`task_scope`](crate::task_scope), as its body and its waiter see it: they can
-/// wait for it, but only the scope's [`TaskRef`](crate::TaskRef)s count it down, so that no safe
+/// The latch of a [`task_scope`](crate::exec::task_scope), as its body and its waiter see it: they
+/// can
+/// wait for it, but only the scope's [`TaskRef`](crate::exec::TaskRef)s count it down, so that no
+/// safe
 /// code can end a scope while one of its tasks may still run.
 ///
 /// ```compile_fail
-/// use foldex_core::task_scope;
+/// use foldex_core::exec::task_scope;
 /// // There is no way to count a scope's latch down by hand.
 /// task_scope(|scope| scope.latch().count_down(), |_| {});
 /// ```
@@ -175,7 +177,7 @@ impl ScopeLatch {
     }
 }
 
-/// The latch of one [`join_stack`](crate::join_stack): set once, by whichever thread ran (or
+/// The latch of one [`join_stack`](crate::exec::join_stack): set once, by whichever thread ran (or
 /// dropped) the forked closure, and built to live on the forking thread's stack.
 ///
 /// A [`Latch`] cannot live there: its last `count_down` still touches the latch (to wake a

@@ -13,12 +13,9 @@
 //!   start a fold on any executor and return a [`FoldHandle`] at once; dropping the handle
 //!   cancels the fold.
 //!
-//! Executors share the pieces they all need from here: [`Basesize`] and [`split`]/[`chunks`] for
-//! chunking, [`OrderedCombiner`] for combining out-of-order results, [`task_scope`] for running
-//! borrowed work on a pool's `'static` threads, [`join_stack`] for a fork-join that allocates
-//! nothing, and [`Latch`]/[`JoinLatch`] for completion. A thread that calls `execute` only on
-//! behalf of another thread that helps (a loader's driver) says so with
-//! [`stand_in_for_helper`].
+//! Executors share the pieces they all need from [`exec`], the toolkit for executor authors
+//! (chunking, ordered combining, borrowed tasks on a pool's threads, fork-join, latches, panic
+//! capture); the root holds the protocol, the typed API and the settings.
 //!
 //! ```
 //! use foldex_core::{Executor, ExecutorExt};
@@ -49,17 +46,39 @@ mod spawn;
 mod stand_in;
 mod sync;
 
-pub use audited::{
-    join_stack, offer, task_scope, Brand, MutSlice, OwnedVec, Partial, RangeWriter, Scope, Taken,
-    TaskRef, VecWriter, Written,
-};
-pub use chunk::{chunk, chunks, split, OrderedCombiner};
+pub use audited::{Brand, MutSlice, OwnedVec, Partial};
 pub use config::{available_parallelism, Basesize, ConfigError};
 pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, StopProbe, Summand};
-pub use helping::{as_helper, is_helping};
-pub use latch::{JoinLatch, Latch, ScopeLatch};
-pub use panic::{PanicPayload, PanicSlot};
 pub use source::{RangeVisitor, Source};
 pub use spawn::{FoldHandle, SpawnExt};
-pub use stand_in::{is_standing_in, stand_in_for_helper};
+
+/// The toolkit for writing an executor: what the built-in executors share, so that a new one
+/// needs none of its own chunking, combining, completion or panic capture.
+///
+/// - Chunking and combining: [`split`](exec::split), [`chunks`](exec::chunks),
+///   [`chunk`](exec::chunk), and [`OrderedCombiner`](exec::OrderedCombiner) for partials that
+///   finish out of order.
+/// - Borrowed work on a pool's `'static` threads: [`task_scope`](exec::task_scope) with
+///   [`Scope`](exec::Scope) and [`TaskRef`](exec::TaskRef); a fork-join that allocates
+///   nothing: [`join_stack`](exec::join_stack); work offered to a pool that its owner can take
+///   back: [`offer`](exec::offer).
+/// - Completion: [`Latch`](exec::Latch), [`JoinLatch`](exec::JoinLatch),
+///   [`ScopeLatch`](exec::ScopeLatch); panics: [`PanicSlot`](exec::PanicSlot).
+/// - Threads that run work while they wait: [`as_helper`](exec::as_helper) /
+///   [`is_helping`](exec::is_helping), and [`stand_in_for_helper`](exec::stand_in_for_helper)
+///   for a thread that calls `execute` on behalf of one that helps.
+/// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
+///   types [`MutSlice`] and [`OwnedVec`] hand out.
+///
+/// docs/custom-executor.md walks through an executor built from these.
+pub mod exec {
+    pub use crate::audited::{
+        join_stack, offer, task_scope, RangeWriter, Scope, Taken, TaskRef, VecWriter, Written,
+    };
+    pub use crate::chunk::{chunk, chunks, split, OrderedCombiner};
+    pub use crate::helping::{as_helper, is_helping};
+    pub use crate::latch::{JoinLatch, Latch, ScopeLatch};
+    pub use crate::panic::{PanicPayload, PanicSlot};
+    pub use crate::stand_in::{is_standing_in, stand_in_for_helper};
+}

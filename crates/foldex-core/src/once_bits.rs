@@ -2,7 +2,7 @@
 //! twice.
 //!
 //! The audited module's element hand-outs ([`MutSlice`](crate::MutSlice),
-//! [`OwnedVec`](crate::OwnedVec), [`VecWriter`](crate::VecWriter)) rely on it for soundness:
+//! [`OwnedVec`](crate::OwnedVec), [`VecWriter`](crate::exec::VecWriter)) rely on it for soundness:
 //! [`OnceBits::take`] succeeds for a range only if no index of it was taken before, and then
 //! every index of it counts as taken, for good. Two takes that overlap, on any threads, never
 //! both succeed (each word is updated by one atomic read-modify-write, and all updates of a

@@ -40,7 +40,7 @@ loom::thread_local! {
 /// on the caller whenever none of the work would go to its own threads.
 ///
 /// ```
-/// use foldex_core::{is_standing_in, stand_in_for_helper};
+/// use foldex_core::exec::{is_standing_in, stand_in_for_helper};
 ///
 /// assert!(!is_standing_in());
 /// let inside = stand_in_for_helper(is_standing_in);

@@ -1,6 +1,6 @@
 //! `join_stack`: the forked half on the stack, run by another thread, taken back, or dropped.
 
-use foldex_core::{join_stack, JoinLatch, TaskRef};
+use foldex_core::exec::{join_stack, JoinLatch, TaskRef};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread;

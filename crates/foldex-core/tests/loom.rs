@@ -4,7 +4,7 @@
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p foldex-core --release --test loom`.
 #![cfg(loom)]
 
-use foldex_core::{task_scope, Latch};
+use foldex_core::exec::{task_scope, Latch};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -88,9 +88,9 @@ fn join_stack_latch_wakes_a_sleeping_owner() {
 
 /// Forks a half that counts a hit onto another thread, waits for it with `wait`, and checks
 /// that it ran once and that its write is seen.
-fn forked_half_runs_once_elsewhere(wait: impl FnOnce(&foldex_core::JoinLatch)) {
+fn forked_half_runs_once_elsewhere(wait: impl FnOnce(&foldex_core::exec::JoinLatch)) {
     let hits = AtomicUsize::new(0);
-    let ((), ()) = foldex_core::join_stack(
+    let ((), ()) = foldex_core::exec::join_stack(
         || (),
         || {
             hits.fetch_add(1, Ordering::Relaxed);
@@ -121,7 +121,7 @@ fn join_stack_latch_with_timed_waits() {
 fn join_stack_runs_a_dropped_half_itself() {
     loom::model(|| {
         let me = thread::current().id();
-        let ((), ran_on) = foldex_core::join_stack(
+        let ((), ran_on) = foldex_core::exec::join_stack(
             || (),
             || thread::current().id(),
             |task| drop(thread::spawn(move || drop(task))),
@@ -139,7 +139,7 @@ fn offer_taken_back_or_run_elsewhere_runs_once() {
     loom::model(|| {
         let hits = AtomicUsize::new(0);
         let mut runner = None;
-        let ran = foldex_core::offer(
+        let ran = foldex_core::exec::offer(
             || hits.fetch_add(1, Ordering::Relaxed),
             |task| runner = Some(thread::spawn(move || task.run())),
             |_latch| {},
@@ -162,7 +162,7 @@ fn offer_waited_for_runs_once_run_or_given_back() {
     for run in [true, false] {
         loom::model(move || {
             let hits = AtomicUsize::new(0);
-            foldex_core::offer(
+            foldex_core::exec::offer(
                 || {
                     hits.fetch_add(1, Ordering::Relaxed);
                 },

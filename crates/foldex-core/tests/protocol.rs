@@ -1,10 +1,8 @@
 //! The pieces executors are built from: brands, chunking, ordered combining, task scopes.
 #![cfg(not(loom))]
 
-use foldex_core::{
-    chunk, chunks, split, task_scope, Basesize, Brand, ConfigError, Executor, ExecutorExt, Job,
-    OrderedCombiner, Partial,
-};
+use foldex_core::exec::{chunk, chunks, split, task_scope, OrderedCombiner};
+use foldex_core::{Basesize, Brand, ConfigError, Executor, ExecutorExt, Job, Partial};
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

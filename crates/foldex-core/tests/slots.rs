@@ -2,7 +2,8 @@
 //! in-place `collect_vec`, with well-behaved and broken executors. Every element is dropped
 //! exactly once, whatever panics.
 
-use foldex_core::{Executor, ExecutorExt, Job, MutSlice, OwnedVec, Partial, VecWriter};
+use foldex_core::exec::VecWriter;
+use foldex_core::{Executor, ExecutorExt, Job, MutSlice, OwnedVec, Partial};
 use foldex_seq::SequentialEx;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicIsize, Ordering};

@@ -82,7 +82,7 @@
 
 use crate::sync::{AtomicBool, AtomicUsize, Backoff, Condvar, Mutex, MutexGuard, Ordering};
 use crossbeam_utils::CachePadded;
-use foldex_core::PanicPayload;
+use foldex_core::exec::PanicPayload;
 use std::cmp::Ordering as Compare;
 use std::collections::VecDeque;
 use std::mem;

@@ -6,11 +6,12 @@
 //! until none is left. A ticket stands for one batch, or for a parcel of consecutive batches
 //! when batches are cheap (see `parcel.rs`; below, "batch" then reads "parcel"). Batches are
 //! therefore started in sequence order whatever order the executor runs its slots in (work
-//! stealing, chunks of several slots, any custom executor). That is what makes the ordered window deadlock-free:
+//! stealing, chunks of several slots, any custom executor). That is what makes the ordered window
+//! deadlock-free:
 //! every batch below a producer's is already finished or being computed by a producer that does
 //! not wait, so the batch the consumer needs next is always on its way.
 //!
-//! **Rounds.** A slot on a helping thread ([`foldex_core::is_helping`]: the consumer inside
+//! **Rounds.** A slot on a helping thread ([`foldex_core::exec::is_helping`]: the consumer inside
 //! `Executor::help`, or a pool worker that runs it while it waits for a fold nested in a batch)
 //! may leave its batch for later (see [`Channel::should_skip`]): it makes one batch at most
 //! per call, and none when a batch is ready, so that the consumer goes back to delivering, or
@@ -59,7 +60,7 @@ pub(crate) fn as_consumer<R>(help: impl FnOnce() -> R) -> R {
 
 /// Who makes a batch on this thread now.
 fn maker() -> Maker {
-    if !foldex_core::is_helping() {
+    if !foldex_core::exec::is_helping() {
         Maker::Producer
     } else if CONSUMER.with(Cell::get) {
         Maker::Consumer
@@ -359,7 +360,7 @@ fn drive<P: Produce>(epoch: &Epoch<P>, executor: &dyn Executor) {
         };
         // This thread only stands in for the consumer, which helps while its buffer is empty:
         // an executor that runs chunks on its caller leaves that share to the consumer.
-        let partial = foldex_core::stand_in_for_helper(|| executor.execute(&round));
+        let partial = foldex_core::exec::stand_in_for_helper(|| executor.execute(&round));
         round.brand.unwrap(partial);
         if round.pieces.load(Ordering::Relaxed) == 0 {
             // The executor ran nothing at all, and would not next time either: the consumer

@@ -290,8 +290,10 @@ impl<D: Dataset, C, M> Loader<D, C, M> {
     ///
     /// ```
     /// use foldex_loader::{from_fn, Loader, Tail};
-    /// let rank = |r| Loader::new(from_fn(10, |i| i)).shuffle(1).shard(r, 3).shard_tail(Tail::Uneven);
-    /// let mut all: Vec<usize> = (0..3).flat_map(|r| rank(r).iter().flatten().collect::<Vec<_>>()).collect();
+    /// let rank = |r| Loader::new(from_fn(10, |i| i)).shuffle(1).shard(r,
+    /// 3).shard_tail(Tail::Uneven);
+    /// let mut all: Vec<usize> = (0..3).flat_map(|r|
+    /// rank(r).iter().flatten().collect::<Vec<_>>()).collect();
     /// all.sort();
     /// assert_eq!(all, (0..10).collect::<Vec<_>>());
     /// ```
@@ -814,7 +816,7 @@ impl<B> Iter<B> {
                 }
                 let executor = &self.executor;
                 self.channel.recv(&mut self.inbox, || {
-                    as_consumer(|| foldex_core::as_helper(|| executor.help()))
+                    as_consumer(|| foldex_core::exec::as_helper(|| executor.help()))
                 })
             }
             other => other,

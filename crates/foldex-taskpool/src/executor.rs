@@ -2,10 +2,8 @@
 
 use crate::pool::{Pool, Takers};
 use crate::run::FoldRun;
-use foldex_core::{
-    available_parallelism, is_helping, is_standing_in, task_scope, Basesize, ConfigError, Executor,
-    Job, Partial, ScopeLatch,
-};
+use foldex_core::exec::{is_helping, is_standing_in, task_scope, ScopeLatch};
+use foldex_core::{available_parallelism, Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, OnceLock};
@@ -161,7 +159,8 @@ impl TaskPoolEx {
     /// could leave the pool without a thread to run the nested fold.
     ///
     /// With background off, a caller that only stands in for a helper
-    /// ([`foldex_core::stand_in_for_helper`], as a loader's driver thread does) runs no chunk:
+    /// ([`foldex_core::exec::stand_in_for_helper`], as a loader's driver thread does) runs no
+    /// chunk:
     /// its slot is left to [`Executor::help`] (the loader's consumer), and the caller waits.
     /// Only when none of the work would go to the workers (`ntasks = 1`, or a single chunk)
     /// does such a caller run chunks itself, so that the fold never depends on a helper; with
@@ -276,7 +275,7 @@ impl Executor for TaskPoolEx {
         else {
             return false;
         };
-        foldex_core::as_helper(|| task.run());
+        foldex_core::exec::as_helper(|| task.run());
         true
     }
 }

@@ -1,7 +1,7 @@
 //! The persistent worker threads and the queue they take tasks from.
 
 use crate::sync::{thread, Condvar, Mutex, MutexGuard};
-use foldex_core::TaskRef;
+use foldex_core::exec::TaskRef;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +34,7 @@ pub(crate) enum Takers {
     /// ([`Shared::try_pop_helpable`]): the slots of folds in foreground mode.
     Anyone,
     /// A helping thread only: the slot a caller that stands in for a helper leaves to it
-    /// (`foldex_core::stand_in_for_helper`). Workers pass it by, so that it waits for the
+    /// (`foldex_core::exec::stand_in_for_helper`). Workers pass it by, so that it waits for the
     /// helper instead of going to an idle worker.
     Helpers,
 }

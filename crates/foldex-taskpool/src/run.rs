@@ -14,7 +14,8 @@
 
 use crate::pool::{next_id, Shared, Takers};
 use crate::sync::{thread, AtomicUsize, Mutex};
-use foldex_core::{chunk, Job, OrderedCombiner, Partial, Scope, TaskRef};
+use foldex_core::exec::{chunk, OrderedCombiner, Scope, TaskRef};
+use foldex_core::{Job, Partial};
 use std::ops::Range;
 use std::sync::atomic::Ordering;
 

@@ -1,7 +1,8 @@
 //! What TaskPoolEx promises beyond the conformance suite: where chunks run (background mode),
 //! in which order they start, how many run at once, helping, bad settings, and the pool's
 //! lifetime, and a caller that stands in for a helper.
-use foldex_core::{stand_in_for_helper, Executor, ExecutorExt, Job, Partial, SpawnExt};
+use foldex_core::exec::stand_in_for_helper;
+use foldex_core::{Executor, ExecutorExt, Job, Partial, SpawnExt};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use std::collections::HashSet;

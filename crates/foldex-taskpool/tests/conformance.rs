@@ -68,7 +68,8 @@ mod suite_mix_bg {
 /// workers then finish the fold by themselves).
 mod standing_in {
     use super::*;
-    use foldex_core::{stand_in_for_helper, Executor, Job, Partial};
+    use foldex_core::exec::stand_in_for_helper;
+    use foldex_core::{Executor, Job, Partial};
     use std::time::Duration;
 
     /// Calls `execute` of `pool` as a thread that stands in for a helper.

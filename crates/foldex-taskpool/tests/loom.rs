@@ -56,7 +56,7 @@ fn a_standing_in_caller_waits_while_a_worker_and_a_helper_share_the_cursor() {
         });
         let caller = loom::thread::current().id();
         let on_caller = std::sync::atomic::AtomicUsize::new(0);
-        let sum = foldex_core::stand_in_for_helper(|| {
+        let sum = foldex_core::exec::stand_in_for_helper(|| {
             pool.map_reduce(
                 0..3,
                 |i| {
@@ -80,7 +80,7 @@ fn a_standing_in_caller_that_nobody_helps_still_finishes() {
     model(|| {
         // The worker's slot runs every chunk and takes back the slot left for a helper.
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
-        let got = foldex_core::stand_in_for_helper(|| pool.collect_vec(0..2));
+        let got = foldex_core::exec::stand_in_for_helper(|| pool.collect_vec(0..2));
         assert_eq!(got, vec![0, 1]);
     });
 }

@@ -2,7 +2,8 @@
 //! is split? Runs it on the calling thread, split into leaves of every size from 1 up and
 //! combined left-leaning, right-leaning and as a balanced tree, against the sequential fold.
 
-use foldex_core::{chunks, Executor, ExecutorExt, Job, Partial};
+use foldex_core::exec::chunks;
+use foldex_core::{Executor, ExecutorExt, Job, Partial};
 use std::fmt::Debug;
 use std::ops::Range;
 

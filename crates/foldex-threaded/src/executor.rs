@@ -2,7 +2,8 @@
 
 use crate::pool::{Context, Pool};
 use crate::splitter::Splitter;
-use foldex_core::{join_stack, offer, Basesize, ConfigError, Executor, Job, Partial};
+use foldex_core::exec::{join_stack, offer};
+use foldex_core::{Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
 
@@ -170,7 +171,7 @@ impl Executor for ThreadedEx {
             let ctx = Context::current(pool.registry());
             match ctx.find_work() {
                 Some(task) => {
-                    foldex_core::as_helper(|| task.run());
+                    foldex_core::exec::as_helper(|| task.run());
                     true
                 }
                 None => false,

@@ -15,7 +15,8 @@
 //!
 //! // Items of very different cost: split down to single items.
 //! let per_item = ThreadedEx::new().basesize(1);
-//! let total = per_item.map_reduce(0..64usize, |i| (0..i * 100).sum::<usize>(), || 0, |a, b| a + b);
+//! let total = per_item.map_reduce(0..64usize, |i| (0..i * 100).sum::<usize>(), || 0, |a, b| a +
+//! b);
 //! assert_eq!(total, (0..64usize).map(|i| (0..i * 100).sum::<usize>()).sum::<usize>());
 //! ```
 //!
@@ -24,18 +25,21 @@
 //! **Scheduling.** Each worker owns a crossbeam-deque `Worker` (LIFO for its owner, so a worker
 //! runs the halves it just forked while their data is hot; FIFO for thieves, so a thief takes the
 //! oldest, largest half). Thieves probe the other deques from a random start, then the `Injector`,
-//! through which calls from outside the pool enter. A fork is a [`foldex_core::join_stack`]: the
+//! through which calls from outside the pool enter. A fork is a [`foldex_core::exec::join_stack`]:
+//! the
 //! right half, its result slot and its latch live on the forking frame (no allocation, no
 //! reference count); after the left half, the worker pops the right half back and runs it inline
 //! unless it was stolen, and otherwise runs other tasks until the fork's latch is set. That help
 //! loop is also why a fold nested in a fold on the same pool cannot deadlock: the waiting worker
 //! runs the very tasks it waits for if nobody else has taken them. Tasks it takes that way are
-//! marked with [`foldex_core::as_helper`] (they must not block on anything outside their fold,
+//! marked with [`foldex_core::exec::as_helper`] (they must not block on anything outside their
+//! fold,
 //! since the frame below cannot resume before they return), and a worker stacks at most 32
 //! stolen tasks so: beyond that it only takes back its own halves.
 //!
 //! **Calls from outside.** A caller from outside the pool, a worker of another pool included,
-//! offers the whole range as one task ([`foldex_core::offer`]) and blocks. If every worker stays
+//! offers the whole range as one task ([`foldex_core::exec::offer`]) and blocks. If every worker
+//! stays
 //! busy and none has started the task, the caller takes it back and runs it as one leaf itself:
 //! the workers may be blocked on this very thread (pools folding into each other, a
 //! `FoldHandle` joined inside a step, a loader's producers waiting for its consumer), and the

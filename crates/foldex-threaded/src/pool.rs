@@ -3,7 +3,7 @@
 use crate::builder::{PoolBuilder, WorkerOptions};
 use crate::sleep::Sleep;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
-use foldex_core::{JoinLatch, TaskRef};
+use foldex_core::exec::{JoinLatch, TaskRef};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -45,9 +45,10 @@ pub(crate) struct Registry {
 
 impl Registry {
     /// Blocks a thread outside the pool on the latch of a fold it offered
-    /// ([`foldex_core::offer`]) until the latch is set, or until every worker was seen busy
+    /// ([`foldex_core::exec::offer`]) until the latch is set, or until every worker was seen busy
     /// (none idle, none looking for work) at two polls in a row, in which case the offer is
-    /// taken back if no worker has started it. A worker of another pool does not run its own pool's tasks meanwhile:
+    /// taken back if no worker has started it. A worker of another pool does not run its own
+    /// pool's tasks meanwhile:
     /// stacking them here could nest without bound, and taking the offer back already ensures
     /// that no two pools can each hold the threads the other waits for.
     pub(crate) fn wait_for_offer(&self, latch: &JoinLatch) {
@@ -257,15 +258,15 @@ impl<'r> Context<'r> {
     }
 
     /// Runs a task taken while waiting, counted in the worker's help depth and marked with
-    /// [`foldex_core::as_helper`].
+    /// [`foldex_core::exec::as_helper`].
     fn run_helping(&self, task: TaskRef) {
         match self {
             Self::Worker(w) => {
                 w.help_depth.set(w.help_depth.get() + 1);
-                foldex_core::as_helper(|| task.run());
+                foldex_core::exec::as_helper(|| task.run());
                 w.help_depth.set(w.help_depth.get() - 1);
             }
-            Self::Outside(_) => foldex_core::as_helper(|| task.run()),
+            Self::Outside(_) => foldex_core::exec::as_helper(|| task.run()),
         }
     }
 
@@ -274,7 +275,7 @@ impl<'r> Context<'r> {
     /// fold nested in a fold on the same pool finish: the waiter runs the very tasks it waits
     /// for if nobody else does.
     ///
-    /// The tasks it runs are marked with [`foldex_core::as_helper`]: this frame cannot resume
+    /// The tasks it runs are marked with [`foldex_core::exec::as_helper`]: this frame cannot resume
     /// before they return. A worker already [`MAX_HELP_DEPTH`] stolen tasks deep only pops its
     /// own deque.
     pub(crate) fn help_until(&self, latch: &JoinLatch) {

@@ -1,7 +1,8 @@
 //! When a range is split further: the basesize floor, and for the automatic basesize a budget
 //! of halvings that a theft renews (rayon's adaptive splitter).
 
-use foldex_core::{split, Basesize};
+use foldex_core::exec::split;
+use foldex_core::Basesize;
 use std::ops::Range;
 
 /// The automatic basesize never splits below `len / (FINEST × threads)`, however often pieces

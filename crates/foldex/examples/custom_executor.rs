@@ -2,12 +2,14 @@
 //!
 //! `SpawnAllEx` (after FoldsThreads.jl's executor of that name) runs every chunk of `basesize`
 //! indices on its own scoped thread, then combines the partials left to right. It passes the
-//! same conformance suite as the built-in executors: `cargo test -p foldex --example custom_executor`.
+//! same conformance suite as the built-in executors: `cargo test -p foldex --example
+//! custom_executor`.
 //! Run it with `cargo run -p foldex --example custom_executor`.
 #![forbid(unsafe_code)]
 
 use foldex::prelude::*;
-use foldex::protocol::{available_parallelism, chunks};
+use foldex::protocol::available_parallelism;
+use foldex::protocol::exec::chunks;
 use foldex::{Job, Partial};
 
 /// One scoped thread per chunk of `basesize` consecutive indices.

@@ -76,7 +76,7 @@ impl Drop for WaitOnExit<'_> {
 /// is set. If a task panicked, the first payload is re-raised here.
 ///
 /// ```
-/// use foldex_core::task_scope;
+/// use foldex_core::exec::task_scope;
 /// let data = vec![1, 2, 3];
 /// let mut total = 0;
 /// let sum = std::sync::Mutex::new(0);

@@ -315,7 +315,7 @@ impl<T> Drop for Taken<'_, T> {
 /// [`finish`](VecWriter::finish) turns one that covers everything into the `Vec`.
 ///
 /// ```
-/// use foldex_core::VecWriter;
+/// use foldex_core::exec::VecWriter;
 /// let out = VecWriter::new(4);
 /// let mut right = out.write(2..4);
 /// right.push("c");

@@ -70,7 +70,7 @@ impl Drop for WaitOnLatch<'_> {
 /// (`a`'s first).
 ///
 /// ```
-/// use foldex_core::join_stack;
+/// use foldex_core::exec::join_stack;
 /// let data = vec![1, 2, 3, 4];
 /// let (left, right) = join_stack(
 ///     || data[..2].iter().sum::<i32>(),
@@ -155,7 +155,7 @@ where
 /// here. This costs one allocation (the claim flag), unlike [`join_stack`].
 ///
 /// ```
-/// use foldex_core::offer;
+/// use foldex_core::exec::offer;
 /// // Nobody takes the offer: the closure runs here once `wait` gives up.
 /// let mut queue = Vec::new();
 /// let n = offer(|| 6 * 7, |task| queue.push(task), |_latch| {});

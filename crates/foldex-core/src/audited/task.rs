@@ -7,7 +7,7 @@ use std::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-/// A piece of work that borrows from a [`task_scope`](crate::task_scope), made `'static` so
+/// A piece of work that borrows from a [`task_scope`](crate::exec::task_scope), made `'static` so
 /// that it can be queued on any thread (a crossbeam deque, an injector, a channel to a pool
 /// worker).
 ///

@@ -1,7 +1,8 @@
 //! Executors every loader test runs with, built once per test binary.
 #![allow(dead_code)]
 
-use foldex_core::{chunk, Executor, Job, Partial};
+use foldex_core::exec::chunk;
+use foldex_core::{Executor, Job, Partial};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
