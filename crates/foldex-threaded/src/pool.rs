@@ -15,8 +15,7 @@ use std::time::Duration;
 
 /// Rounds an idle worker looks for work before it parks: long enough that back-to-back folds
 /// find it awake (no futex wake on their critical path), short enough that an idle pool costs
-/// nothing measurable. At 64 rounds a 2 ms fold (a sum of 10^7 `u64`) paid two wake-ups per
-/// call and took 1.18× rayon's time; at 256 it takes 0.86× (docs/benchmarks.md).
+/// nothing measurable. Why 256: docs/benchmarks.md.
 const SPIN_ROUNDS: u32 = 256;
 /// Of those, the first ones only pause the core; later ones yield it to other threads.
 const PAUSE_ROUNDS: u32 = 16;
