@@ -64,13 +64,13 @@ pub trait Executor: Send + Sync {
     /// Runs `job` over `0..job.len()` and returns the partial that covers all of it.
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a>;
 
-    /// How many threads may run pieces at once (a loader sizes its default buffer from this).
+    /// How many threads may run pieces at once (a consumer may size a bounded buffer from it).
     fn workers(&self) -> usize {
         1
     }
 
     /// `true` when the calling thread is one of this executor's pool workers. A consumer that
-    /// would block waiting for such a pool (a loader iterated inside it) refuses instead of
+    /// would block waiting for such a pool (one iterating results inside it) refuses instead of
     /// deadlocking.
     fn is_worker_thread(&self) -> bool {
         false
@@ -80,16 +80,16 @@ pub trait Executor: Send + Sync {
     /// returns `true`; returns `false` if nothing was waiting or this executor keeps callers'
     /// threads free (`TaskPoolEx` in background mode).
     ///
-    /// A thread that would otherwise sleep waiting for this executor's results (a loader's
-    /// consumer that finds its buffer empty) calls it to lend its core instead. The default
+    /// A thread that would otherwise sleep waiting for this executor's results (a consumer that
+    /// finds its buffer empty) calls it to lend its core instead. The default
     /// never helps.
     ///
     /// Contract: `help` runs the piece it takes whole, and never waits for a piece that another
     /// thread holds. The helper may be the very thread those pieces wait for (a consumer whose
     /// producers are blocked on its full buffer), so a `help` that forked and waited could
-    /// deadlock. A thread that calls `execute` only on behalf of such a helper (a loader's
-    /// driver) wraps the call in [`stand_in_for_helper`](crate::exec::stand_in_for_helper), so that
-    /// the executor leaves the caller's share of the work to `help`.
+    /// deadlock. A thread that calls `execute` only on behalf of such a helper (a driver that
+    /// feeds it) wraps the call in [`stand_in_for_helper`](crate::exec::stand_in_for_helper),
+    /// so that the executor leaves the caller's share of the work to `help`.
     fn help(&self) -> bool {
         false
     }

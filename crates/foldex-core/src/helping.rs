@@ -1,11 +1,11 @@
 //! Work that a thread runs while it waits for something below it on its own stack.
 //!
-//! A pool worker waiting for a forked half runs other tasks of its pool meanwhile; a loader's
-//! consumer waiting for a batch lends itself through [`Executor::help`](crate::Executor::help).
-//! Either way the frame that waits cannot resume until the work it took returns, so that work
-//! must not block on anything but its own pieces: a loader's producer that would wait for room
-//! in its channel leaves its batch for later instead (the room may be freed only once the frame
-//! below resumes). Executors mark such work with [`as_helper`]; code that may block asks
+//! A pool worker waiting for a forked half runs other tasks of its pool meanwhile; a consumer
+//! waiting for results lends itself through [`Executor::help`](crate::Executor::help). Either
+//! way the frame that waits cannot resume until the work it took returns, so that work must not
+//! block on anything but its own pieces: a producer that would wait for room in a bounded
+//! channel leaves its item for later instead (the room may be freed only once the frame below
+//! resumes). Executors mark such work with [`as_helper`]; code that may block asks
 //! [`is_helping`].
 
 use std::cell::Cell;

@@ -1,11 +1,11 @@
 //! A thread that calls `execute` only on behalf of another thread, which helps.
 //!
-//! A loader feeds an epoch from a small driver thread of its own: that thread calls
-//! [`Executor::execute`](crate::Executor::execute) and does nothing else, while the loader's
-//! consumer calls [`Executor::help`](crate::Executor::help) whenever its buffer runs dry. An
-//! executor that runs chunks on its caller (`TaskPoolEx` in foreground mode) would give the
-//! caller's share of the work to the driver, an extra thread, and leave none for the consumer,
-//! the thread that was meant to help. [`stand_in_for_helper`] tells the executor so: the
+//! A fold may be driven by a thread that calls [`Executor::execute`](crate::Executor::execute)
+//! and does nothing else, while another thread consumes its results as they come and calls
+//! [`Executor::help`](crate::Executor::help) whenever it runs out of them (in this workspace,
+//! a data loader's driver and its consumer). An executor that runs chunks on its caller
+//! (`TaskPoolEx` in foreground mode) would give the caller's share of the work to the driver,
+//! an extra thread, and leave none for the consumer, the thread that was meant to help. [`stand_in_for_helper`] tells the executor so: the
 //! calling thread only stands in for a helper, and its share of the work should wait for
 //! `help` instead.
 
@@ -33,7 +33,7 @@ loom::thread_local! {
 /// # Contract
 ///
 /// Use it only when some other thread keeps calling `help` on the same executor while it waits
-/// for the results of `f`, as a loader's consumer does. Executors keep a fold that the calling
+/// for the results of `f`. Executors keep a fold that the calling
 /// thread stands in for progressing on their own threads, but the share reserved for helpers
 /// runs only when someone helps: without a helper, that share (a `TaskPoolEx` with `ntasks = 1`
 /// has no other) would have nobody to run it. `TaskPoolEx` therefore keeps the caller's share
