@@ -126,17 +126,17 @@ where
         cx: &LoadCx<'_>,
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<Self::Out>, usize)> {
-        let slot = buffer.slot_mut();
+        let buffers = buffer.buffers_mut();
         let mut filled = 0;
         for position in positions {
             if stopped() {
                 return None;
             }
             let i = index(position);
-            if let Some(buf) = slot.items.get_mut(filled) {
+            if let Some(buf) = buffers.items.get_mut(filled) {
                 filled += usize::from(loading(i, || self.dataset.load_into(i, buf, cx)));
             } else if let Some(item) = loading(i, || self.dataset.load(i, cx)) {
-                slot.items.push(item);
+                buffers.items.push(item);
                 filled += 1;
             }
         }
@@ -144,8 +144,9 @@ where
             return Some((None, 0));
         }
         // Spare buffers go only when a batch is shorter than the one before (the last one).
-        slot.items.truncate(filled);
-        self.collate.collate_into(&mut slot.items, &mut slot.batch);
+        buffers.items.truncate(filled);
+        self.collate
+            .collate_into(&mut buffers.items, &mut buffers.batch);
         Some((Some(buffer), filled))
     }
 }

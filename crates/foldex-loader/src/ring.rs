@@ -20,7 +20,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
-impl<I, B: Default> Default for Slot<I, B> {
+impl<I, B: Default> Default for BatchBuffers<I, B> {
     fn default() -> Self {
         Self {
             items: Vec::new(),
@@ -31,7 +31,7 @@ impl<I, B: Default> Default for Slot<I, B> {
 
 /// The reusable buffers of one batch: one per observation, and the collated batch.
 #[derive(Debug)]
-pub(crate) struct Slot<I, B> {
+pub(crate) struct BatchBuffers<I, B> {
     /// Buffers for the batch's observations, filled with `Dataset::get_into`.
     pub items: Vec<I>,
     /// The batch, filled with `Collate::collate_into`.
@@ -42,7 +42,7 @@ struct State<I, B> {
     /// First freed, first reused: every buffer takes its turn, so after a warm-up all of them
     /// have grown to their working size. Its capacity grows with `allocated`, when a buffer is
     /// created, never in proportion to the budget: handing a buffer back never allocates.
-    free: VecDeque<Slot<I, B>>,
+    free: VecDeque<BatchBuffers<I, B>>,
     /// Buffers in existence (free, being filled, buffered, or held by the consumer).
     allocated: usize,
     /// How many buffers may exist.
@@ -86,16 +86,16 @@ impl<I, B: Default> Ring<I, B> {
     pub fn acquire(self: &Arc<Self>, mut may_wait: impl FnMut() -> bool) -> Option<Reused<I, B>> {
         let mut s = self.lock();
         let mut waiting_since = None::<Instant>;
-        let slot = loop {
-            if let Some(slot) = s.free.pop_front() {
-                break slot;
+        let buffers = loop {
+            if let Some(buffers) = s.free.pop_front() {
+                break buffers;
             }
             if s.allocated < s.budget {
                 s.allocated += 1;
                 // Room to take every buffer back, made while one is created anyway.
                 let room = s.allocated - s.free.len();
                 s.free.reserve(room);
-                break Slot::default();
+                break BatchBuffers::default();
             }
             if !may_wait() {
                 drop(s);
@@ -116,7 +116,7 @@ impl<I, B: Default> Ring<I, B> {
             note_blocked(since);
         }
         Some(Reused {
-            slot: Some(slot),
+            buffers: Some(buffers),
             ring: Arc::clone(self),
         })
     }
@@ -167,55 +167,57 @@ impl<I, B: Default> Ring<I, B> {
 /// guards at once makes producers wait for free buffers (and, if the consumer holds them all,
 /// the ring grows by one rather than hang).
 pub struct Reused<I, B> {
-    slot: Option<Slot<I, B>>,
+    buffers: Option<BatchBuffers<I, B>>,
     ring: Arc<Ring<I, B>>,
 }
 
 impl<I, B> Reused<I, B> {
-    fn slot(&self) -> &Slot<I, B> {
-        self.slot
+    fn buffers(&self) -> &BatchBuffers<I, B> {
+        self.buffers
             .as_ref()
-            .expect("a guard holds its slot until dropped")
+            .expect("a guard holds its buffers until dropped")
     }
 
-    pub(crate) fn slot_mut(&mut self) -> &mut Slot<I, B> {
-        self.slot
+    pub(crate) fn buffers_mut(&mut self) -> &mut BatchBuffers<I, B> {
+        self.buffers
             .as_mut()
-            .expect("a guard holds its slot until dropped")
+            .expect("a guard holds its buffers until dropped")
     }
 }
 
 impl<I, B> Deref for Reused<I, B> {
     type Target = B;
     fn deref(&self) -> &B {
-        &self.slot().batch
+        &self.buffers().batch
     }
 }
 
 impl<I, B> DerefMut for Reused<I, B> {
     fn deref_mut(&mut self) -> &mut B {
-        &mut self.slot_mut().batch
+        &mut self.buffers_mut().batch
     }
 }
 
 impl<I, B: fmt::Debug> fmt::Debug for Reused<I, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Reused").field(&self.slot().batch).finish()
+        f.debug_tuple("Reused")
+            .field(&self.buffers().batch)
+            .finish()
     }
 }
 
 impl<I, B> Drop for Reused<I, B> {
     fn drop(&mut self) {
-        if let Some(slot) = self.slot.take() {
-            // A slot filled halfway by a producer that panicked comes back too: its buffers
+        if let Some(buffers) = self.buffers.take() {
+            // Buffers filled halfway by a producer that panicked comes back too: its buffers
             // are overwritten before they are read again.
             let mut s = self.ring.state.lock().unwrap_or_else(|e| e.into_inner());
             let freed = if self.ring.recycle {
-                s.free.push_back(slot);
+                s.free.push_back(buffers);
                 None
             } else {
                 s.allocated -= 1;
-                Some(slot)
+                Some(buffers)
             };
             let wake = s.waiting > 0;
             drop(s);
@@ -239,14 +241,14 @@ mod tests {
     fn buffers_come_back_when_guards_drop_and_are_reused() {
         let ring = Arc::new(TestRing::new(2, true));
         let mut a = ring.acquire(|| false).unwrap();
-        a.slot_mut().batch.push(vec![1.0; 8]);
-        let ptr = a.slot().batch.as_ptr();
+        a.buffers_mut().batch.push(vec![1.0; 8]);
+        let ptr = a.buffers().batch.as_ptr();
         let _b = ring.acquire(|| false).unwrap();
         assert!(ring.acquire(|| false).is_none(), "the budget is 2");
         drop(a);
         let again = ring.acquire(|| false).unwrap();
         assert_eq!(
-            again.slot().batch.as_ptr(),
+            again.buffers().batch.as_ptr(),
             ptr,
             "the dropped buffer is reused"
         );

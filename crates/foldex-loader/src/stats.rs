@@ -3,10 +3,10 @@
 //! Counting must cost next to nothing next to a batch that costs nothing, so:
 //!
 //! - Producers never share a hot counter: each thread that computes batches owns one
-//!   cache-padded slot. A producer reads the clock twice per *run* of batches (a slot of the
-//!   executor's job, which takes batches until none is left), not per batch; per batch it only
-//!   bumps its own counter. Time spent asleep for room or a buffer is noted in a thread-local
-//!   by whoever sleeps, and subtracted from the run's busy time.
+//!   cache-padded set of counters. A producer reads the clock twice per *run* of batches (a run
+//!   of the executor's job, which takes batches until none is left), not per batch; per batch
+//!   it only bumps its own counter. Time spent asleep for room or a buffer is noted in a
+//!   thread-local by whoever sleeps, and subtracted from the run's busy time.
 //! - The consumer's figures live in its iterator, without atomics; it reads the clock only
 //!   when it has to wait, and looks at the buffer's occupancy on a sample of deliveries.
 
@@ -165,7 +165,7 @@ impl fmt::Display for Stats {
 
 /// One producing thread's counters.
 #[derive(Default)]
-struct Slot {
+struct ProducerCounters {
     busy_nanos: AtomicU64,
     blocked_nanos: AtomicU64,
     items: AtomicU64,
@@ -178,7 +178,7 @@ struct Slot {
 static NEXT_RECORDER: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
-    /// The recorder this thread last claimed a slot in, and the slot.
+    /// The recorder this thread last claimed counters in, and those counters.
     static CLAIMED: Cell<(u64, usize)> = const { Cell::new((0, 0)) };
     /// Nanoseconds this thread has slept for room or a buffer, ever.
     static BLOCKED: Cell<u64> = const { Cell::new(0) };
@@ -190,8 +190,9 @@ pub(crate) fn note_blocked(since: Instant) {
     BLOCKED.with(|b| b.set(b.get() + nanos));
 }
 
-/// The most producing threads a recorder counts apart (a slot is two cache lines): an executor
-/// may report any number of workers, and threads beyond these share the last slot.
+/// The most producing threads a recorder counts apart (each one's counters take two cache
+/// lines): an executor may report any number of workers, and threads beyond these share the
+/// last counters.
 const MAX_RECORDED_THREADS: usize = 1024;
 
 /// How often the consumer samples the buffer's occupancy (after the first `SAMPLE` deliveries).
@@ -199,7 +200,7 @@ const SAMPLE: u64 = 16;
 
 /// A run of batches on one thread: timed as a whole, counted per batch.
 pub(crate) struct Run<'r> {
-    slot: &'r Slot,
+    producer: &'r ProducerCounters,
     clock: Option<(Instant, u64)>,
     items: u64,
 }
@@ -208,7 +209,7 @@ impl Run<'_> {
     /// Counts `batches` batches of `items` observations in all, handed to the channel together.
     pub fn pushed(&mut self, batches: usize, items: usize) {
         self.items += items as u64;
-        self.slot
+        self.producer
             .pushed
             .fetch_add(batches as u64, Ordering::Relaxed);
     }
@@ -216,14 +217,14 @@ impl Run<'_> {
 
 impl Drop for Run<'_> {
     fn drop(&mut self) {
-        self.slot.items.fetch_add(self.items, Ordering::Relaxed);
+        self.producer.items.fetch_add(self.items, Ordering::Relaxed);
         if let Some((started, blocked_before)) = self.clock {
             let blocked = BLOCKED.with(Cell::get) - blocked_before;
             let total = started.elapsed().as_nanos() as u64;
-            self.slot
+            self.producer
                 .busy_nanos
                 .fetch_add(total.saturating_sub(blocked), Ordering::Relaxed);
-            self.slot
+            self.producer
                 .blocked_nanos
                 .fetch_add(blocked, Ordering::Relaxed);
         }
@@ -234,7 +235,7 @@ impl Drop for Run<'_> {
 pub(crate) struct Recorder {
     id: u64,
     started: Instant,
-    slots: Box<[CachePadded<Slot>]>,
+    producers: Box<[CachePadded<ProducerCounters>]>,
     claimed: AtomicUsize,
     retries: AtomicU64,
     skipped: Mutex<Vec<SkippedItem>>,
@@ -242,13 +243,13 @@ pub(crate) struct Recorder {
 
 impl Recorder {
     /// A recorder with room for `threads` producing threads, [`MAX_RECORDED_THREADS`] at
-    /// most; more share the last slot.
+    /// most; more share the last counters.
     pub fn new(threads: usize) -> Self {
         Self {
             id: NEXT_RECORDER.fetch_add(1, Ordering::Relaxed),
             started: Instant::now(),
-            slots: (0..threads.clamp(1, MAX_RECORDED_THREADS))
-                .map(|_| CachePadded::new(Slot::default()))
+            producers: (0..threads.clamp(1, MAX_RECORDED_THREADS))
+                .map(|_| CachePadded::new(ProducerCounters::default()))
                 .collect(),
             claimed: AtomicUsize::new(0),
             retries: AtomicU64::new(0),
@@ -256,32 +257,35 @@ impl Recorder {
         }
     }
 
-    fn slot(&self) -> &Slot {
+    fn producer(&self) -> &ProducerCounters {
         let (id, index) = CLAIMED.with(Cell::get);
         if id == self.id {
-            return &self.slots[index];
+            return &self.producers[index];
         }
-        // A thread that serves two epochs in turn finds its slot again, once per switch.
+        // A thread that serves two epochs in turn finds its counters again, once per switch.
         let me = thread::current().id();
-        let claimed = self.claimed.load(Ordering::Acquire).min(self.slots.len());
+        let claimed = self
+            .claimed
+            .load(Ordering::Acquire)
+            .min(self.producers.len());
         let index = (0..claimed)
-            .find(|&i| matches!(self.slots[i].thread.get(), Some(t) if t.id() == me))
+            .find(|&i| matches!(self.producers[i].thread.get(), Some(t) if t.id() == me))
             .unwrap_or_else(|| {
                 let index = self
                     .claimed
                     .fetch_add(1, Ordering::AcqRel)
-                    .min(self.slots.len() - 1);
-                self.slots[index].thread.get_or_init(thread::current);
+                    .min(self.producers.len() - 1);
+                self.producers[index].thread.get_or_init(thread::current);
                 index
             });
         CLAIMED.with(|c| c.set((self.id, index)));
-        &self.slots[index]
+        &self.producers[index]
     }
 
     /// Starts a run of batches on this thread; `timed` reads the clock at its start and end.
     pub fn run(&self, timed: bool) -> Run<'_> {
         Run {
-            slot: self.slot(),
+            producer: self.producer(),
             clock: timed.then(|| (Instant::now(), BLOCKED.with(Cell::get))),
             items: 0,
         }
@@ -289,10 +293,13 @@ impl Recorder {
 
     /// Batches handed to the channel so far.
     fn pushed(&self) -> u64 {
-        let claimed = self.claimed.load(Ordering::Acquire).min(self.slots.len());
-        self.slots[..claimed]
+        let claimed = self
+            .claimed
+            .load(Ordering::Acquire)
+            .min(self.producers.len());
+        self.producers[..claimed]
             .iter()
-            .map(|slot| slot.pushed.load(Ordering::Relaxed))
+            .map(|producer| producer.pushed.load(Ordering::Relaxed))
             .sum()
     }
 
@@ -311,18 +318,21 @@ impl Recorder {
 
     /// The producers' figures, completed with the consumer's.
     pub fn snapshot(&self, consumer: &ConsumerStats, buffer: usize, parcel: usize) -> Stats {
-        let claimed = self.claimed.load(Ordering::Relaxed).min(self.slots.len());
-        let workers = self.slots[..claimed]
+        let claimed = self
+            .claimed
+            .load(Ordering::Relaxed)
+            .min(self.producers.len());
+        let workers = self.producers[..claimed]
             .iter()
-            .map(|slot| WorkerStats {
-                thread: slot
+            .map(|producer| WorkerStats {
+                thread: producer
                     .thread
                     .get()
                     .and_then(Thread::name)
                     .unwrap_or("?")
                     .to_owned(),
-                busy: Duration::from_nanos(slot.busy_nanos.load(Ordering::Relaxed)),
-                items: slot.items.load(Ordering::Relaxed),
+                busy: Duration::from_nanos(producer.busy_nanos.load(Ordering::Relaxed)),
+                items: producer.items.load(Ordering::Relaxed),
             })
             .collect();
         let mut skipped = self
@@ -332,9 +342,9 @@ impl Recorder {
             .clone();
         skipped.sort_by_key(|s| s.index);
         let samples = consumer.samples.max(1) as f64;
-        let blocked = self.slots[..claimed]
+        let blocked = self.producers[..claimed]
             .iter()
-            .map(|slot| slot.blocked_nanos.load(Ordering::Relaxed))
+            .map(|producer| producer.blocked_nanos.load(Ordering::Relaxed))
             .sum();
         Stats {
             items: consumer.items,
