@@ -55,7 +55,6 @@ mod rng;
 mod shard;
 mod state;
 mod stats;
-mod sync;
 
 pub use channel::MAX_BUFFER;
 pub use collate::{in_place, Collate, InPlace, Unbatched, VecCollate};
