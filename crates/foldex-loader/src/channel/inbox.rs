@@ -120,9 +120,9 @@ impl<T> Channel<T> {
     fn take_at(&self, position: usize, inbox: &mut Inbox<T>) -> bool {
         debug_assert!(inbox.parcel.is_empty());
         // Empty after a take only if a stop drained the place meanwhile.
-        if !self.ring.take(position, &mut inbox.parcel)
-            && !(self.is_ahead(position) && self.take_ahead(position, inbox))
-        {
+        let taken = self.ring.take(position, &mut inbox.parcel)
+            || (self.is_ahead(position) && self.take_ahead(position, inbox));
+        if !taken {
             self.overflow.take(position, &mut inbox.parcel);
         }
         inbox.position = position;
