@@ -1,6 +1,5 @@
 //! What a loader loads from: anything with a length that gives an observation per index.
 
-use crate::policy::LoadCx;
 use std::fmt;
 use std::sync::Arc;
 
@@ -59,23 +58,6 @@ pub trait Dataset: Send + Sync {
         self.len() == 0
     }
 
-    /// What a loader calls: `get`, unless the dataset may leave observations out (an
-    /// [`ErrorPolicy`](crate::ErrorPolicy) that skips).
-    #[doc(hidden)]
-    fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<Self::Item> {
-        let _ = cx;
-        Some(self.get(index))
-    }
-
-    /// What a loader that reuses buffers calls: `get_into`, unless the dataset may leave
-    /// observations out; `false` when it did.
-    #[doc(hidden)]
-    fn load_into(&self, index: usize, buf: &mut Self::Item, cx: &LoadCx<'_>) -> bool {
-        let _ = cx;
-        self.get_into(index, buf);
-        true
-    }
-
     /// A dataset whose observations are `f(self.get(i))`, computed when they are loaded.
     fn map<F, U>(self, f: F) -> Map<Self, F>
     where
@@ -118,12 +100,6 @@ macro_rules! forward_dataset {
             }
             fn get_into(&self, index: usize, buf: &mut D::Item) {
                 (**self).get_into(index, buf)
-            }
-            fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<D::Item> {
-                (**self).load(index, cx)
-            }
-            fn load_into(&self, index: usize, buf: &mut D::Item, cx: &LoadCx<'_>) -> bool {
-                (**self).load_into(index, buf, cx)
             }
         }
     )*};
@@ -189,9 +165,6 @@ impl<D: Dataset, U, F: Fn(D::Item) -> U + Send + Sync> Dataset for Map<D, F> {
     }
     fn get(&self, index: usize) -> U {
         (self.f)(self.dataset.get(index))
-    }
-    fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<U> {
-        self.dataset.load(index, cx).map(&self.f)
     }
 }
 

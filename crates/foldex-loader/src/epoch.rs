@@ -4,7 +4,7 @@
 //! **Tickets.** The job's indices are *slots*, not batches: a slot takes the next ticket from a
 //! shared counter (`tickets`), computes that ticket's batches, and goes on with the next ticket
 //! until none is left. A ticket stands for one batch, or for a parcel of consecutive batches
-//! when batches are cheap (see `parcel.rs`; below, "batch" then reads "parcel"). Batches are
+//! when batches are cheap (see `transport.rs`; below, "batch" then reads "parcel"). Batches are
 //! therefore started in sequence order whatever order the executor runs its slots in (work
 //! stealing, chunks of several slots, any custom executor). That is what makes the ordered window
 //! deadlock-free:
@@ -23,13 +23,13 @@
 
 use crate::channel::{Channel, Failure, Lead, Maker};
 use crate::failure::take_loading;
+use crate::loadable::LoadContext;
 use crate::order::{Batches, EpochOrder};
-use crate::parcel::{CostMeter, MAX_PARCEL};
-use crate::policy::LoadCx;
 use crate::produce::{Delivered, Produce};
 use crate::shard::Shard;
 use crate::state::Schedule;
 use crate::stats::{Recorder, Run};
+use crate::transport::{CostMeter, MAX_PARCEL};
 use foldex_core::{Brand, Executor, Job, Partial};
 use std::cell::Cell;
 use std::ops::Range;
@@ -152,7 +152,7 @@ impl<P: Produce> Epoch<P> {
             return false;
         }
         // The buffer comes before the ticket, so that the batch the consumer needs next never
-        // waits for one (see `ring.rs`). A helping thread never waits for a buffer.
+        // waits for one (see `buffer_pool.rs`). A helping thread never waits for a buffer.
         let channel = &self.channel;
         let may_wait = || !helping && !channel.is_stopped();
         let Some(buffer) = self.producer.buffer(may_wait) else {
@@ -250,7 +250,7 @@ impl<P: Produce> Epoch<P> {
     /// The schedule's `n`-th batch, or `None` if the epoch was stopped while computing it.
     fn compute(&self, buffer: P::Buffer, n: usize) -> Option<Delivered<P::Out>> {
         let batch = self.schedule.batch(n);
-        let cx = LoadCx {
+        let cx = LoadContext {
             recorder: Some(&self.recorder),
         };
         let (value, items) = self.producer.make(

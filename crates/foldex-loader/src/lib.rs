@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod buffer_pool;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod channel;
@@ -44,29 +45,28 @@ mod dataset;
 mod epoch;
 mod error;
 mod failure;
+mod loadable;
 mod loader;
 mod order;
-mod parcel;
 mod permutation;
 mod policy;
 mod produce;
-mod ring;
 mod rng;
 mod shard;
 mod state;
 mod stats;
+mod transport;
 
+pub use buffer_pool::Reused;
 pub use channel::MAX_BUFFER;
 pub use collate::{in_place, Collate, InPlace, Unbatched, VecCollate};
 pub use dataset::{from_fn, Dataset, Fallible, FromFn, ItemError, Map, TryDataset};
 pub use error::IterError;
-pub use loader::{eachobsparallel, Iter, Loader, Owned, Reuse, ReusedBatch};
+pub use loadable::Loadable;
+pub use loader::{eachobsparallel, BatchMode, Iter, Loader, Owned, Reuse, ReusedBatch};
 pub use order::EpochOrder;
 pub use permutation::{permutation, Permutation};
-#[doc(hidden)]
-pub use policy::LoadCx;
 pub use policy::{Checked, ErrorPolicy};
-pub use ring::Reused;
 pub use rng::{rng_for, ItemRng};
 pub use shard::{Shard, Tail};
 pub use state::{LoaderState, ResumeError};

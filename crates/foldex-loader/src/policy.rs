@@ -1,6 +1,6 @@
 //! What a loader does when an observation fails to load: fail fast, skip and record, or retry.
 
-use crate::dataset::{Dataset, ItemError, TryDataset};
+use crate::dataset::{ItemError, TryDataset};
 use crate::stats::Recorder;
 use std::fmt;
 use std::panic;
@@ -61,20 +61,8 @@ impl ErrorPolicy {
     }
 }
 
-/// What a dataset's load sees of the epoch it loads for.
-#[doc(hidden)]
-#[derive(Clone, Copy, Default)]
-pub struct LoadCx<'a> {
-    pub(crate) recorder: Option<&'a Recorder>,
-}
-
-impl fmt::Debug for LoadCx<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LoadCx").finish_non_exhaustive()
-    }
-}
-
-/// A [`TryDataset`] loaded under an [`ErrorPolicy`]: a [`Dataset`] of its successful outputs.
+/// A [`TryDataset`] loaded under an [`ErrorPolicy`]: a [`Loader`](crate::Loader) over it
+/// delivers its successful outputs.
 ///
 /// ```
 /// use foldex_loader::{from_fn, Checked, ErrorPolicy, Loader};
@@ -87,8 +75,8 @@ impl fmt::Debug for LoadCx<'_> {
 /// assert_eq!(skipped, vec![1, 5, 9]);
 /// ```
 ///
-/// Called directly, outside a loader, [`Dataset::get`] has nowhere to skip to or record in: it
-/// retries as the policy says, then fails fast.
+/// [`Checked::get`] loads one observation outside a loader: it has nowhere to skip to or
+/// record in, so it retries as the policy says, then fails fast.
 #[derive(Debug, Clone)]
 pub struct Checked<D> {
     dataset: D,
@@ -110,6 +98,10 @@ impl<D: TryDataset> Checked<D> {
     pub fn into_inner(self) -> D {
         self.dataset
     }
+
+    pub(crate) fn inner(&self) -> &D {
+        &self.dataset
+    }
 }
 
 impl<D> Checked<D>
@@ -117,13 +109,35 @@ where
     D: TryDataset,
     D::Error: fmt::Display + Send + 'static,
 {
-    fn try_with_retries(&self, index: usize, cx: &LoadCx<'_>) -> Result<D::Output, D::Error> {
+    /// The observation at `index`, retried as the policy says; a failure that survives the
+    /// retries panics with its [`ItemError`] as the payload.
+    pub fn get(&self, index: usize) -> D::Output {
+        self.load_checked(index, None)
+            .expect("without a loader, failures are not skipped")
+    }
+
+    /// The observation at `index` under the policy, recording retries and skips in
+    /// `recorder` (a loader's epoch); `None` when it was skipped.
+    pub(crate) fn load_checked(
+        &self,
+        index: usize,
+        recorder: Option<&Recorder>,
+    ) -> Option<D::Output> {
+        let result = self.try_with_retries(index, recorder);
+        self.settle(index, result, recorder)
+    }
+
+    fn try_with_retries(
+        &self,
+        index: usize,
+        recorder: Option<&Recorder>,
+    ) -> Result<D::Output, D::Error> {
         let mut result = self.dataset.try_get(index);
         for _ in 0..self.policy.retries {
             if result.is_ok() {
                 break;
             }
-            if let Some(recorder) = cx.recorder {
+            if let Some(recorder) = recorder {
                 recorder.retried();
             }
             result = self.dataset.try_get(index);
@@ -135,9 +149,9 @@ where
         &self,
         index: usize,
         result: Result<D::Output, D::Error>,
-        cx: &LoadCx<'_>,
+        recorder: Option<&Recorder>,
     ) -> Option<D::Output> {
-        match (result, cx.recorder) {
+        match (result, recorder) {
             (Ok(output), _) => Some(output),
             (Err(error), Some(recorder)) if self.policy.skip => {
                 recorder.skipped(index, error.to_string());
@@ -146,40 +160,6 @@ where
             // `resume_unwind`, not `panic!`: the error is the payload the consumer receives,
             // and a load failure is not a bug worth a panic message on every worker.
             (Err(error), _) => panic::resume_unwind(Box::new(ItemError { index, error })),
-        }
-    }
-}
-
-impl<D> Dataset for Checked<D>
-where
-    D: TryDataset,
-    D::Error: fmt::Display + Send + 'static,
-{
-    type Item = D::Output;
-
-    fn len(&self) -> usize {
-        self.dataset.len()
-    }
-
-    fn get(&self, index: usize) -> D::Output {
-        let cx = LoadCx::default();
-        let result = self.try_with_retries(index, &cx);
-        self.settle(index, result, &cx)
-            .expect("without a loader, failures are not skipped")
-    }
-
-    fn load(&self, index: usize, cx: &LoadCx<'_>) -> Option<D::Output> {
-        let result = self.try_with_retries(index, cx);
-        self.settle(index, result, cx)
-    }
-
-    fn load_into(&self, index: usize, buf: &mut D::Output, cx: &LoadCx<'_>) -> bool {
-        match self.load(index, cx) {
-            Some(output) => {
-                *buf = output;
-                true
-            }
-            None => false,
         }
     }
 }

@@ -1,10 +1,9 @@
-//! How a batch is made: into fresh memory, or into a recycled buffer of the ring.
+//! How a batch is made: into fresh memory, or into a recycled buffer of the loader's pool.
 
+use crate::buffer_pool::{BufferPool, Reused};
 use crate::collate::Collate;
-use crate::dataset::Dataset;
 use crate::failure::loading;
-use crate::policy::LoadCx;
-use crate::ring::{Reused, Ring};
+use crate::loadable::{LoadContext, Loadable};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -25,7 +24,7 @@ pub(crate) trait Produce: Send + Sync {
     /// What a batch needs before its number is taken.
     type Buffer;
     /// Whether a buffer is always at hand ([`Produce::buffer`] never waits or fails), so that
-    /// a producer may make several batches from one ticket (a parcel, see `parcel.rs`).
+    /// a producer may make several batches from one ticket (a parcel, see `transport.rs`).
     const PARCELS: bool;
 
     /// The buffer for the next batch, waiting for one while `may_wait()` allows; `None` when
@@ -39,7 +38,7 @@ pub(crate) trait Produce: Send + Sync {
         buffer: Self::Buffer,
         positions: Range<usize>,
         index: impl Fn(usize) -> usize,
-        cx: &LoadCx<'_>,
+        cx: &LoadContext<'_>,
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<Self::Out>, usize)>;
 }
@@ -52,7 +51,7 @@ pub(crate) struct Fresh<D, C> {
 
 impl<D, C> Produce for Fresh<D, C>
 where
-    D: Dataset,
+    D: Loadable,
     C: Collate<D::Item>,
     C::Batch: Send,
 {
@@ -69,7 +68,7 @@ where
         (): (),
         positions: Range<usize>,
         index: impl Fn(usize) -> usize,
-        cx: &LoadCx<'_>,
+        cx: &LoadContext<'_>,
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<C::Batch>, usize)> {
         if positions.len() == 1 {
@@ -97,15 +96,15 @@ where
 
 /// Batches in recycled buffers: `get_into` each observation's buffer, `collate_into` the
 /// batch's.
-pub(crate) struct Recycled<D: Dataset, C: Collate<D::Item>> {
+pub(crate) struct Recycled<D: Loadable, C: Collate<D::Item>> {
     pub dataset: Arc<D>,
     pub collate: Arc<C>,
-    pub ring: Arc<Ring<D::Item, C::Batch>>,
+    pub pool: Arc<BufferPool<D::Item, C::Batch>>,
 }
 
 impl<D, C> Produce for Recycled<D, C>
 where
-    D: Dataset,
+    D: Loadable,
     D::Item: Send,
     C: Collate<D::Item>,
     C::Batch: Send + Default,
@@ -115,7 +114,7 @@ where
     const PARCELS: bool = false;
 
     fn buffer(&self, may_wait: impl FnMut() -> bool) -> Option<Self::Buffer> {
-        self.ring.acquire(may_wait)
+        self.pool.acquire(may_wait)
     }
 
     fn make(
@@ -123,7 +122,7 @@ where
         mut buffer: Self::Buffer,
         positions: Range<usize>,
         index: impl Fn(usize) -> usize,
-        cx: &LoadCx<'_>,
+        cx: &LoadContext<'_>,
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<Self::Out>, usize)> {
         let buffers = buffer.buffers_mut();

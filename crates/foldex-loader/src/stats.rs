@@ -14,7 +14,7 @@ use crossbeam_utils::CachePadded;
 use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
@@ -360,6 +360,50 @@ impl Recorder {
             skipped,
             retries: self.retries.load(Ordering::Relaxed),
         }
+    }
+}
+
+/// An epoch's statistics as its iterator keeps them: the producers' recorder, and what the
+/// consumer counts itself.
+pub(crate) struct EpochTally {
+    recorder: Arc<Recorder>,
+    consumer: ConsumerStats,
+    /// The batches the epoch's buffer holds.
+    capacity: usize,
+    /// Batches per place of the buffer.
+    parcel: usize,
+    /// Whether deliveries are counted (see `Loader::diagnostics`).
+    counting: bool,
+}
+
+impl EpochTally {
+    pub fn new(recorder: Arc<Recorder>, capacity: usize, parcel: usize, counting: bool) -> Self {
+        Self {
+            recorder,
+            consumer: ConsumerStats::default(),
+            capacity,
+            parcel,
+            counting,
+        }
+    }
+
+    /// Counts one delivered batch of `items` observations.
+    pub fn delivered(&mut self, items: usize) {
+        if self.counting {
+            self.consumer
+                .delivered(items, &self.recorder, self.capacity);
+        }
+    }
+
+    /// Adds a wait of the consumer's for a batch.
+    pub fn waited(&mut self, waited: Duration) {
+        self.consumer.waited += waited;
+    }
+
+    /// The epoch's figures so far.
+    pub fn snapshot(&self) -> Stats {
+        self.recorder
+            .snapshot(&self.consumer, self.capacity, self.parcel)
     }
 }
 

@@ -115,7 +115,7 @@ fn a_held_guard_is_never_overwritten() {
             let mut iter = loader.iter();
             let first = iter.next().unwrap();
             let kept: Vec<Vec<f32>> = first.to_vec();
-            // Keep it while the rest of the epoch flows through the ring.
+            // Keep it while the rest of the epoch flows through the pool.
             let rest = iter.by_ref().count();
             assert_eq!(rest, 199, "{name}");
             assert_eq!(*first, kept, "{name}: a held batch changed");

@@ -36,9 +36,9 @@ fn allocations_in_steady_state(
     from: usize,
     to: usize,
 ) -> (usize, u64) {
-    // Warm-up: hold a dozen batches at once, so that the ring makes more buffers than are
+    // Warm-up: hold a dozen batches at once, so that the pool makes more buffers than are
     // ever out at once afterwards, then let every buffer take its turns (first freed, first
-    // reused) until the epoch ends. The ring lives as long as the loader.
+    // reused) until the epoch ends. The pool lives as long as the loader.
     let mut warm_up = loader.iter();
     let held: Vec<_> = warm_up.by_ref().take(12).collect();
     drop(held);

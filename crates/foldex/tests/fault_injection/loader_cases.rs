@@ -3,7 +3,7 @@
 
 use crate::{payload, ExecSpec, Payload, Rng};
 use foldex::from_fn;
-use foldex::loader::Dataset;
+use foldex::loader::{Dataset, Loadable};
 use foldex::loader::{Iter, LoaderState, ResumeError, Reuse, Reused, Stats, VecCollate};
 use foldex::prelude::*;
 use foldex_testkit::Boom;
@@ -74,7 +74,7 @@ pub(crate) trait AnyLoader {
     fn next_epoch(&self) -> u64;
 }
 
-impl<D: Dataset<Item = usize> + 'static> AnyLoader for Loader<D> {
+impl<D: Loadable<Item = usize> + 'static> AnyLoader for Loader<D> {
     fn start(&self) -> Box<dyn EpochIter> {
         Box::new(self.iter())
     }
@@ -92,7 +92,7 @@ impl<D: Dataset<Item = usize> + 'static> AnyLoader for Loader<D> {
     }
 }
 
-impl<D: Dataset<Item = usize> + 'static> AnyLoader for Loader<D, VecCollate, Reuse> {
+impl<D: Loadable<Item = usize> + 'static> AnyLoader for Loader<D, VecCollate, Reuse> {
     fn start(&self) -> Box<dyn EpochIter> {
         Box::new(self.iter())
     }
@@ -166,7 +166,7 @@ impl LoaderSpec {
         }
     }
 
-    pub(crate) fn build<D: Dataset<Item = usize> + 'static>(
+    pub(crate) fn build<D: Loadable<Item = usize> + 'static>(
         &self,
         dataset: D,
     ) -> Box<dyn AnyLoader> {

@@ -1,17 +1,17 @@
-//! Buffer reuse: a ring of batch buffers that producers fill in place and the consumer hands
+//! Buffer reuse: a pool of batch buffers that producers fill in place and the consumer hands
 //! back by dropping a guard.
 //!
 //! The classic way to reuse buffers (MLUtils' `buffer = true`) hands the consumer a reference
 //! into a buffer that the loader overwrites on the next iteration, so a batch kept a little
 //! longer silently changes under the consumer's feet. Here the consumer gets a [`Reused`] guard
-//! that owns its buffer; the buffer goes back to the ring only when the guard is dropped. While
+//! that owns its buffer; the buffer goes back to the pool only when the guard is dropped. While
 //! the consumer holds guards, producers find fewer free buffers and wait: holding a batch longer
 //! slows loading down instead of corrupting the batch.
 //!
 //! **No hang.** A producer takes its buffer *before* it takes a batch number, so the batch the
 //! consumer needs next always has one. The one state without progress is a consumer that holds
 //! so many guards that no buffer is left for anyone while it waits for the next batch; it then
-//! grows the ring by one buffer ([`Ring::ensure_progress`]) rather than waiting forever.
+//! grows the pool by one buffer ([`BufferPool::ensure_progress`]) rather than waiting forever.
 
 use crate::stats::note_blocked;
 use std::collections::VecDeque;
@@ -38,7 +38,7 @@ pub(crate) struct BatchBuffers<I, B> {
     pub batch: B,
 }
 
-struct State<I, B> {
+struct Stock<I, B> {
     /// First freed, first reused: every buffer takes its turn, so after a warm-up all of them
     /// have grown to their working size. Its capacity grows with `allocated`, when a buffer is
     /// created, never in proportion to the budget: handing a buffer back never allocates.
@@ -52,20 +52,20 @@ struct State<I, B> {
     waiting: usize,
 }
 
-/// The ring of one epoch. See the module docs.
-pub(crate) struct Ring<I, B> {
-    state: Mutex<State<I, B>>,
+/// The buffer pool of a loader. See the module docs.
+pub(crate) struct BufferPool<I, B> {
+    state: Mutex<Stock<I, B>>,
     freed: Condvar,
     /// Dropped guards hand their buffers back (else they free them).
     recycle: bool,
 }
 
-impl<I, B: Default> Ring<I, B> {
-    /// A ring of at most `budget` buffers, created as needed; with `recycle` false, a dropped
+impl<I, B: Default> BufferPool<I, B> {
+    /// A pool of at most `budget` buffers, created as needed; with `recycle` false, a dropped
     /// guard frees its buffer rather than handing it back (the budget still bounds them).
     pub fn new(budget: usize, recycle: bool) -> Self {
         Self {
-            state: Mutex::new(State {
+            state: Mutex::new(Stock {
                 free: VecDeque::new(),
                 allocated: 0,
                 budget,
@@ -76,11 +76,11 @@ impl<I, B: Default> Ring<I, B> {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State<I, B>> {
+    fn lock(&self) -> MutexGuard<'_, Stock<I, B>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A free buffer (a fresh, empty one while the ring is below its budget), waiting while
+    /// A free buffer (a fresh, empty one while the pool is below its budget), waiting while
     /// there is none and `may_wait()` says a wait is allowed; `None` if none is free and
     /// waiting is not allowed, or the epoch is over.
     pub fn acquire(self: &Arc<Self>, mut may_wait: impl FnMut() -> bool) -> Option<Reused<I, B>> {
@@ -117,13 +117,13 @@ impl<I, B: Default> Ring<I, B> {
         }
         Some(Reused {
             buffers: Some(buffers),
-            ring: Arc::clone(self),
+            pool: Arc::clone(self),
         })
     }
 
     /// Called by the consumer before it waits for a batch it did not find: if every buffer
     /// is out, the consumer may hold them all, and nothing could ever be delivered. Grow the
-    /// ring by one.
+    /// pool by one.
     ///
     /// Checked from the consumer alone, this cannot miss: a buffer that is not held by the
     /// consumer is free, being filled, or in the channel, and each of those reaches the
@@ -160,15 +160,15 @@ impl<I, B: Default> Ring<I, B> {
     }
 }
 
-/// A batch whose buffers go back to the loader's ring when it is dropped; from a loader with
+/// A batch whose buffers go back to the loader's pool when it is dropped; from a loader with
 /// [`reuse_buffers(true)`](crate::Loader::reuse_buffers). Dereferences to the batch.
 ///
 /// Keep it as long as needed: its buffers are not reused before it is dropped. Holding many
 /// guards at once makes producers wait for free buffers (and, if the consumer holds them all,
-/// the ring grows by one rather than hang).
+/// the pool grows by one rather than hang).
 pub struct Reused<I, B> {
     buffers: Option<BatchBuffers<I, B>>,
-    ring: Arc<Ring<I, B>>,
+    pool: Arc<BufferPool<I, B>>,
 }
 
 impl<I, B> Reused<I, B> {
@@ -211,8 +211,8 @@ impl<I, B> Drop for Reused<I, B> {
         if let Some(buffers) = self.buffers.take() {
             // Buffers filled halfway by a producer that panicked comes back too: its buffers
             // are overwritten before they are read again.
-            let mut s = self.ring.state.lock().unwrap_or_else(|e| e.into_inner());
-            let freed = if self.ring.recycle {
+            let mut s = self.pool.state.lock().unwrap_or_else(|e| e.into_inner());
+            let freed = if self.pool.recycle {
                 s.free.push_back(buffers);
                 None
             } else {
@@ -222,7 +222,7 @@ impl<I, B> Drop for Reused<I, B> {
             let wake = s.waiting > 0;
             drop(s);
             if wake {
-                self.ring.freed.notify_one();
+                self.pool.freed.notify_one();
             }
             drop(freed);
         }
@@ -235,36 +235,36 @@ mod tests {
     use std::thread;
     use std::time::Duration;
 
-    type TestRing = Ring<Vec<f32>, Vec<Vec<f32>>>;
+    type TestPool = BufferPool<Vec<f32>, Vec<Vec<f32>>>;
 
     #[test]
     fn buffers_come_back_when_guards_drop_and_are_reused() {
-        let ring = Arc::new(TestRing::new(2, true));
-        let mut a = ring.acquire(|| false).unwrap();
+        let pool = Arc::new(TestPool::new(2, true));
+        let mut a = pool.acquire(|| false).unwrap();
         a.buffers_mut().batch.push(vec![1.0; 8]);
         let ptr = a.buffers().batch.as_ptr();
-        let _b = ring.acquire(|| false).unwrap();
-        assert!(ring.acquire(|| false).is_none(), "the budget is 2");
+        let _b = pool.acquire(|| false).unwrap();
+        assert!(pool.acquire(|| false).is_none(), "the budget is 2");
         drop(a);
-        let again = ring.acquire(|| false).unwrap();
+        let again = pool.acquire(|| false).unwrap();
         assert_eq!(
             again.buffers().batch.as_ptr(),
             ptr,
             "the dropped buffer is reused"
         );
-        assert_eq!(ring.allocated(), 2);
+        assert_eq!(pool.allocated(), 2);
     }
 
     #[test]
     fn a_waiting_producer_wakes_when_a_guard_drops() {
-        let ring = Arc::new(TestRing::new(1, true));
-        let held = ring.acquire(|| false).unwrap();
+        let pool = Arc::new(TestPool::new(1, true));
+        let held = pool.acquire(|| false).unwrap();
         let waiter = {
-            let ring = Arc::clone(&ring);
+            let pool = Arc::clone(&pool);
             thread::spawn(move || {
                 let rec = crate::stats::Recorder::new(1);
                 let run = rec.run(true);
-                let got = ring.acquire(|| true).is_some();
+                let got = pool.acquire(|| true).is_some();
                 drop(run);
                 (
                     got,
@@ -283,27 +283,27 @@ mod tests {
     }
 
     #[test]
-    fn stopped_waiters_give_up_and_a_starved_consumer_grows_the_ring() {
-        let ring = Arc::new(TestRing::new(1, true));
-        let held = ring.acquire(|| false).unwrap();
-        assert!(ring.acquire(|| false).is_none(), "the budget is 1");
-        ring.ensure_progress();
-        let grown = ring.acquire(|| false);
+    fn stopped_waiters_give_up_and_a_starved_consumer_grows_the_pool() {
+        let pool = Arc::new(TestPool::new(1, true));
+        let held = pool.acquire(|| false).unwrap();
+        assert!(pool.acquire(|| false).is_none(), "the budget is 1");
+        pool.ensure_progress();
+        let grown = pool.acquire(|| false);
         assert!(
             grown.is_some(),
-            "the consumer holds every buffer: the ring grows"
+            "the consumer holds every buffer: the pool grows"
         );
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let waiter = {
-            let (ring, stop) = (Arc::clone(&ring), Arc::clone(&stop));
+            let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
             thread::spawn(move || {
                 let may_wait = || !stop.load(std::sync::atomic::Ordering::Relaxed);
-                ring.acquire(may_wait).is_none()
+                pool.acquire(may_wait).is_none()
             })
         };
         thread::sleep(Duration::from_millis(20));
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        ring.wake_all();
+        pool.wake_all();
         assert!(waiter.join().unwrap(), "a stopped producer gets nothing");
         drop((held, grown));
     }

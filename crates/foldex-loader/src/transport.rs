@@ -1,9 +1,9 @@
-//! Parcels: cheap batches travel through the channel several at a time.
+//! How an epoch's batches travel: one by one, or, when they are cheap, in parcels.
 //!
 //! When a batch costs next to nothing, an epoch's speed is set by the channel, not by the
-//! work: every batch moves the cache lines of its slot from a producer's core to the
+//! work: every batch moves the cache lines of its place from a producer's core to the
 //! consumer's and back. A *parcel* of `k` consecutive batches takes one ticket, one place in
-//! the channel and one take of its slot, so those costs are paid once per `k` batches.
+//! the channel and one take of it, so those costs are paid once per `k` batches.
 //!
 //! Parcels are only worth it, and only harmless, when batches are cheap: a producer holds a
 //! whole parcel before anyone sees its first batch, the last tickets of an epoch spread less
@@ -21,13 +21,12 @@ use std::time::Duration;
 /// The most batches a parcel holds: the producer stages them on its stack.
 pub(crate) const MAX_PARCEL: usize = 8;
 
-/// Batches that cost less than this travel in parcels. Handing a batch over cost about 60 ns
-/// end to end before parcels (docs/benchmarks.md, "Loader throughput"), so above a microsecond
-/// a parcel saves a few percent at most.
+/// Batches that cost less than this travel in parcels: above it, the hand-over a parcel saves
+/// is a few percent of a batch at most (docs/benchmarks.md, "Loader throughput").
 pub(crate) const CHEAP_NANOS: u64 = 1_000;
 
 /// The largest batch value, in bytes, staged in parcels: eight of them sit on a producer's
-/// stack, and each slot of the channel keeps room for a parcel.
+/// stack, and each place of the channel keeps room for a parcel.
 const MAX_STAGED_BYTES: usize = 64;
 
 /// How an epoch's batches travel, from what they cost in the epoch before.
@@ -36,7 +35,7 @@ pub(crate) struct Transport {
     /// Batches per parcel (1: one by one).
     pub parcel: usize,
     /// Batches cost under [`CHEAP_NANOS`]: threads waiting for one poll longer before they
-    /// sleep (see `sync::POLL_FOR`), parcels or not.
+    /// sleep (see `channel/waiting.rs`), parcels or not.
     pub cheap: bool,
 }
 

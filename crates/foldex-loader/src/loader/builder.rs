@@ -1,0 +1,427 @@
+//! The [`Loader`]: its settings, and the calls that start an epoch.
+
+use super::mode::{BatchMode, Owned, Reuse};
+use super::Iter;
+use crate::channel::MAX_BUFFER;
+use crate::collate::{Collate, Unbatched, VecCollate};
+use crate::error::IterError;
+use crate::loadable::Loadable;
+use crate::order::{Batches, EpochOrder};
+use crate::shard::{Shard, Tail};
+use crate::state::{LoaderState, ResumeError};
+use crate::transport::CostMeter;
+use foldex_core::{ConfigError, Executor};
+use foldex_threaded::ThreadedEx;
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Loads a [`Dataset`](crate::Dataset) in parallel, batch by batch, through any executor; iterate `&loader`
+/// once per epoch.
+///
+/// ```
+/// use foldex_loader::{from_fn, Loader};
+/// let loader = Loader::new(from_fn(10, |i| i * i)).batch_size(4).partial(false).shuffle(7);
+/// assert_eq!(loader.len(), 2);
+/// for epoch in 0..2 {
+///     for batch in &loader {
+///         assert_eq!(batch.len(), 4);
+///     }
+/// }
+/// ```
+///
+/// - **Executor** ([`Loader::executor`]): any [`Executor`], `Box<dyn Executor>` and
+///   `Arc<dyn Executor>` included; by default `ThreadedEx::new().basesize(1)` on the global pool.
+///   Its threads persist between epochs.
+/// - **Bounded memory** ([`Loader::buffer`]): at most `buffer` finished batches wait for the
+///   consumer (default: twice the executor's workers); producers wait when it is full.
+/// - **Batches** ([`Loader::batch_size`], [`Loader::partial`], [`Loader::collate`]): the unit of
+///   work is a batch; by default a batch is a `Vec` of observations, and the last, short batch
+///   is kept.
+/// - **Order** ([`Loader::shuffle`], [`Loader::ordered`]): epoch `e` visits the dataset in the
+///   order [`Loader::epoch_order`]`(e)`, a permutation of `(seed, e)` that no executor or thread
+///   count changes; batches arrive in that order unless `ordered(false)` lets them arrive as
+///   they finish.
+pub struct Loader<D, C = VecCollate, M = Owned> {
+    pub(super) dataset: Arc<D>,
+    pub(super) collate: Arc<C>,
+    pub(super) executor: Arc<dyn Executor>,
+    pub(super) settings: Settings,
+    pub(super) next_epoch: AtomicU64,
+    /// What batches cost in the last epoch: whether the next one sends them in parcels.
+    pub(super) cost: Arc<CostMeter>,
+    pub(super) mode: M,
+}
+
+/// A loader's settings, as its builder methods set them.
+#[derive(Debug, Clone)]
+pub(super) struct Settings {
+    pub buffer: Option<NonZeroUsize>,
+    pub batch_size: NonZeroUsize,
+    pub partial: bool,
+    pub shuffle: Option<u64>,
+    pub ordered: bool,
+    /// `(rank, world)`.
+    pub shard: Option<(usize, usize)>,
+    pub tail: Tail,
+    pub diagnostics: bool,
+}
+
+impl<D, C, M> fmt::Debug for Loader<D, C, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Loader")
+            .field("settings", &self.settings)
+            .field("next_epoch", &self.next_epoch.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<D: Loadable> Loader<D> {
+    /// A loader over `dataset` with the default settings: batches of one observation as a
+    /// `Vec`, in order, not shuffled, on `ThreadedEx` with basesize 1.
+    pub fn new(dataset: D) -> Self {
+        Self {
+            dataset: Arc::new(dataset),
+            collate: Arc::new(VecCollate),
+            executor: Arc::new(ThreadedEx::new().basesize(1)),
+            settings: Settings {
+                buffer: None,
+                batch_size: NonZeroUsize::MIN,
+                partial: true,
+                shuffle: None,
+                ordered: true,
+                shard: None,
+                tail: Tail::default(),
+                diagnostics: true,
+            },
+            next_epoch: AtomicU64::new(0),
+            cost: Arc::default(),
+            mode: Owned,
+        }
+    }
+}
+
+impl<D: Loadable, C, M> Loader<D, C, M> {
+    /// Runs the loading on `executor` (any executor; `Box<dyn Executor>` and
+    /// `Arc<dyn Executor>` work too).
+    pub fn executor<E: Executor + 'static>(mut self, executor: E) -> Self {
+        self.executor = Arc::new(executor);
+        self
+    }
+
+    /// At most `buffer` finished batches wait for the consumer; the producers wait while it is
+    /// full. In ordered mode this is also the reorder window. A helping consumer may keep one
+    /// batch more beside it (see [`Executor::help`]).
+    ///
+    /// An epoch makes its places when it starts, as many as `buffer` or its batches, whichever
+    /// is fewer: a buffer larger than the epoch costs nothing more. For an epoch with more
+    /// batches than [`MAX_BUFFER`], a buffer above it is refused ([`IterError::BufferTooLarge`]).
+    ///
+    /// Batches that cost less than a microsecond travel in parcels of up to 8 from the second
+    /// epoch on (one place of the buffer, one hand-over between threads), which the buffer
+    /// counts batch by batch all the same; [`Stats::parcel`](crate::Stats::parcel) says what an epoch used.
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader};
+    /// let loader = Loader::new(from_fn(10_000, |i| i)).buffer(16).unbatched();
+    /// let first = loader.iter(); // nothing timed yet: batches travel one by one
+    /// assert_eq!(first.stats().parcel, 1);
+    /// assert_eq!(first.count(), 10_000);
+    /// let second = loader.iter(); // parcels of 16 / 2 places
+    /// assert_eq!(second.stats().parcel, 8);
+    /// assert_eq!(second.count(), 10_000);
+    /// ```
+    ///
+    /// # Panics
+    /// If `buffer` is 0: "buffer must be at least 1, got 0".
+    #[track_caller]
+    pub fn buffer(mut self, buffer: usize) -> Self {
+        self.settings.buffer = Some(ConfigError::require_nonzero("buffer", buffer));
+        self
+    }
+
+    /// `batch_size` observations per batch.
+    ///
+    /// # Panics
+    /// If `batch_size` is 0: "batch_size must be at least 1, got 0".
+    #[track_caller]
+    pub fn batch_size(mut self, batch_size: usize) -> Self {
+        self.settings.batch_size = ConfigError::require_nonzero("batch_size", batch_size);
+        self
+    }
+
+    /// Keep (`true`, the default) or drop the last batch when it is shorter than `batch_size`.
+    pub fn partial(mut self, partial: bool) -> Self {
+        self.settings.partial = partial;
+        self
+    }
+
+    /// Shuffle every epoch: epoch `e` visits the dataset in the order
+    /// [`Permutation::new`](crate::Permutation::new)`(len, seed, e)`, which takes O(1) memory
+    /// and finds any position in O(1), whatever the length.
+    pub fn shuffle(mut self, seed: u64) -> Self {
+        self.settings.shuffle = Some(seed);
+        self
+    }
+
+    /// Deliver batches in epoch order (`true`, the default), or as they finish (`false`:
+    /// first finished, first out; a little faster when item costs vary).
+    pub fn ordered(mut self, ordered: bool) -> Self {
+        self.settings.ordered = ordered;
+        self
+    }
+
+    /// Builds each batch with `collate` (on the executor's threads) from its observations in
+    /// epoch order. Any `Fn(Vec<Item>) -> Batch + Send + Sync` closure works.
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader};
+    /// let loader = Loader::new(from_fn(6, |i| i as f32)).batch_size(3).collate(|xs: Vec<f32>| {
+    ///     xs.iter().sum::<f32>() / xs.len() as f32
+    /// });
+    /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![1.0, 4.0]);
+    /// ```
+    pub fn collate<C2: Collate<D::Item>>(self, collate: C2) -> Loader<D, C2, M> {
+        self.rebuild(Arc::new(collate), |mode| mode)
+    }
+
+    fn rebuild<C2, M2>(self, collate: Arc<C2>, mode: impl FnOnce(M) -> M2) -> Loader<D, C2, M2> {
+        Loader {
+            dataset: self.dataset,
+            collate,
+            executor: self.executor,
+            settings: self.settings,
+            next_epoch: self.next_epoch,
+            cost: self.cost,
+            mode: mode(self.mode),
+        }
+    }
+
+    /// Recycle batch buffers: the iterator yields [`Reused`](crate::Reused) guards (dereferencing to the
+    /// batch) whose buffers go back to the loader when dropped, observations are loaded with
+    /// [`Dataset::get_into`](crate::Dataset::get_into) into buffers of earlier batches, and batches are built with
+    /// [`Collate::collate_into`]. Once warm, loading allocates nothing per observation.
+    ///
+    /// Holding a guard is safe: its buffers are not reused before it is dropped; producers
+    /// wait for a free buffer instead (there are `buffer + workers + 2`). With `false` the
+    /// guards free their buffers instead of recycling them (for comparisons).
+    ///
+    /// ```
+    /// use foldex_loader::{Dataset, Loader};
+    /// struct Rows;
+    /// impl Dataset for Rows {
+    ///     type Item = Vec<f32>;
+    ///     fn len(&self) -> usize { 100 }
+    ///     fn get(&self, i: usize) -> Vec<f32> { vec![i as f32; 256] }
+    ///     fn get_into(&self, i: usize, row: &mut Vec<f32>) {
+    ///         row.clear();
+    ///         row.resize(256, i as f32);
+    ///     }
+    /// }
+    /// let loader = Loader::new(Rows).batch_size(10).reuse_buffers(true);
+    /// for batch in &loader {
+    ///     // `batch` is a guard; `*batch` is the `Vec<Vec<f32>>`.
+    ///     assert_eq!(batch.len(), 10);
+    /// } // each guard hands its buffers back here
+    /// ```
+    pub fn reuse_buffers(self, recycle: bool) -> Loader<D, C, Reuse> {
+        let collate = Arc::clone(&self.collate);
+        self.rebuild(collate, |_| Reuse::new(recycle))
+    }
+
+    /// Load only rank `rank`'s part of each epoch, of `world` ranks (PyTorch's
+    /// `DistributedSampler`): every rank computes the same epoch order, and rank `r` takes its
+    /// positions `r, r + world, r + 2 * world, ...`. Set the same seed on every rank. When
+    /// `world` does not divide the dataset, [`Loader::shard_tail`] decides (default:
+    /// [`Tail::Pad`]).
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader, Tail};
+    /// let rank = |r| Loader::new(from_fn(10, |i| i)).shuffle(1).shard(r,
+    /// 3).shard_tail(Tail::Uneven);
+    /// let mut all: Vec<usize> = (0..3).flat_map(|r|
+    /// rank(r).iter().flatten().collect::<Vec<_>>()).collect();
+    /// all.sort();
+    /// assert_eq!(all, (0..10).collect::<Vec<_>>());
+    /// ```
+    ///
+    /// # Panics
+    /// If `world` is 0 or `rank >= world`.
+    #[track_caller]
+    pub fn shard(mut self, rank: usize, world: usize) -> Self {
+        Shard::new(rank, world, self.settings.tail);
+        self.settings.shard = Some((rank, world));
+        self
+    }
+
+    /// What sharding does with the last `len % world` observations; see [`Tail`].
+    pub fn shard_tail(mut self, tail: Tail) -> Self {
+        self.settings.tail = tail;
+        self
+    }
+
+    /// Switches the clock readings and per-worker counters of [`Iter::stats`] off; exists to
+    /// measure what they cost.
+    #[doc(hidden)]
+    pub fn diagnostics(mut self, on: bool) -> Self {
+        self.settings.diagnostics = on;
+        self
+    }
+
+    /// Delivers each observation as it is, not in a batch: batches of one with the
+    /// [`Unbatched`] collate.
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader};
+    /// let loader = Loader::new(from_fn(3, |i| i * 10)).unbatched();
+    /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![0, 10, 20]);
+    /// ```
+    pub fn unbatched(self) -> Loader<D, Unbatched, M> {
+        self.batch_size(1).collate(Unbatched)
+    }
+
+    /// The number of batches per epoch.
+    pub fn len(&self) -> usize {
+        self.batches().count()
+    }
+
+    /// `true` when an epoch has no batch.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of finished batches that may wait for the consumer: the [`Loader::buffer`]
+    /// setting, by default twice the executor's workers ([`MAX_BUFFER`] at most, whatever
+    /// number of workers the executor reports). An epoch with fewer batches sizes its buffer
+    /// by them instead: no place is made that the epoch could never fill.
+    pub fn buffer_size(&self) -> usize {
+        self.settings.buffer.map_or_else(
+            || {
+                let workers = self.executor.workers().max(1);
+                workers.saturating_mul(2).min(MAX_BUFFER)
+            },
+            NonZeroUsize::get,
+        )
+    }
+
+    /// The number the next epoch will have (0 for the first iteration).
+    pub fn next_epoch(&self) -> u64 {
+        self.next_epoch.load(Ordering::Relaxed)
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> &D {
+        &self.dataset
+    }
+
+    /// The order in which epoch `epoch` visits the dataset: batch `k` holds positions
+    /// `k * batch_size ..` of it.
+    pub fn epoch_order(&self, epoch: u64) -> EpochOrder {
+        EpochOrder::new(self.dataset.input_len(), self.settings.shuffle, epoch)
+    }
+
+    /// This rank's sharding, if any.
+    pub fn sharding(&self) -> Option<Shard> {
+        self.settings
+            .shard
+            .map(|(rank, world)| Shard::new(rank, world, self.settings.tail))
+    }
+
+    /// The observations per epoch: the dataset's, or this rank's part of them.
+    pub(super) fn epoch_len(&self) -> usize {
+        let len = self.dataset.input_len();
+        self.sharding().map_or(len, |shard| shard.len(len))
+    }
+
+    pub(super) fn batches(&self) -> Batches {
+        Batches {
+            len: self.epoch_len(),
+            batch_size: self.settings.batch_size.get(),
+            partial: self.settings.partial,
+        }
+    }
+}
+
+impl<D, C, M> Loader<D, C, M>
+where
+    D: Loadable + 'static,
+    C: Collate<D::Item> + 'static,
+    M: BatchMode<D, C>,
+{
+    /// Starts the next epoch.
+    ///
+    /// # Panics
+    /// Where [`Loader::try_iter`] refuses, with its error's message.
+    #[track_caller]
+    pub fn iter(&self) -> Iter<M::Batch> {
+        self.try_iter().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Starts the next epoch, or refuses ([`IterError`]): on a worker thread of the loader's
+    /// own executor (that thread would wait for batches that the pool, with one worker fewer,
+    /// may never compute), for an epoch of more batches than a loader can number or with a
+    /// buffer larger than a loader makes for it, or when no epoch number is left.
+    pub fn try_iter(&self) -> Result<Iter<M::Batch>, IterError> {
+        self.begin_next_epoch(|state| M::start_epoch(self, state))
+    }
+
+    /// Continues the epoch that `state` (from [`Iter::state`]) describes with exactly the
+    /// batch after what was received, without loading anything received before; the next
+    /// iteration after it is the following epoch. See [`LoaderState`].
+    ///
+    /// A state from other settings (seed, shard, batch size, length) is refused with
+    /// [`ResumeError`], and so is one whose epoch is `u64::MAX`: no epoch could follow it.
+    ///
+    /// # Panics
+    /// On a worker thread of the loader's own executor, or for an epoch too large (see
+    /// [`Loader::try_iter`]).
+    #[track_caller]
+    pub fn resume(&self, state: &LoaderState) -> Result<Iter<M::Batch>, ResumeError> {
+        self.resumed_epoch(state, |state| M::start_epoch(self, state))
+    }
+}
+
+impl<D, C, M> IntoIterator for &Loader<D, C, M>
+where
+    D: Loadable + 'static,
+    C: Collate<D::Item> + 'static,
+    M: BatchMode<D, C>,
+{
+    type Item = M::Batch;
+    type IntoIter = Iter<M::Batch>;
+
+    fn into_iter(self) -> Iter<M::Batch> {
+        self.iter()
+    }
+}
+
+/// Every observation of `dataset`, loaded in parallel on `executor`, in the order they finish
+/// (first finished, first out), with a buffer of twice the executor's workers.
+///
+/// The shorthand for a [`Loader`] of unbatched observations; use a `Loader` for batches,
+/// shuffling, ordered delivery or a chosen buffer.
+///
+/// ```
+/// use foldex_loader::{eachobsparallel, from_fn};
+/// use foldex_threaded::ThreadedEx;
+/// let mut seen: Vec<usize> = eachobsparallel(from_fn(100, |i| i), ThreadedEx::new()).collect();
+/// seen.sort();
+/// assert_eq!(seen, (0..100).collect::<Vec<_>>());
+/// ```
+///
+/// # Panics
+/// On a worker thread of `executor`'s own pool (see [`Loader::try_iter`]).
+#[track_caller]
+pub fn eachobsparallel<D, E>(dataset: D, executor: E) -> Iter<D::Item>
+where
+    D: Loadable + 'static,
+    D::Item: Send + 'static,
+    E: Executor + 'static,
+{
+    Loader::new(dataset)
+        .executor(executor)
+        .ordered(false)
+        .unbatched()
+        .iter()
+}

@@ -1,0 +1,12 @@
+//! The loader: its builder ([`Loader`], `builder.rs`), the sealed choice between owned and
+//! reused batches (`mode.rs`), the start of an epoch (`start.rs`) and the consumer's iterator
+//! ([`Iter`], `iter.rs`).
+
+mod builder;
+mod iter;
+mod mode;
+mod start;
+
+pub use builder::{eachobsparallel, Loader};
+pub use iter::Iter;
+pub use mode::{BatchMode, Owned, Reuse, ReusedBatch};

@@ -1,0 +1,150 @@
+//! Starting an epoch: the checks before it, then its channel, its producers and its iterator.
+
+use super::mode::PoolHook;
+use super::{Iter, Loader};
+use crate::channel::{Channel, Inbox, MAX_BATCHES, MAX_BUFFER};
+use crate::epoch::{spawn_driver, Epoch, Plan};
+use crate::error::IterError;
+use crate::loadable::Loadable;
+use crate::produce::Produce;
+use crate::state::{LoaderState, Received, ResumeError, Schedule};
+use crate::stats::{EpochTally, Recorder};
+use crate::transport::Transport;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+impl<D: Loadable, C, M> Loader<D, C, M> {
+    /// The state at the start of epoch `epoch` (nothing received yet).
+    pub(super) fn initial_state(&self, epoch: u64) -> LoaderState {
+        LoaderState {
+            seed: self.settings.shuffle,
+            epoch,
+            next_batch: 0,
+            received_above: Vec::new(),
+            batch_size: self.settings.batch_size.get(),
+            len: self.epoch_len(),
+            shard: Some(self.settings.shard.unwrap_or((0, 1))),
+        }
+    }
+
+    /// Refuses an epoch whose batches the channel cannot number, or whose buffer it cannot
+    /// make: the places of an epoch's buffer are made when it starts, as many as the buffer
+    /// or the epoch's batches, whichever is fewer.
+    fn check_size(&self) -> Result<(), IterError> {
+        let batches = self.batches().count();
+        if batches > MAX_BATCHES {
+            return Err(IterError::TooManyBatches {
+                batches,
+                batch_size: self.settings.batch_size.get(),
+            });
+        }
+        let buffer = self.buffer_size();
+        if buffer.min(batches) > MAX_BUFFER {
+            return Err(IterError::BufferTooLarge { buffer, batches });
+        }
+        Ok(())
+    }
+
+    /// Claims the next epoch and starts it with `start`, or refuses, before the epoch number is
+    /// taken, on a worker thread of the loader's own executor (that thread would wait for
+    /// batches that the pool, with one worker fewer, may never compute) or for an epoch too
+    /// large ([`Loader::check_size`]); or refuses when no epoch number is left.
+    pub(super) fn begin_next_epoch<B>(
+        &self,
+        start: impl FnOnce(&LoaderState) -> Iter<B>,
+    ) -> Result<Iter<B>, IterError> {
+        if self.executor.is_worker_thread() {
+            return Err(IterError::InsideExecutorPool);
+        }
+        self.check_size()?;
+        let epoch = self
+            .next_epoch
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |e| e.checked_add(1))
+            .map_err(|_| IterError::LastEpoch)?;
+        Ok(start(&self.initial_state(epoch)))
+    }
+
+    /// Checks `state`, claims its epoch (the next one is the epoch after it) and starts it
+    /// with `start`.
+    ///
+    /// # Panics
+    /// On a worker thread of the loader's own executor, or for an epoch too large (see
+    /// [`Loader::try_iter`]).
+    #[track_caller]
+    pub(super) fn resumed_epoch<B>(
+        &self,
+        state: &LoaderState,
+        start: impl FnOnce(&LoaderState) -> Iter<B>,
+    ) -> Result<Iter<B>, ResumeError> {
+        if let Err(e) = self.check_size() {
+            panic!("{e}");
+        }
+        if self.executor.is_worker_thread() {
+            panic!("{}", IterError::InsideExecutorPool);
+        }
+        state.check(&self.initial_state(state.epoch))?;
+        Schedule::after(state, self.batches().count())?;
+        // `check` refused `u64::MAX`.
+        self.next_epoch.store(state.epoch + 1, Ordering::Relaxed);
+        Ok(start(state))
+    }
+
+    /// Starts epoch `state.epoch` after what `state` says was received, making batches with
+    /// `producer`. The caller has checked that this thread may iterate.
+    pub(super) fn start<P: Produce + 'static>(
+        &self,
+        state: &LoaderState,
+        producer: impl FnOnce(usize) -> (P, Option<Arc<dyn PoolHook>>),
+    ) -> Iter<P::Out>
+    where
+        P::Out: 'static,
+    {
+        let batches = self.batches();
+        let schedule = Schedule::after(state, batches.count())
+            .expect("a checked state names batches of the epoch");
+        let total = schedule.count(batches.count());
+        let buffer = self.buffer_size();
+        let Transport { parcel, cheap } = self.cost.plan::<P>(buffer);
+        // No more places than the epoch has parcels: a place beyond them would never be used.
+        let tickets = total.div_ceil(parcel);
+        let places = (buffer / parcel).min(tickets).max(1);
+        let channel = Arc::new(
+            Channel::with_parcels(places, parcel, self.settings.ordered, tickets).patient(cheap),
+        );
+        // What this epoch's buffer can hold, in batches.
+        let capacity = buffer.min(total).max(1);
+        let workers = self.executor.workers();
+        let recorder = Arc::new(Recorder::new(workers.saturating_add(2)));
+        let received = Received::new(&schedule);
+        // Producers hold one buffer each, at most: the executor's workers (no more of them than
+        // there are batches), the driver thread and the helping consumer.
+        let (producer, pool) = producer(capacity + workers.min(total) + 2);
+        let driver = (total > 0).then(|| {
+            let plan = Plan {
+                order: self.epoch_order(state.epoch),
+                shard: self.sharding(),
+                batches,
+                schedule,
+                parcel,
+                cost: Arc::clone(&self.cost),
+                timing: self.settings.diagnostics,
+            };
+            let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
+            spawn_driver(Arc::new(producers), Arc::clone(&self.executor))
+        });
+        Iter {
+            channel,
+            inbox: Inbox::with_capacity(parcel),
+            driver,
+            executor: Arc::clone(&self.executor),
+            pool,
+            remaining: total,
+            total,
+            finished: false,
+            failed_index: None,
+            received,
+            fresh: self.initial_state(state.epoch),
+            tally: EpochTally::new(recorder, capacity, parcel, self.settings.diagnostics),
+        }
+    }
+}
