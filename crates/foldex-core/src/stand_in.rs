@@ -5,9 +5,9 @@
 //! [`Executor::help`](crate::Executor::help) whenever it runs out of them (in this workspace,
 //! a data loader's driver and its consumer). An executor that runs chunks on its caller
 //! (`TaskPoolEx` in foreground mode) would give the caller's share of the work to the driver,
-//! an extra thread, and leave none for the consumer, the thread that was meant to help. [`stand_in_for_helper`] tells the executor so: the
-//! calling thread only stands in for a helper, and its share of the work should wait for
-//! `help` instead.
+//! an extra thread, and leave none for the consumer, the thread that was meant to help.
+//! [`stand_in_for_helper`] tells the executor so: the calling thread only stands in for a
+//! helper, and its share of the work should wait for `help` instead.
 
 use std::cell::Cell;
 

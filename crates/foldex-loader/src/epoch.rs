@@ -1,25 +1,23 @@
 //! The producer side of one epoch: a fold through the executor whose step computes a batch and
 //! pushes it into the epoch's [`Channel`].
 //!
-//! **Tickets.** The job's indices are *slots*, not batches: a slot takes the next ticket from a
+//! **Tickets.** The job's indices are *turns*, not batches: a turn takes the next ticket from a
 //! shared counter (`tickets`), computes that ticket's batches, and goes on with the next ticket
-//! until none is left. A ticket stands for one batch, or for a parcel of consecutive batches
-//! when batches are cheap (see `transport.rs`; below, "batch" then reads "parcel"). Batches are
-//! therefore started in sequence order whatever order the executor runs its slots in (work
-//! stealing, chunks of several slots, any custom executor). That is what makes the ordered window
-//! deadlock-free:
-//! every batch below a producer's is already finished or being computed by a producer that does
-//! not wait, so the batch the consumer needs next is always on its way.
+//! until none is left. A ticket stands for one batch, or for a parcel of consecutive batches when
+//! batches are cheap (see `transport.rs`; below, "batch" then reads "parcel"). Batches are
+//! therefore started in sequence order whatever order the executor runs its turns in (work
+//! stealing, chunks of several turns, any custom executor), which is what keeps an epoch from
+//! deadlocking (the argument is in `channel/mod.rs`).
 //!
-//! **Rounds.** A slot on a helping thread ([`foldex_core::exec::is_helping`]: the consumer inside
-//! `Executor::help`, or a pool worker that runs it while it waits for a fold nested in a batch)
-//! may leave its batch for later (see [`Channel::should_skip`]): it makes one batch at most
-//! per call, and none when a batch is ready, so that the consumer goes back to delivering, or
-//! when there is no room, except that the consumer itself may keep one batch beyond the window
-//! (it is the thread that makes room, and would otherwise only wait). Slots on other threads
-//! never skip; they wait for room, which is safe because `Executor::help` never waits for them.
-//! If the executor's fold returns with batches nobody took, the driver runs the job again over
-//! those, until every batch is taken. Without helping there is one round.
+//! **Rounds.** A turn on a helping thread ([`foldex_core::exec::is_helping`]: the consumer inside
+//! `Executor::help`, or a pool worker that runs it while it waits for a fold nested in a batch) may
+//! leave its batch for later (see [`Channel::should_skip`]): it makes one batch at most per call,
+//! and none when a batch is ready, so that the consumer goes back to delivering, or when there is
+//! no room, except that the consumer itself may keep one batch beyond the window (it is the thread
+//! that makes room, and would otherwise only wait). Turns on other threads never skip; they wait
+//! for room, which is safe because `Executor::help` never waits for them. If the executor's fold
+//! returns with batches nobody took, the driver runs the job again over those, until every batch is
+//! taken. Without helping there is one round.
 
 use crate::channel::{Channel, Failure, Lead, Maker};
 use crate::failure::take_loading;
@@ -274,7 +272,7 @@ type Staged<T> = [Option<Delivered<T>>; MAX_PARCEL];
 /// One ticket in this many is timed for the cost meter.
 const SAMPLE_EVERY: usize = 16;
 
-/// One round of an epoch, as the job an executor runs: `len` slots.
+/// One round of an epoch, as the job an executor runs: `len` turns.
 struct Round<'e, P: Produce> {
     epoch: &'e Epoch<P>,
     len: usize,
@@ -288,10 +286,10 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
         self.len
     }
 
-    /// A slot takes batches until none is left: the executor decides how many slots run at
-    /// once and on which threads, and each running slot keeps its thread busy with one batch
+    /// A turn takes batches until none is left: the executor decides how many turns run at
+    /// once and on which threads, and each running turn keeps its thread busy with one batch
     /// after another (one counter increment per batch, no task per batch). Once every batch is
-    /// taken, the remaining slots return at once.
+    /// taken, the remaining turns return at once.
     fn run(&self, range: Range<usize>) -> Partial<'e> {
         // A thread that helps while it waits (a consumer inside `Executor::help`, a pool worker
         // waiting for a nested fold) must never wait for room: the room may only come once the
@@ -307,7 +305,7 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
                 while !epoch.channel.is_stopped() && epoch.run_ticket(maker, &mut run) {}
             } else if !epoch.channel.is_stopped() {
                 // One ticket per help call, so that the consumer goes back to delivering. None
-                // once the epoch is stopped: an executor may still run slots it forked before,
+                // once the epoch is stopped: an executor may still run turns it forked before,
                 // and each would start a batch.
                 epoch.run_ticket(maker, &mut run);
             }
@@ -368,7 +366,7 @@ fn drive<P: Produce>(epoch: &Epoch<P>, executor: &dyn Executor) {
             return;
         }
         if epoch.untaken() == len {
-            // Nobody took a batch: every slot was left for later while the consumer was busy
+            // Nobody took a batch: every turn was left for later while the consumer was busy
             // with the ones already finished. Let it catch up before the next round.
             thread::yield_now();
         }

@@ -479,7 +479,7 @@ mod tests {
     }
 
     #[test]
-    fn threads_get_their_own_slots_and_extra_threads_share_the_last() {
+    fn threads_get_their_own_counters_and_extra_threads_share_the_last() {
         let recorder = Recorder::new(2);
         std::thread::scope(|s| {
             for _ in 0..4 {
@@ -493,7 +493,7 @@ mod tests {
     }
 
     #[test]
-    fn a_new_recorder_on_the_same_thread_claims_a_new_slot() {
+    fn a_new_recorder_on_the_same_thread_claims_new_counters() {
         let a = Recorder::new(2);
         a.run(true).pushed(1, 1);
         let b = Recorder::new(2);

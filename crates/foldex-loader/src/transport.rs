@@ -76,10 +76,9 @@ impl CostMeter {
     fn parcel<P: Produce>(buffer: usize, cheap: bool) -> usize {
         let stageable = P::PARCELS && mem::size_of::<Delivered<P::Out>>() <= MAX_STAGED_BYTES;
         // Parcels as large as the buffer allows with two places at least, so that a producer
-        // fills one while the consumer empties the other. With a buffer of 16, two places of 8
-        // beat four of 4 (docs/benchmarks.md, "Loader throughput"): the cache lines that move
-        // per batch, not the places, set the pace once waiting threads poll long enough not to
-        // put each other to sleep.
+        // fills one while the consumer empties the other: the cache lines that move per batch,
+        // not the number of places, set the pace once waiting threads poll long enough not to
+        // put each other to sleep (docs/benchmarks.md, "Loader throughput").
         let parcel = MAX_PARCEL.min(buffer / 2);
         if stageable && cheap && parcel >= 2 {
             parcel

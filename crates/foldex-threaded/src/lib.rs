@@ -26,67 +26,52 @@
 //! runs the halves it just forked while their data is hot; FIFO for thieves, so a thief takes the
 //! oldest, largest half). Thieves probe the other deques from a random start, then the `Injector`,
 //! through which calls from outside the pool enter. A fork is a [`foldex_core::exec::join_stack`]:
-//! the
-//! right half, its result slot and its latch live on the forking frame (no allocation, no
+//! the right half, its result slot and its latch live on the forking frame (no allocation, no
 //! reference count); after the left half, the worker pops the right half back and runs it inline
 //! unless it was stolen, and otherwise runs other tasks until the fork's latch is set. That help
 //! loop is also why a fold nested in a fold on the same pool cannot deadlock: the waiting worker
 //! runs the very tasks it waits for if nobody else has taken them. Tasks it takes that way are
 //! marked with [`foldex_core::exec::as_helper`] (they must not block on anything outside their
-//! fold,
-//! since the frame below cannot resume before they return), and a worker stacks at most 32
+//! fold, since the frame below cannot resume before they return), and a worker stacks at most 32
 //! stolen tasks so: beyond that it only takes back its own halves.
 //!
 //! **Calls from outside.** A caller from outside the pool, a worker of another pool included,
 //! offers the whole range as one task ([`foldex_core::exec::offer`]) and blocks. If every worker
-//! stays
-//! busy and none has started the task, the caller takes it back and runs it as one leaf itself:
-//! the workers may be blocked on this very thread (pools folding into each other, a
+//! stays busy and none has started the task, the caller takes it back and runs it as one leaf
+//! itself: the workers may be blocked on this very thread (pools folding into each other, a
 //! `FoldHandle` joined inside a step, a loader's producers waiting for its consumer), and the
-//! caller never waits for work that nobody has started. It does not run its own pool's tasks
-//! while it waits, so waits across pools never stack up on a thread (tested in `tests/pool.rs`
-//! and the nesting matrix of the `foldex` crate).
+//! caller never waits for work that nobody has started. It does not run its own pool's tasks while
+//! it waits, so waits across pools never stack up on a thread (tested in `tests/pool.rs` and the
+//! nesting matrix of the `foldex` crate).
 //!
-//! **Helping from outside.** [`Executor::help`](foldex_core::Executor::help) called by a
-//! thread outside the pool (a loader's consumer with an empty buffer) takes only a task that a
-//! worker forked, and only while every worker is busy; never a fold still waiting in the
-//! injector for the workers, nor a task a worker that is looking for work (or was woken for it)
-//! is about to take. It runs its range as one leaf, however long: it has no deque, so halves it
-//! forked could only be waited for, perhaps on workers that are themselves blocked until this
-//! thread returns. So `help` never forks and never blocks on anyone.
+//! **Helping from outside.** [`Executor::help`](foldex_core::Executor::help) called by a thread
+//! outside the pool (a loader's consumer with an empty buffer) takes only a task that a worker
+//! forked, and only while every worker is busy; never a fold still waiting in the injector for the
+//! workers, nor a task a worker that is looking for work (or was woken for it) is about to take. It
+//! runs its range as one leaf, however long: it has no deque, so halves it forked could only be
+//! waited for, perhaps on workers that are themselves blocked until this thread returns. So `help`
+//! never forks and never blocks on anyone.
 //!
 //! **Early stop and panics.** `job.is_stopped(start)` is checked before every split, so once a
-//! `Break` or a panic is seen nothing to its right is split or scheduled further; pieces
-//! already created still go through `job.run`, which returns at once for a stopped range, so
-//! every piece yields its partial and the combine tree stays whole. Panics never unwind
-//! through the pool: the typed layer catches them in `run`/`combine`, and `TaskRef::run`
-//! catches anything else and re-raises it on the forking frame after its latch is set.
+//! `Break` or a panic is seen nothing to its right is split or scheduled further; pieces already
+//! created still go through `job.run`, which returns at once for a stopped range, so every piece
+//! yields its partial and the combine tree stays whole. Panics never unwind through the pool: the
+//! typed layer catches them in `run`/`combine`, and `TaskRef::run` catches anything else and
+//! re-raises it on the forking frame after its latch is set.
 //!
-//! **Sleep and wake.** An idle worker looks for work for 256 rounds (16 `spin_loop` pauses, then
-//! `yield_now`), then announces itself idle, looks once more, and parks on a condition
-//! variable. A thread that pushes a task issues a `SeqCst` fence and reads the idle count;
-//! only when someone is idle does it bump a wake epoch and signal one sleeper. The fences on
-//! both sides (Dekker's pattern) mean that either the idle worker's last look finds the task or
-//! the pusher sees the worker idle; the epoch, checked under the lock before waiting, closes the
-//! gap between that look and the wait. A busy pool therefore pays one fence and one load per
-//! fork, and an idle pool uses no CPU (the idle-cost test holds a pool of 8 to under 1% of a
-//! core over 2 s). The protocol is model-checked with loom (`tests/loom.rs`). A worker waiting
-//! for a stolen half that finds nothing to steal sleeps on that half's latch, re-checking for
-//! work every 200 µs, since new work does not signal a latch.
+//! **Sleep and wake.** Idle workers spin for a while, then park; a push wakes one only when someone
+//! is idle, so a busy pool pays one fence and one load per fork and an idle pool uses no CPU. The
+//! protocol, and why no wake-up is lost, is told in `sleep.rs` and model-checked in
+//! `tests/loom.rs`; the spin length is `SPIN_ROUNDS` in `pool.rs`.
 //!
-//! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto) starts from
-//! `len / (4 × threads)`, four leaves per worker, and adapts as rayon's splitter does: a range
-//! that a worker steals (runs on another worker than the one that forked it) may be halved
-//! again into `2 × threads` pieces, never below `len / (64 × threads)`. Fixed leaves cannot
-//! balance uneven work: with item `i` costing `i × 100 ns` on 2 threads, four leaves per worker
-//! leave the last, most expensive leaf on one worker while the other has nothing left (the
-//! schedule ends at about 1.09× the ideal), and it gets worse when a worker loses its core to
-//! another process for a while; more leaves for everyone (k = 8, 16 per worker, measured in
-//! `benches/benches/threaded.rs`) cost forks on even work without fixing it. Splitting on theft
-//! lets the workers that are free take the balance on. For cheap items a leaf only has to be
-//! large enough to hide the fork (tens of items of 100 ns already do), which the floor always
-//! is on large inputs. `basesize(1)` costs about one fork per item (tens of ns), for items
-//! that each take far longer than that; a fixed basesize is a plain floor and never adapts.
+//! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto) starts from `len / (4 ×
+//! threads)`, four leaves per worker, and adapts as rayon's splitter does: a range that a worker
+//! steals (runs on another worker than the one that forked it) may be halved again into `2 ×
+//! threads` pieces, never below `len / (64 × threads)`. Fixed leaves cannot balance uneven work,
+//! and more leaves for everyone cost forks on even work; splitting on theft lets the workers that
+//! are free take the balance on (docs/benchmarks.md has the measurements). `basesize(1)` costs
+//! about one fork per item, for items that each take far longer than a fork; a fixed basesize is a
+//! plain floor and never adapts.
 #![forbid(unsafe_code)]
 
 mod builder;
