@@ -12,14 +12,14 @@ use std::time::Duration;
 /// What the thread that calls `execute` does with the fold's chunks.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Caller {
-    /// Runs chunks, as one of the `ntasks` slots.
+    /// Runs chunks, as one of the `ntasks` lanes.
     Runs,
-    /// Stands in for a helper: its slot is queued for helpers only, and it waits.
+    /// Stands in for a helper: its lane is queued for helpers only, and it waits.
     LeavesToHelpers,
-    /// Stands in for a helper with no slot for the workers (`ntasks = 1`): it runs chunks,
-    /// and a slot queued for helpers lets a waiting helper run chunks beside it.
+    /// Stands in for a helper with no lane for the workers (`ntasks = 1`): it runs chunks,
+    /// and a lane queued for helpers lets a waiting helper run chunks beside it.
     RunsBesideHelpers,
-    /// Background mode: runs nothing and waits; all `ntasks` slots go to the workers.
+    /// Background mode: runs nothing and waits; all `ntasks` lanes go to the workers.
     Waits,
 }
 
@@ -161,7 +161,7 @@ impl TaskPoolEx {
     /// With background off, a caller that only stands in for a helper
     /// ([`foldex_core::exec::stand_in_for_helper`], as a loader's driver thread does) runs no
     /// chunk:
-    /// its slot is left to [`Executor::help`] (the loader's consumer), and the caller waits.
+    /// its lane is left to [`Executor::help`] (the loader's consumer), and the caller waits.
     /// Only when none of the work would go to the workers (`ntasks = 1`, or a single chunk)
     /// does such a caller run chunks itself, so that the fold never depends on a helper; with
     /// `ntasks = 1` a helper may still run chunks beside it, one per `help` call.
@@ -199,16 +199,16 @@ impl Executor for TaskPoolEx {
             Basesize::Auto if stands_in => 1,
             basesize => basesize.resolve(len, ntasks),
         };
-        let worker_slots = if self.background {
+        let worker_lanes = if self.background {
             Takers::Workers
         } else {
             Takers::Anyone
         };
-        let run = FoldRun::new(job, shared, chunk_len, worker_slots);
-        // How many slots go to the workers, and what the caller does. In foreground mode the
-        // caller is one of the `ntasks`: a caller that stands in for a helper leaves its slot
-        // to the helper alongside a slot for the workers (which ends the fold even if nobody
-        // helps); with no slot for the workers it keeps running chunks itself, so the fold
+        let run = FoldRun::new(job, shared, chunk_len, worker_lanes);
+        // How many lanes go to the workers, and what the caller does. In foreground mode the
+        // caller is one of the `ntasks`: a caller that stands in for a helper leaves its lane
+        // to the helper alongside a lane for the workers (which ends the fold even if nobody
+        // helps); with no lane for the workers it keeps running chunks itself, so the fold
         // never waits for a helper, and a helper that would otherwise wait runs chunks too.
         let (queued, caller) = if on_worker || !self.background {
             let queued = (ntasks - 1).min(run.nchunks() - 1);
@@ -225,16 +225,16 @@ impl Executor for TaskPoolEx {
         if queued == 0 && caller == Caller::Runs {
             run.run_inline();
         } else {
-            // The queued slots, the caller's or the helper's, and a helper on a queued one.
-            run.expect_slots(queued + 2);
+            // The queued lanes, the caller's or the helper's, and a helper on a queued one.
+            run.expect_lanes(queued + 2);
             task_scope(
                 |scope| {
-                    run.queue_slots(scope, queued);
+                    run.queue_lanes(scope, queued);
                     match caller {
                         Caller::Runs => run.run_inline(),
-                        Caller::LeavesToHelpers => run.queue_helper_slot(scope),
+                        Caller::LeavesToHelpers => run.queue_helper_lane(scope),
                         Caller::RunsBesideHelpers => {
-                            run.queue_helper_slot(scope);
+                            run.queue_helper_lane(scope);
                             run.run_inline();
                         }
                         Caller::Waits => {}
@@ -259,9 +259,9 @@ impl Executor for TaskPoolEx {
     }
 
     /// With background off: takes the next chunk of a fold in flight on this pool in
-    /// foreground mode, whose slot waits for a thread (the slot a caller standing in for a
+    /// foreground mode, whose lane waits for a thread (the lane a caller standing in for a
     /// helper left, or one queued for the workers), and runs it on the calling thread; the
-    /// slot then goes back to the queue. Exactly one chunk per call. With background on:
+    /// lane then goes back to the queue. Exactly one chunk per call. With background on:
     /// always `false`. Chunks of folds in background mode are never lent to a helper.
     fn help(&self) -> bool {
         if self.background {
@@ -283,12 +283,12 @@ impl Executor for TaskPoolEx {
 /// How often a waiting caller checks whether its fold is stalled (see [`wait_or_take_back`]).
 const STALL_POLL: Duration = Duration::from_millis(1);
 
-/// Waits for the fold's slots. Every chunk still to run is claimed by a running slot, or will
-/// be by a queued one, which runs until the cursor is empty and then takes back the slots still
+/// Waits for the fold's lanes. Every chunk still to run is claimed by a running lane, or will
+/// be by a queued one, which runs until the cursor is empty and then takes back the lanes still
 /// queued. But the workers may all be blocked on this very thread (a fold nested across two
-/// pools, a `FoldHandle` joined inside a step): if a slot of this fold sits in the queue for a
+/// pools, a `FoldHandle` joined inside a step): if a lane of this fold sits in the queue for a
 /// whole poll while the workers are busy and take nothing, the caller takes the rest of the
-/// fold back and runs it itself. It then replaces the slots it took back, so no more than
+/// fold back and runs it itself. It then replaces the lanes it took back, so no more than
 /// `ntasks` chunks run at once.
 fn wait_or_take_back(run: &FoldRun<'_, '_>, latch: &ScopeLatch) {
     let mut taken = u64::MAX;

@@ -27,13 +27,13 @@ pub(crate) fn next_id() -> u64 {
 /// Which threads may take a queued task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Takers {
-    /// The pool's workers only: the slots of folds in background mode, so that their chunks
+    /// The pool's workers only: the lanes of folds in background mode, so that their chunks
     /// never run on a helping consumer.
     Workers,
     /// The workers, or a thread outside the pool through `Executor::help`
-    /// ([`Shared::try_pop_helpable`]): the slots of folds in foreground mode.
+    /// ([`Shared::try_pop_helpable`]): the lanes of folds in foreground mode.
     Anyone,
-    /// A helping thread only: the slot a caller that stands in for a helper leaves to it
+    /// A helping thread only: the lane a caller that stands in for a helper leaves to it
     /// (`foldex_core::exec::stand_in_for_helper`). Workers pass it by, so that it waits for the
     /// helper instead of going to an idle worker.
     Helpers,

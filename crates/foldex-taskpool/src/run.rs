@@ -1,16 +1,16 @@
-//! One fold on the pool: a shared cursor over numbered chunks, and the slots that claim them.
+//! One fold on the pool: a shared cursor over numbered chunks, and the lanes that claim them.
 //!
-//! A fold gets `ntasks` *slots*. A slot is at most one chunk in flight: a queued task that
+//! A fold gets `ntasks` *lanes*. A lane is at most one chunk in flight: a queued task that
 //! claims the next chunk from the cursor and runs it, again and again, so that chunks leave the
-//! cursor in index order and at most `ntasks` run at once. A slot taken by a helper (a loader's
+//! cursor in index order and at most `ntasks` run at once. A lane taken by a helper (a loader's
 //! consumer) runs one chunk and queues itself again, so the helper is lent for one chunk only.
 //!
-//! Who ends the fold: a slot on a worker runs chunks until the cursor is empty or the job says
-//! it is stopped, then *closes* the fold (no more chunks, queued slots taken back). A helper
+//! Who ends the fold: a lane on a worker runs chunks until the cursor is empty or the job says
+//! it is stopped, then *closes* the fold (no more chunks, queued lanes taken back). A helper
 //! runs exactly one chunk and never reads the job's stop hint (a loader reports "stopped" on
 //! its consumer's thread alone, which is no reason to end the fold for everyone); it closes
-//! the fold only when the cursor is empty, and otherwise queues its slot again. So whenever a
-//! fold has a slot for workers, the fold ends by itself, whether or not anyone helps.
+//! the fold only when the cursor is empty, and otherwise queues its lane again. So whenever a
+//! fold has a lane for workers, the fold ends by itself, whether or not anyone helps.
 
 use crate::pool::{next_id, Shared, Takers};
 use crate::sync::{thread, AtomicUsize, Mutex};
@@ -30,9 +30,9 @@ pub(crate) struct FoldRun<'j, 'a> {
     /// The number of the next chunk to hand out; `nchunks` or more once none is left.
     cursor: AtomicUsize,
     combiner: Mutex<OrderedCombiner<'a>>,
-    /// Who may take the slots queued for the pool's workers: `Anyone` in foreground mode (a
+    /// Who may take the lanes queued for the pool's workers: `Anyone` in foreground mode (a
     /// helping thread may run them too), `Workers` in background mode.
-    worker_slots: Takers,
+    worker_lanes: Takers,
 }
 
 impl<'j, 'a> FoldRun<'j, 'a> {
@@ -42,7 +42,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         job: &'j dyn Job<'a>,
         shared: &'j Shared,
         chunk_len: usize,
-        worker_slots: Takers,
+        worker_lanes: Takers,
     ) -> Self {
         let len = job.len();
         Self {
@@ -54,16 +54,16 @@ impl<'j, 'a> FoldRun<'j, 'a> {
             nchunks: len.div_ceil(chunk_len).max(1),
             cursor: AtomicUsize::new(0),
             combiner: Mutex::new(OrderedCombiner::new()),
-            worker_slots,
+            worker_lanes,
         }
     }
 
-    /// Makes room in the combiner for the chunks of `slots` slots in flight at once.
-    pub(crate) fn expect_slots(&self, slots: usize) {
+    /// Makes room in the combiner for the chunks of `lanes` lanes in flight at once.
+    pub(crate) fn expect_lanes(&self, lanes: usize) {
         self.combiner
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .reserve(slots);
+            .reserve(lanes);
     }
 
     pub(crate) fn nchunks(&self) -> usize {
@@ -83,7 +83,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         self.cursor.load(Ordering::Relaxed) >= self.nchunks
     }
 
-    /// Hands out no more chunks, and takes this fold's queued slots back from the pool (they
+    /// Hands out no more chunks, and takes this fold's queued lanes back from the pool (they
     /// would only find the cursor empty).
     fn close(&self) {
         self.cursor.fetch_max(self.nchunks, Ordering::Relaxed);
@@ -116,8 +116,8 @@ impl<'j, 'a> FoldRun<'j, 'a> {
     }
 
     /// A helper's turn: claims and runs exactly one chunk, without reading the job's stop
-    /// hint (the slots on workers, which do, close the fold once it stops); `false` once the
-    /// cursor is empty, after closing the fold, so that a slot left queued for a helper that no
+    /// hint (the lanes on workers, which do, close the fold once it stops); `false` once the
+    /// cursor is empty, after closing the fold, so that a lane left queued for a helper that no
     /// longer comes does not keep the fold waiting.
     fn help_one(&self) -> bool {
         if let Some((index, range)) = self.claim() {
@@ -130,15 +130,15 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         true
     }
 
-    /// `true` when a slot of this fold waits in the queue while the workers are held up
+    /// `true` when a lane of this fold waits in the queue while the workers are held up
     /// elsewhere and have taken no task since the last call (`taken`: see
     /// [`Shared::is_stalled`]).
     pub(crate) fn is_stalled(&self, taken: &mut u64) -> bool {
         self.shared.is_stalled(self.id, taken)
     }
 
-    /// Takes back the fold's queued slots and runs the chunks they would have run on the
-    /// calling thread instead, so that the fold never has more than its slots in flight.
+    /// Takes back the fold's queued lanes and runs the chunks they would have run on the
+    /// calling thread instead, so that the fold never has more than its lanes in flight.
     pub(crate) fn take_over(&self) {
         drop(self.shared.take_back(self.id));
         self.run_inline();
@@ -149,7 +149,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         while self.run_one() {}
     }
 
-    /// The partial that covers the whole job; call once every slot has finished.
+    /// The partial that covers the whole job; call once every lane has finished.
     pub(crate) fn finish(self) -> Partial<'a> {
         let combiner = self
             .combiner
@@ -158,20 +158,20 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         combiner.finish(self.job)
     }
 
-    /// Queues `count` slots of this fold for the pool's workers (and for helpers, in
+    /// Queues `count` lanes of this fold for the pool's workers (and for helpers, in
     /// foreground mode).
-    pub(crate) fn queue_slots<'scope>(
+    pub(crate) fn queue_lanes<'scope>(
         &'scope self,
         scope: &'scope Scope<'scope, '_>,
         count: usize,
     ) {
-        self.queue(scope, count, self.worker_slots);
+        self.queue(scope, count, self.worker_lanes);
     }
 
-    /// Queues one slot that only a helping thread may take: the share of a caller that stands
-    /// in for a helper. Only alongside a slot for the workers or a caller that runs chunks,
+    /// Queues one lane that only a helping thread may take: the share of a caller that stands
+    /// in for a helper. Only alongside a lane for the workers or a caller that runs chunks,
     /// either of which ends the fold if nobody helps.
-    pub(crate) fn queue_helper_slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
+    pub(crate) fn queue_helper_lane<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         self.queue(scope, 1, Takers::Helpers);
     }
 
@@ -181,14 +181,14 @@ impl<'j, 'a> FoldRun<'j, 'a> {
             takers,
             || !self.exhausted(),
             count,
-            || self.slot(scope, takers),
+            || self.lane(scope, takers),
         );
     }
 
-    /// A task that holds one slot: on a pool worker it runs chunks until none is left; on any
+    /// A task that holds one lane: on a pool worker it runs chunks until none is left; on any
     /// other thread (a consumer lending itself through `Executor::help`) it runs one chunk and
     /// queues its successor for the same takers, so that the helper is lent for one chunk only.
-    fn slot<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>, takers: Takers) -> TaskRef {
+    fn lane<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>, takers: Takers) -> TaskRef {
         scope.spawn(move || {
             if self.shared.is_current_worker() {
                 // Looping here rather than queueing a successor per chunk keeps the queue lock

@@ -206,7 +206,7 @@ fn a_waiting_consumer_helps_with_queued_chunks_in_foreground_mode() {
     watchdog("help", || {
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
         assert!(!pool.help(), "nothing in flight yet");
-        // Keep both workers busy with a background fold, so that the foreground fold's slot
+        // Keep both workers busy with a background fold, so that the foreground fold's lane
         // waits in the queue, where the consumer can take it.
         let (release, gate) = std::sync::mpsc::channel::<()>();
         let gate = Arc::new(Mutex::new(gate));
@@ -220,7 +220,7 @@ fn a_waiting_consumer_helps_with_queued_chunks_in_foreground_mode() {
                 b.fetch_add(1, Ordering::SeqCst);
                 let _ = g.lock().unwrap().recv();
             });
-        // Both workers hold a blocked item; a background fold's slots are never lent to us.
+        // Both workers hold a blocked item; a background fold's lanes are never lent to us.
         while blocked.load(Ordering::SeqCst) < 2 {
             assert!(
                 !pool.help(),
@@ -261,7 +261,7 @@ fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
         let caller = thread::current().id();
 
-        // Nobody helps: the worker's slot runs every chunk, and the fold still ends.
+        // Nobody helps: the worker's lane runs every chunk, and the fold still ends.
         let seen = stand_in_for_helper(|| threads_of(&pool, 20, Duration::from_micros(100)));
         assert_eq!(seen.len(), 20);
         assert!(
@@ -270,7 +270,7 @@ fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
         );
 
         // A thread that keeps helping. The worker's items wait until the helper has run one,
-        // so the fold can only finish if the caller's slot (or the worker's) reaches it.
+        // so the fold can only finish if the caller's lane (or the worker's) reaches it.
         let stop = Arc::new(AtomicBool::new(false));
         let helper = {
             let (pool, stop) = (pool.clone(), Arc::clone(&stop));
@@ -319,7 +319,7 @@ fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
 fn standing_in_with_one_task_runs_chunks_beside_a_helper() {
     watchdog("stand in, one task", || {
         let caller = thread::current().id();
-        // One task: no worker slot could end the fold without a helper, so the caller runs
+        // One task: no worker lane could end the fold without a helper, so the caller runs
         // chunks itself; with nobody helping it runs every one.
         let single = TaskPoolEx::new().ntasks(1).basesize(1);
         let seen = stand_in_for_helper(|| threads_of(&single, 10, Duration::ZERO));
@@ -487,7 +487,7 @@ fn folds_nested_between_threaded_and_task_pools_complete() {
 }
 
 /// A caller whose workers are all blocked until it has run a fold of its own on the same pool
-/// takes the fold's queued slots back and runs it, in background mode too; a `FoldHandle`
+/// takes the fold's queued lanes back and runs it, in background mode too; a `FoldHandle`
 /// joined inside a step likewise.
 #[test]
 fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {

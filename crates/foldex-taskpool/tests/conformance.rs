@@ -8,11 +8,11 @@ use std::sync::OnceLock;
 /// test sets its own basesize and mode on a clone of the handle.
 fn pool(ntasks: usize) -> TaskPoolEx {
     static POOLS: [OnceLock<TaskPoolEx>; 3] = [const { OnceLock::new() }; 3];
-    let slot = [1, 2, 5]
+    let lane = [1, 2, 5]
         .iter()
         .position(|&n| n == ntasks)
         .expect("a tested count");
-    POOLS[slot]
+    POOLS[lane]
         .get_or_init(|| TaskPoolEx::new().ntasks(ntasks))
         .clone()
 }
@@ -63,8 +63,8 @@ mod suite_mix_bg {
 }
 
 /// The suite again with the caller standing in for a helper (`stand_in_for_helper`), as a
-/// loader's driver does: the caller runs no chunk (unless the fold has no slot for the
-/// workers), and its slot goes to `help`. With a thread that keeps helping, and with none (the
+/// loader's driver does: the caller runs no chunk (unless the fold has no lane for the
+/// workers), and its lane goes to `help`. With a thread that keeps helping, and with none (the
 /// workers then finish the fold by themselves).
 mod standing_in {
     use super::*;
@@ -109,18 +109,18 @@ mod standing_in {
                 .expect("a helper thread");
             pools
         });
-        let slot = [1, 2, 5]
+        let lane = [1, 2, 5]
             .iter()
             .position(|&n| n == ntasks)
             .expect("a count");
-        pools[slot].clone()
+        pools[lane].clone()
     }
 
     /// Pools that nobody helps.
     pub fn unhelped(ntasks: usize) -> TaskPoolEx {
         static POOLS: [OnceLock<TaskPoolEx>; 2] = [const { OnceLock::new() }; 2];
-        let slot = [2, 5].iter().position(|&n| n == ntasks).expect("a count");
-        POOLS[slot]
+        let lane = [2, 5].iter().position(|&n| n == ntasks).expect("a count");
+        POOLS[lane]
             .get_or_init(|| TaskPoolEx::new().ntasks(ntasks))
             .clone()
     }

@@ -1,5 +1,5 @@
-//! Loom models of the pool: queueing slots, workers sleeping and waking, the shared cursor,
-//! taking slots back once the cursor runs out, a caller that stands in for a helper, and
+//! Loom models of the pool: queueing lanes, workers sleeping and waking, the shared cursor,
+//! taking lanes back once the cursor runs out, a caller that stands in for a helper, and
 //! shutting the threads down.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p foldex-taskpool --release --test loom`.
@@ -78,7 +78,7 @@ fn a_standing_in_caller_waits_while_a_worker_and_a_helper_share_the_cursor() {
 #[test]
 fn a_standing_in_caller_that_nobody_helps_still_finishes() {
     model(|| {
-        // The worker's slot runs every chunk and takes back the slot left for a helper.
+        // The worker's lane runs every chunk and takes back the lane left for a helper.
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
         let got = foldex_core::exec::stand_in_for_helper(|| pool.collect_vec(0..2));
         assert_eq!(got, vec![0, 1]);
