@@ -32,6 +32,8 @@
 //! `sum` included, re-raises the panic the sequential fold would have met first, whatever the
 //! timing.
 
+mod in_place;
+
 use crate::audited::Partial;
 use crate::coverage::{self, Bugs, Kind, Piece, Pieces};
 use crate::executor::{Executor, Job};
@@ -583,7 +585,7 @@ pub trait ExecutorExt: Executor {
         S: Source,
         S::Item: Send,
     {
-        crate::in_place::collect_vec(self, source)
+        in_place::collect_vec(self, source)
     }
 }
 

@@ -37,7 +37,6 @@ mod coverage;
 mod executor;
 mod fold;
 mod helping;
-mod in_place;
 mod latch;
 mod once_bits;
 mod panic;

@@ -52,8 +52,8 @@ pub mod transform;
 
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
-pub use pipeline::Pipeline;
-pub use sources::{from_source, from_vec, IntoPipeline};
+pub use pipeline::{IntoPipeline, Pipeline};
+pub use sources::{from_source, from_vec};
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.

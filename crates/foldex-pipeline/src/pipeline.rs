@@ -4,13 +4,28 @@ use crate::indexed::{
     Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows,
     Zip,
 };
-use crate::sources::IntoPipeline;
 use crate::stateful::{Dedup, SkipWhile, Unique};
 use crate::transform::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
 };
 use foldex_core::{ConfigError, MutSlice, Source};
+
+/// Makes a [`Pipeline`] of its items: `(0..n).pipe()`, `(1..=n).pipe()`, `slice.pipe()`,
+/// `vec.pipe()` (by reference), `array.pipe()`.
+///
+/// ```
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// assert_eq!((1..=4u8).pipe().map(u32::from).sum::<u32>(&SequentialEx), 10);
+/// assert_eq!((-3..3i64).pipe().filter(|x| x % 2 == 0).count(&SequentialEx), 3);
+/// ```
+pub trait IntoPipeline {
+    /// The source the pipeline reads.
+    type Source: Source;
+    /// The pipeline over these items, with no adapters yet.
+    fn pipe(self) -> Pipeline<Self::Source>;
+}
 
 /// A computation over the items of a [`Source`]: index-preserving adapters, then transforms
 /// that may change the number of items, then a reduction that runs it on an executor given as

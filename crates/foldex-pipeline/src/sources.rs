@@ -7,26 +7,10 @@
 //! for the literals. Here they are sources only once `.pipe()` picks the type, so `(0..10).pipe()`
 //! falls back to `i32` items as `(0..10).into_par_iter()` does in rayon.
 
-use crate::pipeline::Pipeline;
+use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::transform::Id;
 use foldex_core::{MutSlice, OwnedVec, RangeVisitor, Source};
 use std::ops::{Range, RangeInclusive};
-
-/// Makes a [`Pipeline`] of its items: `(0..n).pipe()`, `(1..=n).pipe()`, `slice.pipe()`,
-/// `vec.pipe()` (by reference), `array.pipe()`.
-///
-/// ```
-/// use foldex_pipeline::IntoPipeline;
-/// use foldex_seq::SequentialEx;
-/// assert_eq!((1..=4u8).pipe().map(u32::from).sum::<u32>(&SequentialEx), 10);
-/// assert_eq!((-3..3i64).pipe().filter(|x| x % 2 == 0).count(&SequentialEx), 3);
-/// ```
-pub trait IntoPipeline {
-    /// The source the pipeline reads.
-    type Source: Source;
-    /// The pipeline over these items, with no adapters yet.
-    fn pipe(self) -> Pipeline<Self::Source>;
-}
 
 /// The pipeline over any [`Source`] (a custom one, or a loader's dataset viewed as one).
 ///

@@ -74,7 +74,6 @@
 //! plain floor and never adapts.
 #![forbid(unsafe_code)]
 
-mod builder;
 mod error;
 mod executor;
 mod pool;
@@ -86,7 +85,7 @@ mod sleep;
 mod splitter;
 mod sync;
 
-pub use builder::{default_threads, PoolBuilder, NUM_THREADS_VAR};
 pub use error::PoolError;
 pub use executor::ThreadedEx;
+pub use pool::builder::{default_threads, PoolBuilder, NUM_THREADS_VAR};
 pub use pool::Pool;

@@ -1,6 +1,8 @@
 //! The work-stealing pool: one deque per worker, an injector for outside calls, parked idlers.
 
-use crate::builder::{PoolBuilder, WorkerOptions};
+pub(crate) mod builder;
+
+use self::builder::{PoolBuilder, WorkerOptions};
 use crate::sleep::Sleep;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use foldex_core::exec::{JoinLatch, TaskRef};
