@@ -35,9 +35,10 @@ pub trait Collate<Item>: Send + Sync {
         *out = self.collate(mem::take(items));
     }
 
-    /// The batch for a batch whose every observation the error policy skipped; `None` to
-    /// deliver nothing for it. The default collates an empty `Vec`.
-    #[doc(hidden)]
+    /// What a loader delivers for a batch whose every observation the error policy
+    /// ([`ErrorPolicy::skip`](crate::ErrorPolicy::skip)) left out: a batch, or `None` to
+    /// deliver nothing in its place. The default collates an empty `Vec`; [`Unbatched`] gives
+    /// `None`, so that a skipped observation is simply not delivered.
     fn collate_empty(&self) -> Option<Self::Batch> {
         Some(self.collate(Vec::new()))
     }
