@@ -69,12 +69,15 @@ impl std::error::Error for ConfigError {}
 
 /// The smallest number of consecutive indices an executor runs as one sequential piece.
 ///
-/// `Auto` gives `len / (4 × workers)` (at least 1): four pieces per worker, enough to even out
-/// uneven work without paying per-piece overhead on cheap items. A fixed basesize is a floor
-/// on the leaf size; it is never zero.
+/// `Auto` measures first: the built-in executors run the job's first items on the calling
+/// thread ([`measure_first_items`](crate::exec::measure_first_items)), finish there a job too
+/// small to be worth waking a worker, and otherwise size pieces from the measured cost, no
+/// larger than the structural `len / (4 × workers)` (at least 1) that [`Basesize::resolve`]
+/// gives: four pieces per worker, enough to even out uneven work. A fixed basesize is a floor
+/// on the leaf size, measures nothing, and is never zero.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Basesize {
-    /// `len / (4 × workers)`, at least 1.
+    /// Measured from the first items; at most `len / (4 × workers)`, at least 1.
     #[default]
     Auto,
     /// Exactly this floor.
@@ -90,7 +93,8 @@ impl Basesize {
         ConfigError::nonzero("basesize", basesize).map(Self::Fixed)
     }
 
-    /// The leaf size for a job of `len` indices on `workers` threads (always at least 1).
+    /// The leaf size for a job of `len` indices on `workers` threads (always at least 1), before
+    /// any measurement: `Auto`'s structural size.
     pub fn resolve(self, len: usize, workers: usize) -> usize {
         match self {
             Self::Fixed(n) => n.get(),

@@ -35,6 +35,7 @@ mod claim;
 mod config;
 mod coverage;
 mod executor;
+mod first_items;
 mod fold;
 mod helping;
 mod latch;
@@ -67,6 +68,7 @@ pub use spawn::{FoldHandle, SpawnExt};
 /// - Threads that run work while they wait: [`as_helper`](exec::as_helper) /
 ///   [`is_helping`](exec::is_helping), and [`stand_in_for_helper`](exec::stand_in_for_helper)
 ///   for a thread that calls `execute` on behalf of one that helps.
+/// - The automatic basesize's measurement of a job's first items: [`measure_first_items`](exec::measure_first_items).
 /// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
 ///   types [`MutSlice`] and [`OwnedVec`] hand out.
 ///
@@ -76,6 +78,9 @@ pub mod exec {
         join_stack, offer, task_scope, RangeWriter, Scope, Taken, TaskRef, VecWriter, Written,
     };
     pub use crate::chunk::{chunk, chunks, split, OrderedCombiner};
+    pub use crate::first_items::{
+        measure_first_items, FirstItems, Rest, LEAF_TIME, MEASURE_FOR, WAKE_UP,
+    };
     pub use crate::helping::{as_helper, is_helping};
     pub use crate::latch::{JoinLatch, Latch, ScopeLatch};
     pub use crate::panic::{PanicPayload, PanicSlot};
