@@ -18,7 +18,6 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use foldex::prelude::*;
 use rayon::prelude::*;
 use std::hint::black_box;
-use std::time::Duration;
 
 const N: u64 = 10_000_000;
 
@@ -299,16 +298,9 @@ fn word_count(c: &mut Criterion) {
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(20)
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = foldex_benches::fold_criterion();
     targets = map_filter_sum, find_first, min_by_key, map_collect, flat_map, word_count
 }
 criterion_main!(benches);

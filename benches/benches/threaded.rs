@@ -17,7 +17,6 @@ use foldex::prelude::*;
 use foldex_benches::spin_for;
 use rayon::prelude::*;
 use std::hint::black_box;
-use std::time::Duration;
 
 fn threads() -> usize {
     foldex::protocol::available_parallelism()
@@ -166,16 +165,9 @@ fn fork_cost(c: &mut Criterion) {
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(20)
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = foldex_benches::fold_criterion();
     targets = sum, uneven, items_100ns, small_fold, fork_cost
 }
 criterion_main!(benches);

@@ -2,6 +2,15 @@
 //! `benches/examples/`.
 #![forbid(unsafe_code)]
 
+/// The criterion settings of the fold benchmarks (`threaded`, `pipelines`, `auto`): 1 s of
+/// warm-up, 3 s of measurement, 20 samples.
+pub fn fold_criterion() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3))
+        .sample_size(20)
+}
+
 /// Spins the current thread for about `nanos` nanoseconds of CPU work, without sleeping: the
 /// CPU-bound stand-in for an item of known cost.
 pub fn spin_for(nanos: u64) {

@@ -69,15 +69,12 @@ impl std::error::Error for ConfigError {}
 
 /// The smallest number of consecutive indices an executor runs as one sequential piece.
 ///
-/// `Auto` measures first: the built-in executors run the job's first items on the calling
-/// thread ([`measure_first_items`](crate::exec::measure_first_items)), finish there a job too
-/// small to be worth waking a worker, and otherwise size pieces from the measured cost, no
-/// larger than the structural `len / (4 × workers)` (at least 1) that [`Basesize::resolve`]
-/// gives: four pieces per worker, enough to even out uneven work. A fixed basesize is a floor
-/// on the leaf size, measures nothing, and is never zero.
+/// `Auto` gives `len / (4 × workers)` (at least 1): four pieces per worker, enough to even out
+/// uneven work without paying per-piece overhead on cheap items. A fixed basesize is a floor
+/// on the leaf size; it is never zero.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Basesize {
-    /// Measured from the first items; at most `len / (4 × workers)`, at least 1.
+    /// `len / (4 × workers)`, at least 1.
     #[default]
     Auto,
     /// Exactly this floor.
@@ -93,8 +90,7 @@ impl Basesize {
         ConfigError::nonzero("basesize", basesize).map(Self::Fixed)
     }
 
-    /// The leaf size for a job of `len` indices on `workers` threads (always at least 1), before
-    /// any measurement: `Auto`'s structural size.
+    /// The leaf size for a job of `len` indices on `workers` threads (always at least 1).
     pub fn resolve(self, len: usize, workers: usize) -> usize {
         match self {
             Self::Fixed(n) => n.get(),

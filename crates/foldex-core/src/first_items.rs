@@ -1,5 +1,10 @@
-//! The automatic basesize's first step: what a job's first items cost, measured on the calling
-//! thread.
+//! What a job's first items cost, measured on the calling thread: how `AutoEx` chooses, and a
+//! tool for any executor that wants to size its pieces from measured cost.
+//!
+//! Running the first items on the caller before any other thread starts is a promise an
+//! executor makes about its folds: items of one fold must not wait for each other (a barrier
+//! across items would never open). The built-in executors' `Basesize::Auto` therefore does not
+//! measure; `AutoEx` does, and says so.
 //!
 //! [`measure_first_items`] runs the job's first items on the caller in pieces of 1, 2, 4, ...
 //! items, reading the clock after each, until they took [`MEASURE_FOR`] (or the job is done or
@@ -50,6 +55,7 @@ pub struct Rest<'j, 'a> {
     head: Partial<'a>,
     tail: Tail<'j, 'a>,
     leaf: Option<NonZeroUsize>,
+    measured: Duration,
 }
 
 impl<'j, 'a> Rest<'j, 'a> {
@@ -63,6 +69,11 @@ impl<'j, 'a> Rest<'j, 'a> {
     /// applies then).
     pub fn leaf_len(&self) -> Option<NonZeroUsize> {
         self.leaf
+    }
+
+    /// How many first items ran on the caller, and how long they took.
+    pub fn measured(&self) -> (usize, Duration) {
+        (self.tail.start, self.measured)
     }
 
     /// The whole job's partial, from the partial of [`Rest::job`].
@@ -110,7 +121,15 @@ pub fn measure_first_items<'j, 'a>(job: &'j dyn Job<'a>, workers: usize) -> Firs
     // for cold caches and lazy set-ups that the rest do not.
     let mut rate = (elapsed, done);
     let mut piece = 2;
-    while done < len && elapsed < MEASURE_FOR && done < most && !job.is_stopped(done) {
+    // A second piece runs unless the first item alone cost a wake-up: a first item made slow
+    // by cold caches must not decide alone.
+    let mut pieces = 1;
+    while done < len
+        && (elapsed < MEASURE_FOR || (pieces == 1 && elapsed < WAKE_UP))
+        && done < most
+        && !job.is_stopped(done)
+    {
+        pieces += 1;
         let end = len.min(done + piece);
         let before = elapsed;
         head = job.combine(head, job.run(done..end));
@@ -140,5 +159,10 @@ pub fn measure_first_items<'j, 'a>(job: &'j dyn Job<'a>, workers: usize) -> Firs
         let rest = tail.run(0..len - done);
         return FirstItems::Done(job.combine(head, rest));
     }
-    FirstItems::Rest(Rest { head, tail, leaf })
+    FirstItems::Rest(Rest {
+        head,
+        tail,
+        leaf,
+        measured: elapsed,
+    })
 }

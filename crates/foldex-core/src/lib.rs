@@ -68,7 +68,7 @@ pub use spawn::{FoldHandle, SpawnExt};
 /// - Threads that run work while they wait: [`as_helper`](exec::as_helper) /
 ///   [`is_helping`](exec::is_helping), and [`stand_in_for_helper`](exec::stand_in_for_helper)
 ///   for a thread that calls `execute` on behalf of one that helps.
-/// - The automatic basesize's measurement of a job's first items: [`measure_first_items`](exec::measure_first_items).
+/// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items).
 /// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
 ///   types [`MutSlice`] and [`OwnedVec`] hand out.
 ///

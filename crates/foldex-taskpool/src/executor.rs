@@ -2,9 +2,7 @@
 
 use crate::pool::{Pool, Takers};
 use crate::run::FoldRun;
-use foldex_core::exec::{
-    is_helping, is_standing_in, measure_first_items, task_scope, FirstItems, ScopeLatch,
-};
+use foldex_core::exec::{is_helping, is_standing_in, task_scope, ScopeLatch};
 use foldex_core::{available_parallelism, Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::num::NonZeroUsize;
@@ -94,7 +92,7 @@ impl Default for TaskPoolEx {
 }
 
 impl TaskPoolEx {
-    /// One task per core, [`Basesize::Auto`], background off.
+    /// One task per core, [`Basesize::Auto`] (`len / (4 × ntasks)`), background off.
     pub fn new() -> Self {
         let ntasks = NonZeroUsize::new(available_parallelism()).unwrap_or(NonZeroUsize::MIN);
         Self {
@@ -145,10 +143,7 @@ impl TaskPoolEx {
         )))
     }
 
-    /// The chunk-size policy. [`Basesize::Auto`] (the default) times the first items on the
-    /// calling thread (background off): a fold too small to be worth a wake-up finishes there,
-    /// the rest goes in chunks of about 20 µs of measured work, at most `len / (4 × ntasks)`.
-    /// In background mode, where the caller runs nothing, it is `len / (4 × ntasks)`.
+    /// The chunk-size policy; [`Basesize::Auto`] (the default) gives `len / (4 × ntasks)`.
     pub fn with_basesize(mut self, basesize: Basesize) -> Self {
         self.basesize = basesize;
         self
@@ -188,14 +183,22 @@ impl TaskPoolEx {
     }
 }
 
-impl TaskPoolEx {
-    /// Runs `job` in chunks of `chunk_len` on the pool's workers, and on the caller unless it
-    /// stays free (background mode) or `stands_in` for a helper.
-    fn run_chunks<'a>(&self, job: &dyn Job<'a>, chunk_len: usize, stands_in: bool) -> Partial<'a> {
+impl Executor for TaskPoolEx {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         let ntasks = self.threads.ntasks.get();
         let pool = self.threads.pool();
         let shared = pool.shared();
+        let len = job.len();
         let on_worker = shared.is_current_worker();
+        // A thread that is itself helping (inside `help`) cannot leave work to a helper.
+        let stands_in = !self.background && !on_worker && is_standing_in() && !is_helping();
+        let chunk_len = match self.basesize {
+            // A helper runs one chunk per `help` call: automatic chunks (4 x ntasks of them)
+            // would leave it only a handful to take. One index per chunk is the loader's
+            // default, and a loader's driver is what stands in.
+            Basesize::Auto if stands_in => 1,
+            basesize => basesize.resolve(len, ntasks),
+        };
         let worker_lanes = if self.background {
             Takers::Workers
         } else {
@@ -241,42 +244,6 @@ impl TaskPoolEx {
             );
         }
         run.finish()
-    }
-}
-
-impl Executor for TaskPoolEx {
-    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-        let ntasks = self.threads.ntasks.get();
-        let on_worker = self.is_worker_thread();
-        // A thread that is itself helping (inside `help`) cannot leave work to a helper.
-        let stands_in = !self.background && !on_worker && is_standing_in() && !is_helping();
-        match self.basesize {
-            // A helper runs one chunk per `help` call: automatic chunks (4 x ntasks of them)
-            // would leave it only a handful to take. One index per chunk is the loader's
-            // default, and a loader's driver is what stands in.
-            Basesize::Auto if stands_in => self.run_chunks(job, 1, stands_in),
-            // The first items measured on the caller: chunks that cost about a leaf's time
-            // (no longer than the structural ones), or the whole fold here if it is small.
-            // In background mode the caller runs no chunk, so it measures nothing either.
-            Basesize::Auto if !self.background || on_worker => {
-                match measure_first_items(job, ntasks) {
-                    FirstItems::Done(partial) => partial,
-                    FirstItems::Rest(rest) => {
-                        let len = rest.job().len();
-                        let structural = Basesize::Auto.resolve(len, ntasks);
-                        let chunk_len = rest
-                            .leaf_len()
-                            .map_or(structural, |leaf| leaf.get().min(structural));
-                        let partial = self.run_chunks(rest.job(), chunk_len, stands_in);
-                        rest.finish(partial)
-                    }
-                }
-            }
-            basesize => {
-                let chunk_len = basesize.resolve(job.len(), ntasks);
-                self.run_chunks(job, chunk_len, stands_in)
-            }
-        }
     }
 
     /// `ntasks`.

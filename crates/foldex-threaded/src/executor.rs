@@ -2,7 +2,7 @@
 
 use crate::pool::{Context, Pool};
 use crate::splitter::Splitter;
-use foldex_core::exec::{is_standing_in, join_stack, measure_first_items, offer, FirstItems};
+use foldex_core::exec::{join_stack, offer};
 use foldex_core::{Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
@@ -16,16 +16,13 @@ use std::ops::Range;
 /// - **Pool.** [`ThreadedEx::new`] runs on the global [`Pool`] (one thread per core);
 ///   [`ThreadedEx::threads`] gives it a pool of its own; [`ThreadedEx::pool`] shares one.
 /// - **`basesize`.** The floor on a leaf's length: a range is split only while longer than it.
-///   The default, [`Basesize::Auto`], first times a few items on the calling thread: a fold
-///   whose whole cost is below a wake-up finishes there, with no worker touched; otherwise
-///   leaves start at about `len / (4 × threads)`, and pieces that idle workers steal are split
-///   further, down to leaves of about 20 µs of measured work (or `len / (64 × threads)` when
-///   the clock measured nothing), so uneven work balances itself. `basesize(1)` splits down to
-///   single items, for items that each take long or vary a lot.
+///   The default, [`Basesize::Auto`], is about `len / (4 × threads)`, and pieces that idle
+///   workers steal are split further (never below `len / (64 × threads)`), so uneven work
+///   balances itself; `basesize(1)` splits down to single items, for items that each take long
+///   or vary a lot.
 /// - **Calling thread.** It blocks until the fold is done; if it is a worker of the same pool
 ///   (a fold nested in a fold) it runs pool tasks while it waits, so nesting never deadlocks.
-///   A fold no longer than `basesize` runs on the caller directly, as does a small one under
-///   the automatic basesize.
+///   A fold no longer than `basesize` runs on the caller directly.
 ///
 /// ```
 /// use foldex_core::ExecutorExt;
@@ -132,22 +129,24 @@ impl fmt::Debug for ThreadedEx {
 impl Executor for ThreadedEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         self.with_pool(|pool| {
-            let threads = pool.registry().threads();
-            // The automatic basesize measures the first items on the caller, unless the caller
-            // only stands in for a helper and must leave the work to it.
-            if self.basesize == Basesize::Auto && !is_standing_in() {
-                return match measure_first_items(job, threads) {
-                    FirstItems::Done(partial) => partial,
-                    FirstItems::Rest(rest) => {
-                        let floor = rest.leaf_len();
-                        let partial = fold_on(pool, rest.job(), |len| {
-                            Splitter::measured(floor, len, threads)
-                        });
-                        rest.finish(partial)
-                    }
-                };
+            let registry = pool.registry();
+            let len = job.len();
+            let basesize = self.basesize.resolve(len, registry.threads());
+            if len <= basesize {
+                // One leaf: waking a worker for it would only add latency.
+                return job.run(0..len);
             }
-            fold_on(pool, job, |len| Splitter::new(self.basesize, len, threads))
+            let splitter = Splitter::new(self.basesize, len, registry.threads());
+            match Context::current(registry) {
+                ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, splitter),
+                // The whole range as one task for the workers; this thread waits, and runs it
+                // itself (as one leaf) if every worker is busy and none has started it.
+                Context::Outside(_) => offer(
+                    || fold_range(&Context::current(registry), job, 0..len, splitter),
+                    |task| registry.inject(task),
+                    |latch| registry.wait_for_offer(latch),
+                ),
+            }
         })
     }
 
@@ -178,32 +177,6 @@ impl Executor for ThreadedEx {
                 None => false,
             }
         })
-    }
-}
-
-/// Folds all of `job` on `pool`, split as `splitter(len)` says: on this thread if it is a
-/// worker, else offered to the workers as one task.
-fn fold_on<'a>(
-    pool: &Pool,
-    job: &dyn Job<'a>,
-    splitter: impl FnOnce(usize) -> Splitter,
-) -> Partial<'a> {
-    let registry = pool.registry();
-    let len = job.len();
-    let splitter = splitter(len);
-    if splitter.is_leaf(len) {
-        // One leaf: waking a worker for it would only add latency.
-        return job.run(0..len);
-    }
-    match Context::current(registry) {
-        ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, splitter),
-        // The whole range as one task for the workers; this thread waits, and runs it itself
-        // (as one leaf) if every worker is busy and none has started it.
-        Context::Outside(_) => offer(
-            || fold_range(&Context::current(registry), job, 0..len, splitter),
-            |task| registry.inject(task),
-            |latch| registry.wait_for_offer(latch),
-        ),
     }
 }
 

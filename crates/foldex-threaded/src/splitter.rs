@@ -3,7 +3,6 @@
 
 use foldex_core::exec::split;
 use foldex_core::Basesize;
-use std::num::NonZeroUsize;
 use std::ops::Range;
 
 /// The automatic basesize never splits below `len / (FINEST × threads)`, however often pieces
@@ -43,25 +42,6 @@ impl Splitter {
         }
     }
 
-    /// [`Basesize::Auto`] after the first items were measured: as `Auto`, with leaves no
-    /// shorter than `leaf` (the length that costs about a target time), nor than one initial
-    /// piece; without a measurement, `Auto` as it is.
-    pub(crate) fn measured(leaf: Option<NonZeroUsize>, len: usize, threads: usize) -> Self {
-        let auto = Self::new(Basesize::Auto, len, threads);
-        match leaf {
-            None => auto,
-            Some(leaf) => Self {
-                floor: leaf.get().min(Basesize::Auto.resolve(len, threads)),
-                ..auto
-            },
-        }
-    }
-
-    /// Whether a range of `len` indices is one leaf from the start.
-    pub(crate) fn is_leaf(self, len: usize) -> bool {
-        len <= self.floor
-    }
-
     /// The two halves of `range` and the splitter for each, or `None` for a leaf.
     pub(crate) fn split(self, range: Range<usize>) -> Option<(Range<usize>, Range<usize>, Self)> {
         if self.halvings == 0 {
@@ -92,6 +72,7 @@ fn ceil_log2(n: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::num::NonZeroUsize;
 
     fn leaves(s: Splitter, range: Range<usize>) -> Vec<Range<usize>> {
         match s.split(range.clone()) {

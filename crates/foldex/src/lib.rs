@@ -12,6 +12,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub use foldex_auto::{AutoEx, Choice as AutoChoice};
 /// The executor protocol and the typed fold API: [`Source`](protocol::Source) for custom
 /// inputs, the pieces an executor's author builds on, and the settings every executor shares.
 #[doc(inline)]
@@ -44,6 +45,7 @@ pub use foldex_pipeline::{IntoPipeline, Pipeline};
 /// `Vec`, slices and ranges, are imported by name where a program implements them:
 /// `foldex::protocol::Source`, `foldex::loader::Dataset`).
 pub mod prelude {
+    pub use foldex_auto::AutoEx;
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
     pub use foldex_pipeline::IntoPipeline;

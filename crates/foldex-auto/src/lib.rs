@@ -1,0 +1,261 @@
+//! [`AutoEx`]: the executor that chooses, per fold, how to run it, from what the fold's first
+//! items cost on the calling thread.
+//!
+//! ```
+//! use foldex_auto::{AutoEx, Choice};
+//! use foldex_core::ExecutorExt;
+//!
+//! let ex = AutoEx::new();
+//! assert_eq!(ex.sum::<usize>(0..8), 28);
+//! // Eight cheap items: most likely `Choice::Inline`, no thread woken.
+//! let choice: Choice = ex.last_choice().expect("a fold ran");
+//! println!("{choice}");
+//! ```
+//!
+//! For each fold, [`AutoEx`] runs the first items on the calling thread while it reads the wall
+//! clock and the thread's CPU clock ([`foldex_core::exec::measure_first_items`]):
+//!
+//! - a fold whose whole cost is below a wake-up finishes there ([`Choice::Inline`]);
+//! - items that spent less than half their wall time on the CPU wait for something (a disk, a
+//!   network, a sleep): the rest goes to a task pool with more tasks than cores
+//!   ([`Choice::Waiting`]), so that waits overlap;
+//! - other items compute: the rest goes to work stealing with the automatic basesize
+//!   ([`Choice::Stealing`]), which balances uneven work.
+//!
+//! **Items of one fold must not wait for each other** under `AutoEx`: its first items run on
+//! the caller before any other thread starts, so an item that waits for another item of the
+//! same fold (a barrier across items) would wait forever. `ThreadedEx` and `TaskPoolEx` do not
+//! measure, and run such folds as before.
+//!
+//! A fold run for a thread that stands in for a helper (a data loader's driver,
+//! [`foldex_core::exec::stand_in_for_helper`]) measures nothing on that thread: it goes to work
+//! stealing with one index per piece, the loader's default ([`Choice::ForHelper`]).
+//!
+//! The pools are the global `ThreadedEx` pool and one task pool of
+//! [`WAITING_TASKS_PER_CORE`] tasks per core, made on first use and kept warm for every
+//! `AutoEx`.
+//!
+//! **Memory.** An `AutoEx` (and its clones) remembers what it chose for folds of each length it
+//! has seen (the job's shape; [`REMEMBERED_SHAPES`] of them at most): a fold of a length that
+//! went to the task pool or to work stealing goes there again without measuring, and one fold
+//! in [`MEASURE_EVERY`] of that shape measures again, so that a shape whose work changed is
+//! chosen for anew. Measuring costs a few microseconds of work for cheap items, but a whole
+//! item (on the caller, before any other thread starts) for items that wait.
+#![forbid(unsafe_code)]
+
+use cpu_time::ThreadTime;
+use foldex_core::exec::{is_standing_in, measure_first_items, FirstItems};
+use foldex_core::{available_parallelism, Executor, Job, Partial};
+use foldex_taskpool::TaskPoolEx;
+use foldex_threaded::ThreadedEx;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+/// Tasks per core of the pool that runs items that wait.
+pub const WAITING_TASKS_PER_CORE: usize = 8;
+
+/// How many fold lengths an `AutoEx` remembers a choice for; past that it forgets them all and
+/// starts over.
+pub const REMEMBERED_SHAPES: usize = 64;
+
+/// A remembered shape measures again on every this many folds.
+pub const MEASURE_EVERY: u32 = 16;
+
+/// How [`AutoEx`] ran a fold, and why; see [`AutoEx::last_choice`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Choice {
+    /// On the calling thread: the whole fold cost less than a wake-up.
+    Inline,
+    /// Work stealing (`ThreadedEx` with the automatic basesize): the items compute.
+    Stealing,
+    /// A task pool of `ntasks` tasks (`TaskPoolEx`, basesize 1): the items spent less than half
+    /// their time on the CPU, so more tasks than cores overlap their waits.
+    Waiting {
+        /// The tasks of the pool.
+        ntasks: usize,
+    },
+    /// Work stealing with one index per piece: the caller stands in for a helper (a data
+    /// loader's driver) and measures nothing.
+    ForHelper,
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Inline => f.write_str("inline: the fold cost less than a wake-up"),
+            Self::Stealing => f.write_str("work stealing: the items compute"),
+            Self::Waiting { ntasks } => write!(
+                f,
+                "a task pool of {ntasks} tasks: the items spent most of their time waiting"
+            ),
+            Self::ForHelper => {
+                f.write_str("work stealing, basesize 1: the caller stands in for a helper")
+            }
+        }
+    }
+}
+
+/// The executor that picks, per fold, inline, work stealing or a task pool; see the crate docs.
+///
+/// Cheap to clone; clones share what [`AutoEx::last_choice`] reports.
+#[derive(Clone, Default)]
+pub struct AutoEx {
+    state: Arc<Mutex<State>>,
+}
+
+/// What an `AutoEx` knows.
+#[derive(Default)]
+struct State {
+    last: Option<Choice>,
+    /// Per fold length: the choice, and the folds of that length since it was measured.
+    shapes: HashMap<usize, (Choice, u32)>,
+}
+
+impl fmt::Debug for AutoEx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AutoEx")
+            .field("last_choice", &self.last_choice())
+            .finish()
+    }
+}
+
+fn stealing() -> &'static ThreadedEx {
+    static STEALING: OnceLock<ThreadedEx> = OnceLock::new();
+    STEALING.get_or_init(ThreadedEx::new)
+}
+
+fn for_helper() -> &'static ThreadedEx {
+    static FOR_HELPER: OnceLock<ThreadedEx> = OnceLock::new();
+    FOR_HELPER.get_or_init(|| ThreadedEx::new().basesize(1))
+}
+
+fn waiting() -> &'static TaskPoolEx {
+    static WAITING: OnceLock<TaskPoolEx> = OnceLock::new();
+    WAITING.get_or_init(|| {
+        TaskPoolEx::new()
+            .ntasks(available_parallelism() * WAITING_TASKS_PER_CORE)
+            .basesize(1)
+    })
+}
+
+/// Whether items that took `wall` on the caller, `cpu` of it on the CPU, mostly waited.
+fn mostly_waited(cpu: Option<Duration>, wall: Duration) -> bool {
+    cpu.is_some_and(|cpu| cpu.saturating_mul(2) < wall)
+}
+
+impl AutoEx {
+    /// An `AutoEx` (its pools are shared by every `AutoEx` and made on first use).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How the last fold run by this executor (or a clone) ran; `None` before the first.
+    pub fn last_choice(&self) -> Option<Choice> {
+        self.state().last
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn chose(&self, choice: Choice) {
+        self.state().last = Some(choice);
+    }
+
+    /// What was chosen for folds of `len` indices, if it stands without measuring again.
+    fn remembered(&self, len: usize) -> Option<Choice> {
+        let mut state = self.state();
+        let (choice, folds) = state.shapes.get_mut(&len)?;
+        *folds += 1;
+        if *folds >= MEASURE_EVERY {
+            return None;
+        }
+        let choice = *choice;
+        state.last = Some(choice);
+        Some(choice)
+    }
+
+    /// Remembers `choice`, just measured, for folds of `len` indices.
+    fn learned(&self, len: usize, choice: Choice) {
+        let mut state = self.state();
+        state.last = Some(choice);
+        if state.shapes.len() >= REMEMBERED_SHAPES && !state.shapes.contains_key(&len) {
+            state.shapes.clear();
+        }
+        state.shapes.insert(len, (choice, 0));
+    }
+}
+
+impl Executor for AutoEx {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        if is_standing_in() {
+            self.chose(Choice::ForHelper);
+            return for_helper().execute(job);
+        }
+        let len = job.len();
+        match self.remembered(len) {
+            Some(Choice::Waiting { .. }) => return waiting().execute(job),
+            Some(Choice::Stealing) => return stealing().execute(job),
+            _ => {}
+        }
+        let cpu_before = ThreadTime::try_now().ok();
+        match measure_first_items(job, stealing().workers()) {
+            FirstItems::Done(partial) => {
+                self.learned(len, Choice::Inline);
+                partial
+            }
+            FirstItems::Rest(rest) => {
+                let (_, wall) = rest.measured();
+                let cpu = cpu_before.map(|before| before.elapsed());
+                let partial = if mostly_waited(cpu, wall) {
+                    let pool = waiting();
+                    self.learned(
+                        len,
+                        Choice::Waiting {
+                            ntasks: pool.workers(),
+                        },
+                    );
+                    pool.execute(rest.job())
+                } else {
+                    self.learned(len, Choice::Stealing);
+                    stealing().execute(rest.job())
+                };
+                rest.finish(partial)
+            }
+        }
+    }
+
+    /// The work-stealing pool's threads.
+    fn workers(&self) -> usize {
+        stealing().workers()
+    }
+
+    fn is_worker_thread(&self) -> bool {
+        stealing().is_worker_thread() || waiting().is_worker_thread()
+    }
+
+    /// Helps the work-stealing pool, which runs the folds a loader's driver starts.
+    fn help(&self) -> bool {
+        for_helper().help()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_needs_a_cpu_clock_and_less_than_half_the_wall_time() {
+        let ms = Duration::from_millis;
+        assert!(mostly_waited(Some(ms(1)), ms(10)));
+        assert!(!mostly_waited(Some(ms(6)), ms(10)));
+        assert!(
+            !mostly_waited(None, ms(10)),
+            "no CPU clock: assume the items compute"
+        );
+        assert!(!mostly_waited(Some(Duration::ZERO), Duration::ZERO));
+    }
+}

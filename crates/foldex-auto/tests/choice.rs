@@ -1,0 +1,118 @@
+//! What AutoEx chooses: inline for a tiny fold, a task pool for items that wait, work stealing
+//! for items that compute; and the answer is the sequential one whatever it chose.
+
+use foldex_auto::{AutoEx, Choice};
+use foldex_core::exec::stand_in_for_helper;
+use foldex_core::ExecutorExt;
+use std::time::{Duration, Instant};
+
+fn spin(d: Duration) {
+    let until = Instant::now() + d;
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+}
+
+#[test]
+fn a_tiny_fold_runs_inline() {
+    let ex = AutoEx::new();
+    assert_eq!(ex.last_choice(), None);
+    // A measurement that the scheduler interrupts may hand a fold on: most must stay inline.
+    let inline = (0..10)
+        .filter(|_| {
+            assert_eq!(ex.sum::<usize>(0..8), 28);
+            ex.last_choice() == Some(Choice::Inline)
+        })
+        .count();
+    assert!(inline >= 8, "{inline} of 10 tiny folds ran inline");
+}
+
+#[test]
+fn items_that_sleep_go_to_the_task_pool() {
+    let ex = AutoEx::new();
+    let got = ex.map_reduce(
+        0..64usize,
+        |i| {
+            std::thread::sleep(Duration::from_millis(1));
+            i
+        },
+        || 0,
+        |a, b| a + b,
+    );
+    assert_eq!(got, 63 * 64 / 2);
+    assert!(
+        matches!(ex.last_choice(), Some(Choice::Waiting { ntasks }) if ntasks >= 2),
+        "{:?}",
+        ex.last_choice()
+    );
+}
+
+#[test]
+fn items_that_compute_go_to_work_stealing() {
+    let ex = AutoEx::new();
+    // Most runs see CPU time close to wall time; one that the scheduler interrupted for half
+    // its measurement may see otherwise, so a majority decides.
+    let stealing = (0..5)
+        .filter(|_| {
+            let got = ex.map_reduce(
+                0..200usize,
+                |i| {
+                    spin(Duration::from_micros(20));
+                    i
+                },
+                || 0,
+                |a, b| a + b,
+            );
+            assert_eq!(got, 199 * 200 / 2);
+            ex.last_choice() == Some(Choice::Stealing)
+        })
+        .count();
+    assert!(stealing >= 3, "{stealing} of 5 folds chose work stealing");
+}
+
+#[test]
+fn a_fold_for_a_helper_measures_nothing() {
+    let ex = AutoEx::new();
+    let got = stand_in_for_helper(|| ex.collect_vec(0..100usize));
+    assert_eq!(got, (0..100).collect::<Vec<_>>());
+    assert_eq!(ex.last_choice(), Some(Choice::ForHelper));
+}
+
+#[test]
+fn the_choice_explains_itself() {
+    assert_eq!(
+        Choice::Waiting { ntasks: 16 }.to_string(),
+        "a task pool of 16 tasks: the items spent most of their time waiting"
+    );
+}
+
+#[test]
+fn a_shape_is_remembered_and_measured_again_now_and_then() {
+    let ex = AutoEx::new();
+    let sleepy = |i: usize| {
+        std::thread::sleep(Duration::from_millis(1));
+        i
+    };
+    assert_eq!(
+        ex.map_reduce(0..48usize, sleepy, || 0, |a, b| a + b),
+        47 * 48 / 2
+    );
+    let waiting = ex.last_choice();
+    assert!(
+        matches!(waiting, Some(Choice::Waiting { .. })),
+        "{waiting:?}"
+    );
+    // The same length with cheap items: remembered, not measured, until the shape's turn to
+    // measure again comes; then it is seen for what it is now.
+    let mut choices = Vec::new();
+    for _ in 0..foldex_auto::MEASURE_EVERY {
+        assert_eq!(ex.sum::<usize>(0..48), 47 * 48 / 2);
+        choices.push(ex.last_choice());
+    }
+    let remembered = foldex_auto::MEASURE_EVERY as usize - 1;
+    assert!(
+        choices[..remembered].iter().all(|c| *c == waiting),
+        "{choices:?}"
+    );
+    assert_ne!(choices[remembered], waiting, "measured again: {choices:?}");
+}
