@@ -103,16 +103,20 @@ fn a_shape_is_remembered_and_measured_again_now_and_then() {
         "{waiting:?}"
     );
     // The same length with cheap items: remembered, not measured, until the shape's turn to
-    // measure again comes; then it is seen for what it is now.
+    // measure again comes; then it is seen for what it is now. A measurement that the scheduler
+    // interrupts can look like waiting (wall time without CPU time), so two turns are allowed.
+    let every = foldex_auto::MEASURE_EVERY as usize;
     let mut choices = Vec::new();
-    for _ in 0..foldex_auto::MEASURE_EVERY {
+    for _ in 0..2 * every {
         assert_eq!(ex.sum::<usize>(0..48), 47 * 48 / 2);
         choices.push(ex.last_choice());
     }
-    let remembered = foldex_auto::MEASURE_EVERY as usize - 1;
     assert!(
-        choices[..remembered].iter().all(|c| *c == waiting),
+        choices[..every - 1].iter().all(|c| *c == waiting),
         "{choices:?}"
     );
-    assert_ne!(choices[remembered], waiting, "measured again: {choices:?}");
+    assert!(
+        choices[every - 1..].iter().any(|c| *c != waiting),
+        "measured again: {choices:?}"
+    );
 }
