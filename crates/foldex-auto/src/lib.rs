@@ -28,8 +28,10 @@
 //! measure, and run such folds as before.
 //!
 //! A fold run for a thread that stands in for a helper (a data loader's driver,
-//! [`foldex_core::exec::stand_in_for_helper`]) measures nothing on that thread: it goes to work
-//! stealing with one index per piece, the loader's default ([`Choice::ForHelper`]).
+//! [`foldex_core::exec::stand_in_for_helper`]) is measured the same way, on that thread: items
+//! that wait go to the task pool, items that compute to work stealing with one index per piece,
+//! the loader's default ([`Choice::ForHelper`]); the helper's [`Executor::help`] helps
+//! whichever pool runs them.
 //!
 //! The pools are the global `ThreadedEx` pool and one task pool of
 //! [`WAITING_TASKS_PER_CORE`] tasks per core, made on first use and kept warm for every
@@ -77,8 +79,8 @@ pub enum Choice {
         /// The tasks of the pool.
         ntasks: usize,
     },
-    /// Work stealing with one index per piece: the caller stands in for a helper (a data
-    /// loader's driver) and measures nothing.
+    /// Work stealing with one index per piece: the items compute, and the caller stands in for
+    /// a helper (a data loader's driver), which takes one index at a time.
     ForHelper,
 }
 
@@ -92,7 +94,7 @@ impl fmt::Display for Choice {
                 "a task pool of {ntasks} tasks: the items spent most of their time waiting"
             ),
             Self::ForHelper => {
-                f.write_str("work stealing, basesize 1: the caller stands in for a helper")
+                f.write_str("work stealing, basesize 1: the items compute, for a helper")
             }
         }
     }
@@ -110,8 +112,8 @@ pub struct AutoEx {
 #[derive(Default)]
 struct State {
     last: Option<Choice>,
-    /// Per fold length: the choice, and the folds of that length since it was measured.
-    shapes: HashMap<usize, (Choice, u32)>,
+    /// Per shape: the choice, and the folds of that shape since it was measured.
+    shapes: HashMap<Shape, (Choice, u32)>,
 }
 
 impl fmt::Debug for AutoEx {
@@ -141,6 +143,24 @@ fn waiting() -> &'static TaskPoolEx {
     })
 }
 
+/// What a fold is remembered by: its length, and whether its caller stands in for a helper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Shape {
+    len: usize,
+    for_helper: bool,
+}
+
+/// Runs `job` on the pool `choice` names; `None` for [`Choice::Inline`], which measures again
+/// (a fold that was cheap costs little to measure, and one that grew is seen).
+fn run_on<'a>(choice: Choice, job: &dyn Job<'a>) -> Option<Partial<'a>> {
+    Some(match choice {
+        Choice::Inline => return None,
+        Choice::Stealing => stealing().execute(job),
+        Choice::Waiting { .. } => waiting().execute(job),
+        Choice::ForHelper => for_helper().execute(job),
+    })
+}
+
 /// Whether items that took `wall` on the caller, `cpu` of it on the CPU, mostly waited.
 fn mostly_waited(cpu: Option<Duration>, wall: Duration) -> bool {
     cpu.is_some_and(|cpu| cpu.saturating_mul(2) < wall)
@@ -165,10 +185,10 @@ impl AutoEx {
         self.state().last = Some(choice);
     }
 
-    /// What was chosen for folds of `len` indices, if it stands without measuring again.
-    fn remembered(&self, len: usize) -> Option<Choice> {
+    /// What was chosen for folds of this shape, if it stands without measuring again.
+    fn remembered(&self, shape: Shape) -> Option<Choice> {
         let mut state = self.state();
-        let (choice, folds) = state.shapes.get_mut(&len)?;
+        let (choice, folds) = state.shapes.get_mut(&shape)?;
         *folds += 1;
         if *folds >= MEASURE_EVERY {
             return None;
@@ -178,51 +198,48 @@ impl AutoEx {
         Some(choice)
     }
 
-    /// Remembers `choice`, just measured, for folds of `len` indices.
-    fn learned(&self, len: usize, choice: Choice) {
+    /// Remembers `choice`, just measured, for folds of this shape.
+    fn learned(&self, shape: Shape, choice: Choice) {
         let mut state = self.state();
         state.last = Some(choice);
-        if state.shapes.len() >= REMEMBERED_SHAPES && !state.shapes.contains_key(&len) {
+        if state.shapes.len() >= REMEMBERED_SHAPES && !state.shapes.contains_key(&shape) {
             state.shapes.clear();
         }
-        state.shapes.insert(len, (choice, 0));
+        state.shapes.insert(shape, (choice, 0));
     }
 }
 
 impl Executor for AutoEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-        if is_standing_in() {
-            self.chose(Choice::ForHelper);
-            return for_helper().execute(job);
-        }
-        let len = job.len();
-        match self.remembered(len) {
-            Some(Choice::Waiting { .. }) => return waiting().execute(job),
-            Some(Choice::Stealing) => return stealing().execute(job),
-            _ => {}
+        let shape = Shape {
+            len: job.len(),
+            for_helper: is_standing_in(),
+        };
+        if let Some(choice) = self.remembered(shape) {
+            if let Some(partial) = run_on(choice, job) {
+                return partial;
+            }
         }
         let cpu_before = ThreadTime::try_now().ok();
         match measure_first_items(job, stealing().workers()) {
             FirstItems::Done(partial) => {
-                self.learned(len, Choice::Inline);
+                self.learned(shape, Choice::Inline);
                 partial
             }
             FirstItems::Rest(rest) => {
                 let (_, wall) = rest.measured();
                 let cpu = cpu_before.map(|before| before.elapsed());
-                let partial = if mostly_waited(cpu, wall) {
-                    let pool = waiting();
-                    self.learned(
-                        len,
-                        Choice::Waiting {
-                            ntasks: pool.workers(),
-                        },
-                    );
-                    pool.execute(rest.job())
+                let choice = if mostly_waited(cpu, wall) {
+                    Choice::Waiting {
+                        ntasks: waiting().workers(),
+                    }
+                } else if shape.for_helper {
+                    Choice::ForHelper
                 } else {
-                    self.learned(len, Choice::Stealing);
-                    stealing().execute(rest.job())
+                    Choice::Stealing
                 };
+                self.learned(shape, choice);
+                let partial = run_on(choice, rest.job()).expect("not inline");
                 rest.finish(partial)
             }
         }
@@ -237,9 +254,10 @@ impl Executor for AutoEx {
         stealing().is_worker_thread() || waiting().is_worker_thread()
     }
 
-    /// Helps the work-stealing pool, which runs the folds a loader's driver starts.
+    /// Helps the pool that runs the folds a loader's driver starts: work stealing, or the
+    /// task pool when its items wait.
     fn help(&self) -> bool {
-        for_helper().help()
+        for_helper().help() || waiting().help()
     }
 }
 

@@ -71,11 +71,48 @@ fn items_that_compute_go_to_work_stealing() {
 }
 
 #[test]
-fn a_fold_for_a_helper_measures_nothing() {
+fn a_fold_for_a_helper_takes_one_index_at_a_time_or_the_task_pool() {
     let ex = AutoEx::new();
-    let got = stand_in_for_helper(|| ex.collect_vec(0..100usize));
-    assert_eq!(got, (0..100).collect::<Vec<_>>());
-    assert_eq!(ex.last_choice(), Some(Choice::ForHelper));
+    let got = stand_in_for_helper(|| {
+        ex.map_reduce(
+            0..200usize,
+            |i| {
+                spin(Duration::from_micros(20));
+                vec![i]
+            },
+            Vec::new,
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        )
+    });
+    assert_eq!(got, (0..200).collect::<Vec<_>>());
+    assert!(
+        matches!(
+            ex.last_choice(),
+            Some(Choice::ForHelper | Choice::Waiting { .. })
+        ),
+        "{:?}",
+        ex.last_choice()
+    );
+    let sleepy = stand_in_for_helper(|| {
+        ex.map_reduce(
+            0..32usize,
+            |i| {
+                std::thread::sleep(Duration::from_millis(1));
+                i
+            },
+            || 0,
+            |a, b| a + b,
+        )
+    });
+    assert_eq!(sleepy, 31 * 32 / 2);
+    assert!(
+        matches!(ex.last_choice(), Some(Choice::Waiting { .. })),
+        "{:?}",
+        ex.last_choice()
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Executors every loader test runs with, built once per test binary.
 #![allow(dead_code)]
 
+use foldex_auto::AutoEx;
 use foldex_core::exec::chunk;
 use foldex_core::{Executor, Job, Partial};
 use foldex_seq::SequentialEx;
@@ -52,7 +53,7 @@ impl Executor for BackwardsEx {
     }
 }
 
-/// Every executor kind, with several basesizes and both TaskPoolEx modes.
+/// Every executor kind, with several basesizes, both TaskPoolEx modes and AutoEx.
 pub fn executors() -> &'static [(&'static str, Arc<dyn Executor>)] {
     static ALL: OnceLock<Vec<(&'static str, Arc<dyn Executor>)>> = OnceLock::new();
     ALL.get_or_init(|| {
@@ -76,6 +77,7 @@ pub fn executors() -> &'static [(&'static str, Arc<dyn Executor>)] {
                 Arc::new(TaskPoolEx::new().ntasks(2).basesize(4).background(true)),
             ),
             ("TaskPoolEx auto basesize", Arc::new(TaskPoolEx::new())),
+            ("AutoEx", Arc::new(AutoEx::new())),
             ("BackwardsEx (hand-rolled)", Arc::new(BackwardsEx)),
         ]
     })
