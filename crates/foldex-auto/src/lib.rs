@@ -181,10 +181,6 @@ impl AutoEx {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn chose(&self, choice: Choice) {
-        self.state().last = Some(choice);
-    }
-
     /// What was chosen for folds of this shape, if it stands without measuring again.
     fn remembered(&self, shape: Shape) -> Option<Choice> {
         let mut state = self.state();
