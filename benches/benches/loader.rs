@@ -6,19 +6,22 @@
 //!   The reference is rayon's `for_each_with` sending into crossbeam-channel's `bounded(16)`,
 //!   drained by the calling thread. Ours: unbatched observations, unordered and ordered; after
 //!   each, the stats of one more epoch are printed (parcel size, verdict, each thread's share).
-//!   Last, unordered with a single worker thread beside the consumer.
+//!   Then both again on `AutoEx`, and last, unordered with a single worker thread beside the
+//!   consumer.
 //! - `loader_reuse`: 100 000 observations of 64 `f32` that cost next to nothing, with
 //!   `reuse_buffers(true)` and a buffer of 16: what recycling a buffer per batch costs.
 //! - `loader_wake_up`: 2 000 hand-overs of a token between two threads through a condvar,
 //!   each a sleep and a wake-up: what the loader saves when a waiting thread polls instead.
 //! - `loader_sleep`: the seed's `TimeDataset` (each observation sleeps for `t`), per executor,
 //!   with `n` chosen so that an ideal run on 2 workers takes about 50 ms. Efficiency is
-//!   `n * t / workers` divided by the median time.
+//!   `n * t / workers` divided by the median time. `AutoEx` picks its own task count (8 per
+//!   core for items that sleep), so its time is compared with the best of the others, not its
+//!   efficiency.
 #![forbid(unsafe_code)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use foldex::loader::Dataset;
-use foldex::{from_fn, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
+use foldex::{from_fn, AutoEx, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
 use foldex_benches::rayon_crossbeam_epoch;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -72,6 +75,25 @@ fn throughput(c: &mut Criterion) {
             100.0 * stats.full,
             shares.join(", ")
         );
+    }
+    for ordered in [false, true] {
+        let loader = Loader::new(from_fn(N, |i| i))
+            .buffer(BUFFER)
+            .ordered(ordered)
+            .unbatched()
+            .executor(AutoEx::new());
+        let name = if ordered {
+            "loader ordered, AutoEx"
+        } else {
+            "loader unordered, AutoEx"
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                loader
+                    .iter()
+                    .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
+            })
+        });
     }
     // One worker and the consumer, a thread per core: the pair hands every parcel over, so
     // this is where waiting threads that sleep too early cost the most.
@@ -144,6 +166,7 @@ fn sleep_matrix(c: &mut Criterion) {
             Arc::new(TaskPoolEx::new().ntasks(2).basesize(1).background(true)),
         ),
         ("SequentialEx", Arc::new(SequentialEx)),
+        ("AutoEx", Arc::new(AutoEx::new())),
     ];
     // (item time, n): n * t / 2 workers is about 50 ms.
     let cells = [

@@ -28,10 +28,11 @@
 //! measure, and run such folds as before.
 //!
 //! A fold run for a thread that stands in for a helper (a data loader's driver,
-//! [`foldex_core::exec::stand_in_for_helper`]) is measured the same way, on that thread: items
-//! that wait go to the task pool, items that compute to work stealing with one index per piece,
-//! the loader's default ([`Choice::ForHelper`]); the helper's [`Executor::help`] helps
-//! whichever pool runs them.
+//! [`foldex_core::exec::stand_in_for_helper`]) is not measured: a loader's items are *turns*,
+//! each of which makes batches until the epoch has none left, so its first item would be the
+//! whole epoch on one thread. Such a fold goes to the task pool at once ([`Choice::ForHelper`]),
+//! whose many tasks keep every core busy whether the batches compute or wait; the helper's
+//! [`Executor::help`] helps that pool.
 //!
 //! The pools are the global `ThreadedEx` pool and one task pool of
 //! [`WAITING_TASKS_PER_CORE`] tasks per core, made on first use and kept warm for every
@@ -46,7 +47,7 @@
 #![forbid(unsafe_code)]
 
 use cpu_time::ThreadTime;
-use foldex_core::exec::{is_standing_in, measure_first_items, FirstItems};
+use foldex_core::exec::{is_standing_in, measure_first_items, FirstItems, WAKE_UP};
 use foldex_core::{available_parallelism, Executor, Job, Partial};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
@@ -79,9 +80,12 @@ pub enum Choice {
         /// The tasks of the pool.
         ntasks: usize,
     },
-    /// Work stealing with one index per piece: the items compute, and the caller stands in for
-    /// a helper (a data loader's driver), which takes one index at a time.
-    ForHelper,
+    /// The task pool of `ntasks` tasks (basesize 1), unmeasured: the caller stands in for a
+    /// helper (a data loader's driver), whose items cannot be measured on the caller.
+    ForHelper {
+        /// The tasks of the pool.
+        ntasks: usize,
+    },
 }
 
 impl fmt::Display for Choice {
@@ -93,9 +97,10 @@ impl fmt::Display for Choice {
                 f,
                 "a task pool of {ntasks} tasks: the items spent most of their time waiting"
             ),
-            Self::ForHelper => {
-                f.write_str("work stealing, basesize 1: the items compute, for a helper")
-            }
+            Self::ForHelper { ntasks } => write!(
+                f,
+                "a task pool of {ntasks} tasks, unmeasured: the fold is a helper's (a loader's)"
+            ),
         }
     }
 }
@@ -129,25 +134,20 @@ fn stealing() -> &'static ThreadedEx {
     STEALING.get_or_init(ThreadedEx::new)
 }
 
-fn for_helper() -> &'static ThreadedEx {
-    static FOR_HELPER: OnceLock<ThreadedEx> = OnceLock::new();
-    FOR_HELPER.get_or_init(|| ThreadedEx::new().basesize(1))
-}
-
 fn waiting() -> &'static TaskPoolEx {
     static WAITING: OnceLock<TaskPoolEx> = OnceLock::new();
-    WAITING.get_or_init(|| {
-        TaskPoolEx::new()
-            .ntasks(available_parallelism() * WAITING_TASKS_PER_CORE)
-            .basesize(1)
-    })
+    WAITING.get_or_init(|| TaskPoolEx::new().ntasks(waiting_tasks()).basesize(1))
 }
 
-/// What a fold is remembered by: its length, and whether its caller stands in for a helper.
+/// The tasks of the pool that runs items that wait.
+fn waiting_tasks() -> usize {
+    available_parallelism().saturating_mul(WAITING_TASKS_PER_CORE)
+}
+
+/// What a fold is remembered by: its length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Shape {
     len: usize,
-    for_helper: bool,
 }
 
 /// Runs `job` on the pool `choice` names; `None` for [`Choice::Inline`], which measures again
@@ -156,14 +156,79 @@ fn run_on<'a>(choice: Choice, job: &dyn Job<'a>) -> Option<Partial<'a>> {
     Some(match choice {
         Choice::Inline => return None,
         Choice::Stealing => stealing().execute(job),
-        Choice::Waiting { .. } => waiting().execute(job),
-        Choice::ForHelper => for_helper().execute(job),
+        Choice::Waiting { .. } | Choice::ForHelper { .. } => waiting().execute(job),
     })
 }
 
-/// Whether items that took `wall` on the caller, `cpu` of it on the CPU, mostly waited.
-fn mostly_waited(cpu: Option<Duration>, wall: Duration) -> bool {
-    cpu.is_some_and(|cpu| cpu.saturating_mul(2) < wall)
+/// Items spending less than this share of their wall time on the CPU count as waiting.
+pub const WAITING_CPU_SHARE: f64 = 0.5;
+
+/// What [`AutoEx`] knows of a fold when it chooses: the model it decides by, public so that a
+/// tool (`foldex advise`) can ask what `AutoEx` would do with a workload it describes.
+///
+/// ```
+/// use foldex_auto::{Choice, Estimate};
+/// use std::time::Duration;
+///
+/// let sleepy = Estimate {
+///     len: 1000,
+///     item_cost: Duration::from_millis(1),
+///     cpu_share: Some(0.01),
+///     for_helper: false,
+/// };
+/// assert!(matches!(sleepy.choice(), Choice::Waiting { .. }));
+/// let tiny = Estimate { len: 8, item_cost: Duration::from_nanos(10), ..sleepy };
+/// assert_eq!(tiny.choice(), Choice::Inline);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// The fold's items.
+    pub len: usize,
+    /// What one item costs (wall time).
+    pub item_cost: Duration,
+    /// The share of that time spent on the CPU; `None` where there is no CPU clock (the items
+    /// are taken to compute).
+    pub cpu_share: Option<f64>,
+    /// Whether the caller stands in for a helper (a loader's driver); its fold is not
+    /// measured, so `item_cost` and `cpu_share` do not count.
+    pub for_helper: bool,
+}
+
+impl Estimate {
+    /// What `AutoEx` chooses for such a fold: the task pool for a helper's fold (whatever its
+    /// items cost), inline when the whole fold costs less than a wake-up
+    /// ([`foldex_core::exec::WAKE_UP`]), the task pool when the items spend less than
+    /// [`WAITING_CPU_SHARE`] of their time on the CPU, work stealing otherwise.
+    pub fn choice(&self) -> Choice {
+        if self.for_helper {
+            return Choice::ForHelper {
+                ntasks: waiting_tasks(),
+            };
+        }
+        let total = self
+            .item_cost
+            .checked_mul(u32::try_from(self.len).unwrap_or(u32::MAX))
+            .unwrap_or(Duration::MAX);
+        if total < WAKE_UP {
+            Choice::Inline
+        } else {
+            self.pool()
+        }
+    }
+
+    /// The pool for a fold worth handing on.
+    fn pool(&self) -> Choice {
+        if self
+            .cpu_share
+            .is_some_and(|share| share < WAITING_CPU_SHARE)
+        {
+            Choice::Waiting {
+                ntasks: waiting_tasks(),
+            }
+        } else {
+            Choice::Stealing
+        }
+    }
 }
 
 impl AutoEx {
@@ -207,10 +272,14 @@ impl AutoEx {
 
 impl Executor for AutoEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-        let shape = Shape {
-            len: job.len(),
-            for_helper: is_standing_in(),
-        };
+        if is_standing_in() {
+            let choice = Choice::ForHelper {
+                ntasks: waiting_tasks(),
+            };
+            self.state().last = Some(choice);
+            return waiting().execute(job);
+        }
+        let shape = Shape { len: job.len() };
         if let Some(choice) = self.remembered(shape) {
             if let Some(partial) = run_on(choice, job) {
                 return partial;
@@ -223,17 +292,18 @@ impl Executor for AutoEx {
                 partial
             }
             FirstItems::Rest(rest) => {
-                let (_, wall) = rest.measured();
+                let (items, wall) = rest.measured();
                 let cpu = cpu_before.map(|before| before.elapsed());
-                let choice = if mostly_waited(cpu, wall) {
-                    Choice::Waiting {
-                        ntasks: waiting().workers(),
-                    }
-                } else if shape.for_helper {
-                    Choice::ForHelper
-                } else {
-                    Choice::Stealing
+                let estimate = Estimate {
+                    len: shape.len,
+                    item_cost: wall / u32::try_from(items.max(1)).unwrap_or(u32::MAX),
+                    cpu_share: cpu
+                        .filter(|_| !wall.is_zero())
+                        .map(|cpu| cpu.as_secs_f64() / wall.as_secs_f64()),
+                    for_helper: false,
                 };
+                // Not inline: the measurement found the fold worth handing on.
+                let choice = estimate.pool();
                 self.learned(shape, choice);
                 let partial = run_on(choice, rest.job()).expect("not inline");
                 rest.finish(partial)
@@ -250,10 +320,9 @@ impl Executor for AutoEx {
         stealing().is_worker_thread() || waiting().is_worker_thread()
     }
 
-    /// Helps the pool that runs the folds a loader's driver starts: work stealing, or the
-    /// task pool when its items wait.
+    /// Helps the task pool, which runs the folds a loader's driver starts.
     fn help(&self) -> bool {
-        for_helper().help() || waiting().help()
+        waiting().help()
     }
 }
 
@@ -263,13 +332,41 @@ mod tests {
 
     #[test]
     fn waiting_needs_a_cpu_clock_and_less_than_half_the_wall_time() {
-        let ms = Duration::from_millis;
-        assert!(mostly_waited(Some(ms(1)), ms(10)));
-        assert!(!mostly_waited(Some(ms(6)), ms(10)));
-        assert!(
-            !mostly_waited(None, ms(10)),
+        let estimate = |cpu_share| Estimate {
+            len: 100,
+            item_cost: Duration::from_millis(1),
+            cpu_share,
+            for_helper: false,
+        };
+        assert!(matches!(
+            estimate(Some(0.1)).choice(),
+            Choice::Waiting { .. }
+        ));
+        assert_eq!(estimate(Some(0.6)).choice(), Choice::Stealing);
+        assert_eq!(
+            estimate(None).choice(),
+            Choice::Stealing,
             "no CPU clock: assume the items compute"
         );
-        assert!(!mostly_waited(Some(Duration::ZERO), Duration::ZERO));
+        for share in [None, Some(0.1), Some(0.9)] {
+            let for_helper = Estimate {
+                for_helper: true,
+                ..estimate(share)
+            };
+            assert!(matches!(for_helper.choice(), Choice::ForHelper { .. }));
+        }
+    }
+
+    #[test]
+    fn huge_folds_do_not_overflow_and_empty_ones_run_inline() {
+        let huge = Estimate {
+            len: usize::MAX,
+            item_cost: Duration::from_secs(u64::MAX / 2),
+            cpu_share: Some(1.0),
+            for_helper: false,
+        };
+        assert_eq!(huge.choice(), Choice::Stealing);
+        let empty = Estimate { len: 0, ..huge };
+        assert_eq!(empty.choice(), Choice::Inline);
     }
 }

@@ -71,7 +71,7 @@ fn items_that_compute_go_to_work_stealing() {
 }
 
 #[test]
-fn a_fold_for_a_helper_takes_one_index_at_a_time_or_the_task_pool() {
+fn a_fold_for_a_helper_goes_to_the_task_pool_unmeasured() {
     let ex = AutoEx::new();
     let got = stand_in_for_helper(|| {
         ex.map_reduce(
@@ -89,10 +89,7 @@ fn a_fold_for_a_helper_takes_one_index_at_a_time_or_the_task_pool() {
     });
     assert_eq!(got, (0..200).collect::<Vec<_>>());
     assert!(
-        matches!(
-            ex.last_choice(),
-            Some(Choice::ForHelper | Choice::Waiting { .. })
-        ),
+        matches!(ex.last_choice(), Some(Choice::ForHelper { .. })),
         "{:?}",
         ex.last_choice()
     );
@@ -109,10 +106,46 @@ fn a_fold_for_a_helper_takes_one_index_at_a_time_or_the_task_pool() {
     });
     assert_eq!(sleepy, 31 * 32 / 2);
     assert!(
-        matches!(ex.last_choice(), Some(Choice::Waiting { .. })),
+        matches!(ex.last_choice(), Some(Choice::ForHelper { .. })),
         "{:?}",
         ex.last_choice()
     );
+}
+
+#[test]
+fn a_fold_for_a_helper_is_not_measured_on_the_caller() {
+    // Four items that each wait for all four to start, as a loader's turns wait for room, and
+    // a helper beside the caller, as a loader's consumer: run on the caller first, item 0
+    // would wait forever.
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let ex = AutoEx::new();
+    let barrier = std::sync::Barrier::new(4);
+    let done = AtomicBool::new(false);
+    let got = foldex_testkit::watchdog("a helper's fold of items that meet", || {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !done.load(Ordering::Acquire) {
+                    if !foldex_core::Executor::help(&ex) {
+                        std::thread::yield_now();
+                    }
+                }
+            });
+            let got = stand_in_for_helper(|| {
+                ex.map_reduce(
+                    0..4usize,
+                    |i| {
+                        barrier.wait();
+                        i
+                    },
+                    || 0,
+                    |a, b| a + b,
+                )
+            });
+            done.store(true, Ordering::Release);
+            got
+        })
+    });
+    assert_eq!(got, 6);
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! `foldex advise`: which executor, basesize and ntasks for a workload, and why. The rules are
-//! the ones docs/choosing-an-executor.md gives, with the thresholds measured for it.
+//! the ones docs/choosing-an-executor.md gives, with the thresholds measured for it; what
+//! `AutoEx` would choose comes from `AutoEx`'s own model ([`foldex::auto::Estimate`]), and
+//! what counts as waiting is its threshold.
 
 use crate::cputime;
 use crate::parse::format_duration;
@@ -16,8 +18,9 @@ pub const IO_WORKERS_PER_CORE: usize = 4;
 /// The least work a piece should carry, so that scheduling it is noise next to running it.
 pub const MIN_PIECE: Duration = Duration::from_micros(50);
 
-/// An item counts as I/O-bound when less than this share of its time is spent on a CPU.
-pub const IO_CPU_SHARE: f64 = 0.5;
+/// An item counts as I/O-bound when less than this share of its time is spent on a CPU:
+/// `AutoEx`'s threshold.
+pub const IO_CPU_SHARE: f64 = foldex::auto::WAITING_CPU_SHARE;
 
 /// What is known about a workload.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -227,6 +230,18 @@ pub fn calibrate(data: &TimeDataset) -> Calibration {
     }
 }
 
+/// What `AutoEx` would choose for the workload, by its own model. The workload is a loader's
+/// (`eachobsparallel`), so the fold's caller stands in for a helper.
+pub fn auto_choice(w: &Workload) -> foldex::AutoChoice {
+    foldex::auto::Estimate {
+        len: w.n,
+        item_cost: w.cost,
+        cpu_share: Some(if w.io { 0.0 } else { 1.0 }),
+        for_helper: true,
+    }
+    .choice()
+}
+
 /// The advice as the command prints it.
 pub fn render(w: &Workload, advice: &Advice) -> String {
     let total = times(w.cost, w.n);
@@ -254,6 +269,11 @@ pub fn render(w: &Workload, advice: &Advice) -> String {
             if i == 0 { "why:      " } else { "          " }
         );
     }
+    let _ = writeln!(
+        out,
+        "or:       AutoEx::new(), which would choose {}",
+        auto_choice(w)
+    );
     out
 }
 
@@ -420,5 +440,26 @@ mod tests {
         assert!(text.contains("use:      TaskPoolEx::new().ntasks(8)"));
         assert!(text.contains("why:      - the items wait"));
         assert!(text.contains("1s in all"));
+        assert!(
+            text.contains("or:       AutoEx::new(), which would choose a task pool of"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn autoex_is_asked_by_its_own_model() {
+        use foldex::AutoChoice;
+        // A loader's fold is not measured: whatever its items cost, the task pool.
+        for w in [
+            workload(4, 1, false),
+            workload(10_000, 100, false),
+            workload(10_000, 100, true),
+        ] {
+            assert!(
+                matches!(auto_choice(&w), AutoChoice::ForHelper { ntasks } if ntasks >= 8),
+                "{:?}",
+                auto_choice(&w)
+            );
+        }
     }
 }

@@ -11,6 +11,10 @@ pub enum Kind {
     #[serde(rename = "sequential")]
     #[value(name = "sequential", alias = "seq", alias = "SequentialEx")]
     Sequential,
+    /// `AutoEx`: inline, work stealing or a task pool, chosen per fold from measured cost.
+    #[serde(rename = "auto")]
+    #[value(name = "auto", alias = "AutoEx")]
+    Auto,
     /// `ThreadedEx`: recursive halving onto a work-stealing pool.
     #[serde(rename = "threaded")]
     #[value(name = "threaded", alias = "ThreadedEx")]
@@ -31,17 +35,18 @@ pub enum Kind {
 
 impl Kind {
     /// Every family, in the order rows are printed.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Sequential,
+        Kind::Auto,
         Kind::Threaded,
         Kind::TaskPool,
         Kind::TaskPoolBackground,
         Kind::Rayon,
     ];
 
-    /// Whether the family has a worker count to choose.
+    /// Whether the family has a worker count to choose (`AutoEx` chooses its own).
     pub fn has_workers(self) -> bool {
-        self != Kind::Sequential
+        !matches!(self, Kind::Sequential | Kind::Auto)
     }
 
     /// Whether the family is a `TaskPoolEx`, whose worker count is `ntasks`.
@@ -55,7 +60,8 @@ impl Kind {
 pub struct Choice {
     /// The family.
     pub kind: Kind,
-    /// Threads (`ThreadedEx`, rayon) or `ntasks` (`TaskPoolEx`); 1 for `SequentialEx`.
+    /// Threads (`ThreadedEx`, rayon) or `ntasks` (`TaskPoolEx`); 1 for `SequentialEx`; the
+    /// cores for `AutoEx`.
     pub workers: usize,
     /// A fixed basesize, or `None` for the executor's default.
     pub basesize: Option<usize>,
@@ -69,6 +75,7 @@ impl fmt::Display for Choice {
         };
         match self.kind {
             Kind::Sequential => f.write_str("SequentialEx"),
+            Kind::Auto => f.write_str("AutoEx"),
             Kind::Threaded => write!(f, "ThreadedEx(threads={}{basesize})", self.workers),
             Kind::TaskPool => write!(f, "TaskPoolEx(ntasks={}{basesize})", self.workers),
             Kind::TaskPoolBackground => write!(
@@ -110,6 +117,7 @@ mod tests {
     fn names_parse_with_aliases() {
         assert_eq!(Kind::from_str("seq", true), Ok(Kind::Sequential));
         assert_eq!(Kind::from_str("ThreadedEx", true), Ok(Kind::Threaded));
+        assert_eq!(Kind::from_str("AutoEx", true), Ok(Kind::Auto));
         assert_eq!(
             Kind::from_str("taskpool-bg", true),
             Ok(Kind::TaskPoolBackground)

@@ -68,6 +68,9 @@ impl Plan {
                 if kinds.contains(&Kind::Sequential) {
                     cases.push((data, choice(Kind::Sequential, 1, None)));
                 }
+                if kinds.contains(&Kind::Auto) {
+                    cases.push((data, choice(Kind::Auto, cores, None)));
+                }
                 for &workers in &counts {
                     for &kind in Kind::ALL
                         .iter()
@@ -321,8 +324,9 @@ mod tests {
     #[test]
     fn the_default_plan_has_every_executor_on_both_variants() {
         let plan = plan(&[]).unwrap();
-        // sleep: 4 workloads × (sequential + 4 executors × {2, 8}); spin: 4 × (1 + 4 × {2}).
-        assert_eq!(plan.cases.len(), 4 * 9 + 4 * 5);
+        // sleep: 4 workloads × (sequential + auto + 4 executors × {2, 8});
+        // spin: 4 × (2 + 4 × {2}).
+        assert_eq!(plan.cases.len(), 4 * 10 + 4 * 6);
         let (data, first) = plan.cases[0];
         assert_eq!(
             (data.variant, data.n, first.kind),
@@ -338,7 +342,7 @@ mod tests {
         let quick_items: u64 = QUICK.iter().map(|&(n, _)| n as u64).sum();
         assert_eq!(
             plan.total_items(),
-            quick_items * (9 + 5) * 3,
+            quick_items * (10 + 6) * 3,
             "three runs per row"
         );
     }
@@ -391,6 +395,7 @@ mod tests {
             labels,
             [
                 "SequentialEx",
+                "AutoEx",
                 "ThreadedEx(threads=3, basesize=5)",
                 "rayon+channel(threads=3)",
                 "TaskPoolEx(ntasks=4, basesize=5)",

@@ -22,6 +22,7 @@ pub enum Prepared {
 pub fn prepare(choice: Choice) -> Result<Prepared, String> {
     let executor: Arc<dyn Executor> = match choice.kind {
         Kind::Sequential => Arc::new(foldex::SequentialEx),
+        Kind::Auto => Arc::new(foldex::AutoEx::new()),
         Kind::Threaded => {
             // A pool short of threads joins the ones it started and says why.
             let pool = foldex::Pool::try_new(choice.workers).map_err(|e| e.to_string())?;

@@ -59,6 +59,10 @@ pub struct Row {
     /// This wall time over the rayon reference's at the same worker count (`None` without a
     /// reference row): above 1 is slower than the reference.
     pub vs_rayon: Option<f64>,
+    /// This wall time over the fastest hand-picked foldex executor's on the same workload
+    /// (every family but `AutoEx` and the rayon reference; `None` without one): how far
+    /// `AutoEx`'s own choice is from the best a user could have picked.
+    pub vs_best_picked: Option<f64>,
     /// Items the consumer received.
     pub items: usize,
     /// `true` if every index arrived exactly once (by count and sum).
@@ -87,6 +91,12 @@ fn row(outcome: &Outcome, all: &[Outcome]) -> Row {
         .iter()
         .filter(same_workload)
         .find(|o| o.choice.kind == Kind::Rayon && o.choice.workers == choice.workers);
+    let best_picked = all
+        .iter()
+        .filter(same_workload)
+        .filter(|o| !matches!(o.choice.kind, Kind::Auto | Kind::Rayon))
+        .map(|o| o.measurement.wall)
+        .min();
     let ideal = data.serial_cost().as_secs_f64() / choice.workers as f64;
     let complete = !m.interrupted && m.items == data.n && m.index_sum == data.index_sum();
     let speedup = sequential.map(|s| s.measurement.wall.as_secs_f64() / wall);
@@ -107,13 +117,14 @@ fn row(outcome: &Outcome, all: &[Outcome]) -> Row {
         cpu_utilisation: m.cpu.map(|c| c.as_secs_f64() / wall),
         consumer_wait_s: m.consumer_wait.as_secs_f64(),
         vs_rayon: reference.map(|r| wall / r.measurement.wall.as_secs_f64()),
+        vs_best_picked: best_picked.map(|b| wall / b.as_secs_f64()),
         items: m.items,
         complete,
     }
 }
 
 /// The columns of the wide view; the compact one shows those flagged `true`.
-const COLUMNS: [(&str, bool); 10] = [
+const COLUMNS: [(&str, bool); 11] = [
     ("workload", true),
     ("executor", true),
     ("wall", true),
@@ -124,9 +135,10 @@ const COLUMNS: [(&str, bool); 10] = [
     ("CPU", true),
     ("consumer waited", false),
     ("vs rayon", false),
+    ("vs best picked", true),
 ];
 
-fn cells(row: &Row) -> [String; 10] {
+fn cells(row: &Row) -> [String; 11] {
     let ratio = |r: Option<f64>| r.map_or_else(|| "-".to_owned(), |r| format!("{r:.2}×"));
     let percent =
         |p: Option<f64>| p.map_or_else(|| "-".to_owned(), |p| format!("{:.0}%", p * 100.0));
@@ -155,6 +167,7 @@ fn cells(row: &Row) -> [String; 10] {
         percent(row.cpu_utilisation),
         format_duration(Duration::from_secs_f64(row.consumer_wait_s)),
         ratio(row.vs_rayon),
+        ratio(row.vs_best_picked),
     ]
 }
 
@@ -410,6 +423,21 @@ mod tests {
             wide.contains("threads=8") && wide.contains("vs rayon"),
             "{wide}"
         );
+    }
+
+    #[test]
+    fn auto_is_compared_with_the_best_hand_picked_executor() {
+        let rows = rows(&[
+            outcome(Kind::Sequential, 1, 1000, 1000),
+            outcome(Kind::Auto, 2, 420, 840),
+            outcome(Kind::Threaded, 2, 400, 800),
+            outcome(Kind::TaskPool, 2, 500, 1000),
+            outcome(Kind::Rayon, 2, 300, 600),
+        ]);
+        let auto = rows[1].vs_best_picked.expect("a hand-picked row");
+        assert!((auto - 1.05).abs() < 1e-9, "not against rayon: {auto}");
+        assert_eq!(rows[2].vs_best_picked, Some(1.0));
+        assert!(table(&rows, false).contains("| vs best picked |"));
     }
 
     #[test]

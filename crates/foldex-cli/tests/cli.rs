@@ -6,8 +6,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const EXECUTORS: [&str; 5] = [
+const EXECUTORS: [&str; 6] = [
     "SequentialEx",
+    "AutoEx",
     "ThreadedEx(threads=2)",
     "TaskPoolEx(ntasks=2)",
     "TaskPoolEx(ntasks=2, background)",
@@ -51,10 +52,11 @@ fn the_table_has_a_row_per_executor_and_variant() {
         "CPU",
         "consumer waited",
         "vs rayon",
+        "vs best picked",
     ] {
         assert!(lines[0].contains(column), "no {column} column: {table}");
     }
-    // Header, rule, and five executors on each of the two variants.
+    // Header, rule, and six executors on each of the two variants.
     assert_eq!(lines.len(), 2 + 2 * EXECUTORS.len(), "{table}");
     for variant in ["sleep 20×1ms", "spin 20×1ms"] {
         for executor in EXECUTORS {
@@ -100,7 +102,11 @@ fn json_gives_every_figure_for_every_row() {
         assert!(row["consumer_wait_s"].as_f64().unwrap() <= wall);
         assert!(row.get("cpu_utilisation").is_some());
     }
-    assert!(rows[4]["vs_rayon"].as_f64().unwrap() == 1.0);
+    assert!(rows[5]["vs_rayon"].as_f64().unwrap() == 1.0);
+    assert!(
+        rows[1]["vs_best_picked"].as_f64().unwrap() > 0.0,
+        "AutoEx's row"
+    );
 }
 
 #[test]
