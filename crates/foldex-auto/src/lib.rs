@@ -28,11 +28,11 @@
 //! measure, and run such folds as before.
 //!
 //! A fold run for a thread that stands in for a helper (a data loader's driver,
-//! [`foldex_core::exec::stand_in_for_helper`]) is not measured: a loader's items are *turns*,
-//! each of which makes batches until the epoch has none left, so its first item would be the
-//! whole epoch on one thread. Such a fold goes to the task pool at once ([`Choice::ForHelper`]),
-//! whose many tasks keep every core busy whether the batches compute or wait; the helper's
-//! [`Executor::help`] helps that pool.
+//! [`foldex_core::exec::stand_in_for_helper`]) is not measured on that thread: a loader's items
+//! run until the epoch is done, so its first item would be the whole epoch. It starts on the
+//! task pool ([`Choice::HelperTaskPool`]) and moves to work stealing ([`Choice::HelperStealing`])
+//! and back as each fold's run shows whether its items compute or wait; the protocol is in
+//! `helper.rs`. The helper's [`Executor::help`] helps either pool.
 //!
 //! The pools are the global `ThreadedEx` pool and one task pool of
 //! [`WAITING_TASKS_PER_CORE`] tasks per core, made on first use and kept warm for every
@@ -46,11 +46,16 @@
 //! item (on the caller, before any other thread starts) for items that wait.
 #![forbid(unsafe_code)]
 
+mod helper;
+
+pub use helper::{BUSY_CORES_SHARE, OBSERVED_AT_LEAST};
+
 use cpu_time::ThreadTime;
 use foldex_core::exec::{is_standing_in, measure_first_items, FirstItems, WAKE_UP};
 use foldex_core::{available_parallelism, Executor, Job, Partial};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
+use helper::Observed;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -80,12 +85,15 @@ pub enum Choice {
         /// The tasks of the pool.
         ntasks: usize,
     },
-    /// The task pool of `ntasks` tasks (basesize 1), unmeasured: the caller stands in for a
-    /// helper (a data loader's driver), whose items cannot be measured on the caller.
-    ForHelper {
+    /// A helper's fold (a data loader's driver's) on the task pool of `ntasks` tasks, basesize
+    /// 1: the first such fold, or one after a fold whose items waited.
+    HelperTaskPool {
         /// The tasks of the pool.
         ntasks: usize,
     },
+    /// A helper's fold on work stealing with one index per piece: the last such fold kept every
+    /// core busy on the task pool, so more tasks than cores bought nothing.
+    HelperStealing,
 }
 
 impl fmt::Display for Choice {
@@ -97,9 +105,12 @@ impl fmt::Display for Choice {
                 f,
                 "a task pool of {ntasks} tasks: the items spent most of their time waiting"
             ),
-            Self::ForHelper { ntasks } => write!(
+            Self::HelperTaskPool { ntasks } => write!(
                 f,
-                "a task pool of {ntasks} tasks, unmeasured: the fold is a helper's (a loader's)"
+                "a task pool of {ntasks} tasks: a loader's fold, whose items may wait"
+            ),
+            Self::HelperStealing => f.write_str(
+                "work stealing, basesize 1: a loader's fold, whose items kept every core busy",
             ),
         }
     }
@@ -119,6 +130,8 @@ struct State {
     last: Option<Choice>,
     /// Per shape: the choice, and the folds of that shape since it was measured.
     shapes: HashMap<Shape, (Choice, u32)>,
+    /// The pool of the next helper's fold; `None` before the first.
+    helper: Option<Choice>,
 }
 
 impl fmt::Debug for AutoEx {
@@ -134,6 +147,11 @@ fn stealing() -> &'static ThreadedEx {
     STEALING.get_or_init(ThreadedEx::new)
 }
 
+fn helper_stealing() -> &'static ThreadedEx {
+    static HELPER_STEALING: OnceLock<ThreadedEx> = OnceLock::new();
+    HELPER_STEALING.get_or_init(|| ThreadedEx::new().basesize(1))
+}
+
 fn waiting() -> &'static TaskPoolEx {
     static WAITING: OnceLock<TaskPoolEx> = OnceLock::new();
     WAITING.get_or_init(|| TaskPoolEx::new().ntasks(waiting_tasks()).basesize(1))
@@ -142,6 +160,13 @@ fn waiting() -> &'static TaskPoolEx {
 /// The tasks of the pool that runs items that wait.
 fn waiting_tasks() -> usize {
     available_parallelism().saturating_mul(WAITING_TASKS_PER_CORE)
+}
+
+/// A helper's fold on the task pool.
+fn helper_task_pool() -> Choice {
+    Choice::HelperTaskPool {
+        ntasks: waiting_tasks(),
+    }
 }
 
 /// What a fold is remembered by: its length.
@@ -156,7 +181,8 @@ fn run_on<'a>(choice: Choice, job: &dyn Job<'a>) -> Option<Partial<'a>> {
     Some(match choice {
         Choice::Inline => return None,
         Choice::Stealing => stealing().execute(job),
-        Choice::Waiting { .. } | Choice::ForHelper { .. } => waiting().execute(job),
+        Choice::Waiting { .. } | Choice::HelperTaskPool { .. } => waiting().execute(job),
+        Choice::HelperStealing => helper_stealing().execute(job),
     })
 }
 
@@ -190,20 +216,18 @@ pub struct Estimate {
     /// are taken to compute).
     pub cpu_share: Option<f64>,
     /// Whether the caller stands in for a helper (a loader's driver); its fold is not
-    /// measured, so `item_cost` and `cpu_share` do not count.
+    /// measured on the caller, so `item_cost` and `cpu_share` do not count.
     pub for_helper: bool,
 }
 
 impl Estimate {
-    /// What `AutoEx` chooses for such a fold: the task pool for a helper's fold (whatever its
-    /// items cost), inline when the whole fold costs less than a wake-up
+    /// What `AutoEx` chooses for such a fold: the task pool for a helper's first fold (whatever
+    /// its items cost; later ones follow what the last one showed), inline when the whole fold costs less than a wake-up
     /// ([`foldex_core::exec::WAKE_UP`]), the task pool when the items spend less than
     /// [`WAITING_CPU_SHARE`] of their time on the CPU, work stealing otherwise.
     pub fn choice(&self) -> Choice {
         if self.for_helper {
-            return Choice::ForHelper {
-                ntasks: waiting_tasks(),
-            };
+            return helper_task_pool();
         }
         let total = self
             .item_cost
@@ -259,6 +283,23 @@ impl AutoEx {
         Some(choice)
     }
 
+    /// Runs a helper's fold on the pool the last one chose, and chooses for the next; see
+    /// `helper.rs`.
+    fn execute_for_helper<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        let choice = {
+            let mut state = self.state();
+            let choice = *state.helper.get_or_insert_with(helper_task_pool);
+            state.last = Some(choice);
+            choice
+        };
+        let observed = Observed::new(job);
+        let (partial, observation) = observed.run_with(available_parallelism(), |job| {
+            run_on(choice, job).expect("a helper's fold never runs inline")
+        });
+        self.state().helper = Some(observation.next(choice));
+        partial
+    }
+
     /// Remembers `choice`, just measured, for folds of this shape.
     fn learned(&self, shape: Shape, choice: Choice) {
         let mut state = self.state();
@@ -273,11 +314,7 @@ impl AutoEx {
 impl Executor for AutoEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         if is_standing_in() {
-            let choice = Choice::ForHelper {
-                ntasks: waiting_tasks(),
-            };
-            self.state().last = Some(choice);
-            return waiting().execute(job);
+            return self.execute_for_helper(job);
         }
         let shape = Shape { len: job.len() };
         if let Some(choice) = self.remembered(shape) {
@@ -311,18 +348,19 @@ impl Executor for AutoEx {
         }
     }
 
-    /// The work-stealing pool's threads.
+    /// The task pool's tasks: the most pieces that may run at once (a loader sizes its buffer
+    /// from it).
     fn workers(&self) -> usize {
-        stealing().workers()
+        waiting_tasks()
     }
 
     fn is_worker_thread(&self) -> bool {
         stealing().is_worker_thread() || waiting().is_worker_thread()
     }
 
-    /// Helps the task pool, which runs the folds a loader's driver starts.
+    /// Helps the pools that run the folds a loader's driver starts.
     fn help(&self) -> bool {
-        waiting().help()
+        helper_stealing().help() || waiting().help()
     }
 }
 
@@ -353,7 +391,7 @@ mod tests {
                 for_helper: true,
                 ..estimate(share)
             };
-            assert!(matches!(for_helper.choice(), Choice::ForHelper { .. }));
+            assert!(matches!(for_helper.choice(), Choice::HelperTaskPool { .. }));
         }
     }
 

@@ -456,7 +456,7 @@ mod tests {
             workload(10_000, 100, true),
         ] {
             assert!(
-                matches!(auto_choice(&w), AutoChoice::ForHelper { ntasks } if ntasks >= 8),
+                matches!(auto_choice(&w), AutoChoice::HelperTaskPool { ntasks } if ntasks >= 8),
                 "{:?}",
                 auto_choice(&w)
             );

@@ -68,8 +68,11 @@ fn guards_deliver_every_batch_with_every_executor() {
 fn collate_in_place_reuses_the_batch_buffer() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
+            // A buffer well below the 10 batches, whatever the executor's workers: buffers come
+            // back only once batches beyond the buffer are made.
             let loader = Loader::new(Floats(100))
                 .executor(Arc::clone(executor))
+                .buffer(4)
                 .batch_size(10)
                 .collate(in_place(|items: &[Vec<f32>], out: &mut Vec<f32>| {
                     out.clear();
