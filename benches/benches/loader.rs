@@ -12,6 +12,8 @@
 //!   `reuse_buffers(true)` and a buffer of 16: what recycling a buffer per batch costs.
 //! - `loader_wake_up`: 2 000 hand-overs of a token between two threads through a condvar,
 //!   each a sleep and a wake-up: what the loader saves when a waiting thread polls instead.
+//! - `loader_bursty`: an epoch whose slow observations come in bursts, with the default buffer
+//!   tuned from the epochs before against the same size held fixed.
 //! - `loader_sleep`: the seed's `TimeDataset` (each observation sleeps for `t`), per executor,
 //!   with `n` chosen so that an ideal run on 2 workers takes about 50 ms. Efficiency is
 //!   `n * t / workers` divided by the median time. `AutoEx` picks its own task count (8 per
@@ -242,5 +244,42 @@ fn wake_up(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, throughput, reuse, sleep_matrix, wake_up);
+/// Every 20th observation sleeps 4 ms, the rest are free, and the consumer spends 100 µs per
+/// observation: a bursty epoch. The loader's default buffer (4 on 2 workers) grows over the
+/// warm-up epochs; against it, the same default held fixed with `.buffer(4)`.
+fn bursty(c: &mut Criterion) {
+    let mut group = c.benchmark_group("loader_bursty");
+    group
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20);
+    let data = || {
+        from_fn(400, |i| {
+            if i % 20 == 0 {
+                std::thread::sleep(Duration::from_millis(4));
+            }
+            i
+        })
+    };
+    let executor = || ThreadedEx::new().threads(2).basesize(1);
+    let consume = |loader: &Loader<_, _>| {
+        loader.iter().fold(0usize, |acc, x| {
+            std::thread::sleep(Duration::from_micros(100));
+            acc.wrapping_add(black_box(x))
+        })
+    };
+    let fixed = Loader::new(data())
+        .executor(executor())
+        .buffer(4)
+        .unbatched();
+    group.bench_function("buffer 4, fixed", |b| b.iter(|| consume(&fixed)));
+    let tuned = Loader::new(data()).executor(executor()).unbatched();
+    group.bench_function("default buffer, tuned", |b| b.iter(|| consume(&tuned)));
+    let mut epoch = tuned.iter();
+    epoch.by_ref().for_each(drop);
+    eprintln!("default buffer, tuned: {}", epoch.stats());
+    group.finish();
+}
+
+criterion_group!(benches, throughput, reuse, sleep_matrix, wake_up, bursty);
 criterion_main!(benches);

@@ -30,13 +30,17 @@
 //! A fold run for a thread that stands in for a helper (a data loader's driver,
 //! [`foldex_core::exec::stand_in_for_helper`]) is not measured on that thread: a loader's items
 //! run until the epoch is done, so its first item would be the whole epoch. It starts on the
-//! task pool ([`Choice::HelperTaskPool`]) and moves to work stealing ([`Choice::HelperStealing`])
-//! and back as each fold's run shows whether its items compute or wait; the protocol is in
-//! `helper.rs`. The helper's [`Executor::help`] helps either pool.
+//! task pool ([`Choice::HelperTaskPool`]); the next one goes to work stealing with one index per
+//! piece ([`Choice::HelperStealing`]) once a fold there kept the process's CPU time at
+//! [`BUSY_CORES_SHARE`] of every core, and back to the task pool once its pieces spent less than
+//! [`WAITING_CPU_SHARE`] of their wall time on the CPU (read on the threads that run them); a
+//! fold shorter than [`OBSERVED_AT_LEAST`] changes nothing. The helper's [`Executor::help`] helps
+//! either pool.
 //!
 //! The pools are the global `ThreadedEx` pool and one task pool of
 //! [`WAITING_TASKS_PER_CORE`] tasks per core, made on first use and kept warm for every
-//! `AutoEx`.
+//! `AutoEx`. [`Executor::workers`] is that pool's task count, the most pieces that may run at
+//! once, so a loader's default buffer on `AutoEx` holds two batches per task.
 //!
 //! **Memory.** An `AutoEx` (and its clones) remembers what it chose for folds of each length it
 //! has seen (the job's shape; [`REMEMBERED_SHAPES`] of them at most): a fold of a length that

@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod buffer_pool;
+mod buffer_tune;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod channel;
@@ -70,4 +71,4 @@ pub use policy::{Checked, ErrorPolicy};
 pub use rng::{rng_for, ItemRng};
 pub use shard::{Shard, Tail};
 pub use state::{LoaderState, ResumeError};
-pub use stats::{SkippedItem, Stats, Verdict, WorkerStats};
+pub use stats::{BufferOrigin, SkippedItem, Stats, Verdict, WorkerStats};

@@ -47,6 +47,9 @@ pub struct Stats {
     pub producers_blocked: Duration,
     /// The buffer's capacity (finished batches that may wait for the consumer).
     pub buffer: usize,
+    /// Where that capacity comes from: the loader's setting, its default, or the default grown
+    /// after bursty epochs.
+    pub buffer_origin: BufferOrigin,
     /// Batches that travelled through the buffer together in this epoch: 1, or up to 8 when
     /// the previous epoch found batches cheap (see [`Loader::buffer`](crate::Loader::buffer)).
     pub parcel: usize,
@@ -84,6 +87,23 @@ pub struct SkippedItem {
     pub error: String,
 }
 
+/// Where an epoch's buffer size comes from ([`Stats::buffer_origin`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BufferOrigin {
+    /// Set with [`Loader::buffer`](crate::Loader::buffer); never changed.
+    Set,
+    /// The default, twice the executor's workers.
+    Default,
+    /// The default, `from`, grown because an epoch before this one was bursty: its consumer
+    /// waited for batches while at other times the buffer was full (the rule is in
+    /// `buffer_tune.rs`; [`Loader::buffer`](crate::Loader::buffer) has it too).
+    Grown {
+        /// The default it grew from.
+        from: usize,
+    },
+}
+
 /// What limits an epoch, as [`Stats::verdict`] judges it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -97,7 +117,7 @@ pub enum Verdict {
 }
 
 /// The share of wall time the consumer must wait before an epoch counts as input-bound.
-const INPUT_BOUND: f64 = 0.10;
+pub(crate) const INPUT_BOUND: f64 = 0.10;
 /// How full (a share of its capacity) the buffer must be on average for an epoch to count as
 /// consumer-bound.
 const CONSUMER_BOUND: f64 = 0.50;
@@ -155,6 +175,22 @@ impl fmt::Display for Stats {
                 "balanced: the consumer waited {waited:.0}% of the time, the buffer was full \
                  {full:.0}% of the time"
             )?,
+        }
+        if let BufferOrigin::Grown { from } = self.buffer_origin {
+            write!(
+                f,
+                "; buffer grown to {} batches from {from}: an epoch before this one was bursty \
+                 (the consumer waited while at other times the buffer was full)",
+                self.buffer
+            )?;
+        }
+        if self.parcel > 1 {
+            write!(
+                f,
+                "; batches travel in parcels of {}: they cost under a microsecond in the epoch \
+                 before",
+                self.parcel
+            )?;
         }
         if !self.skipped.is_empty() {
             write!(f, "; {} observations skipped", self.skipped.len())?;
@@ -353,6 +389,7 @@ impl Recorder {
             consumer_waited: consumer.waited,
             producers_blocked: Duration::from_nanos(blocked),
             buffer,
+            buffer_origin: BufferOrigin::Default,
             parcel,
             mean_occupancy: consumer.occupancy_sum as f64 / samples,
             full: consumer.full as f64 / samples,
@@ -370,6 +407,8 @@ pub(crate) struct EpochTally {
     consumer: ConsumerStats,
     /// The batches the epoch's buffer holds.
     capacity: usize,
+    /// Where the buffer's size comes from.
+    origin: BufferOrigin,
     /// Batches per place of the buffer.
     parcel: usize,
     /// Whether deliveries are counted (see `Loader::diagnostics`).
@@ -377,11 +416,17 @@ pub(crate) struct EpochTally {
 }
 
 impl EpochTally {
-    pub fn new(recorder: Arc<Recorder>, capacity: usize, parcel: usize, counting: bool) -> Self {
+    pub fn new(
+        recorder: Arc<Recorder>,
+        (capacity, origin): (usize, BufferOrigin),
+        parcel: usize,
+        counting: bool,
+    ) -> Self {
         Self {
             recorder,
             consumer: ConsumerStats::default(),
             capacity,
+            origin,
             parcel,
             counting,
         }
@@ -402,8 +447,12 @@ impl EpochTally {
 
     /// The epoch's figures so far.
     pub fn snapshot(&self) -> Stats {
-        self.recorder
-            .snapshot(&self.consumer, self.capacity, self.parcel)
+        Stats {
+            buffer_origin: self.origin,
+            ..self
+                .recorder
+                .snapshot(&self.consumer, self.capacity, self.parcel)
+        }
     }
 }
 
@@ -449,6 +498,7 @@ mod tests {
             consumer_waited: Duration::from_millis(waited_ms),
             producers_blocked: Duration::ZERO,
             buffer: 4,
+            buffer_origin: BufferOrigin::Default,
             parcel: 1,
             mean_occupancy: 1.0,
             full,

@@ -105,3 +105,58 @@ fn stats_of_an_epoch_in_progress_and_of_a_new_one() {
     drop(iter);
     assert_eq!(loader.iter().stats().batches, 0, "each epoch counts afresh");
 }
+
+/// Every 20th item is slow, the rest free, and the consumer takes 100 µs a batch: with the
+/// default buffer of 4 (2 workers), cheap batches fill it while the consumer waits for a slow
+/// one. The buffer grows from one epoch to the next, and says so; a set buffer never does.
+#[test]
+fn a_bursty_epoch_grows_the_default_buffer_and_the_stats_say_why() {
+    use foldex_loader::BufferOrigin;
+    let bursty = || {
+        from_fn(400, |i| {
+            if i % 20 == 0 {
+                thread::sleep(Duration::from_millis(4));
+            }
+            i
+        })
+    };
+    let epoch = |loader: &Loader<_, _>| {
+        let mut iter = loader.iter();
+        for batch in iter.by_ref() {
+            std::hint::black_box(batch);
+            thread::sleep(Duration::from_micros(100));
+        }
+        iter.stats()
+    };
+    let executor = || foldex_threaded::ThreadedEx::new().threads(2).basesize(1);
+    watchdog("a bursty epoch", || {
+        let tuned = Loader::new(bursty()).executor(executor()).unbatched();
+        assert_eq!(tuned.buffer_size(), 4);
+        let first = epoch(&tuned);
+        assert_eq!(
+            (first.buffer, first.buffer_origin),
+            (4, BufferOrigin::Default)
+        );
+        let later: Vec<_> = (0..3).map(|_| epoch(&tuned)).collect();
+        let last = later.last().expect("three epochs");
+        assert!(
+            last.buffer > 4 && last.buffer_origin == (BufferOrigin::Grown { from: 4 }),
+            "first {first}; then {:?}",
+            later.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+        );
+        assert!(last.to_string().contains("buffer grown to"), "{last}");
+        assert!(
+            tuned.buffer_size() >= last.buffer,
+            "the next epoch keeps it"
+        );
+
+        let set = Loader::new(bursty())
+            .executor(executor())
+            .buffer(4)
+            .unbatched();
+        for _ in 0..3 {
+            let stats = epoch(&set);
+            assert_eq!((stats.buffer, stats.buffer_origin), (4, BufferOrigin::Set));
+        }
+    });
+}

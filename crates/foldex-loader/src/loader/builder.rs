@@ -2,6 +2,7 @@
 
 use super::mode::{BatchMode, Owned, Reuse};
 use super::Iter;
+use crate::buffer_tune::BufferTuner;
 use crate::channel::MAX_BUFFER;
 use crate::collate::{Collate, Unbatched, VecCollate};
 use crate::error::IterError;
@@ -9,6 +10,7 @@ use crate::loadable::Loadable;
 use crate::order::{Batches, EpochOrder};
 use crate::shard::{Shard, Tail};
 use crate::state::{LoaderState, ResumeError};
+use crate::stats::BufferOrigin;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
 use foldex_threaded::ThreadedEx;
@@ -51,6 +53,8 @@ pub struct Loader<D, C = VecCollate, M = Owned> {
     pub(super) next_epoch: AtomicU64,
     /// What batches cost in the last epoch: whether the next one sends them in parcels.
     pub(super) cost: Arc<CostMeter>,
+    /// The default buffer, grown after bursty epochs, when none is set.
+    pub(super) tuner: Arc<BufferTuner>,
     pub(super) mode: M,
 }
 
@@ -97,6 +101,7 @@ impl<D: Loadable> Loader<D> {
             },
             next_epoch: AtomicU64::new(0),
             cost: Arc::default(),
+            tuner: Arc::default(),
             mode: Owned,
         }
     }
@@ -121,6 +126,12 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// Batches that cost less than a microsecond travel in parcels of up to 8 from the second
     /// epoch on (one place of the buffer, one hand-over between threads), which the buffer
     /// counts batch by batch all the same; [`Stats::parcel`](crate::Stats::parcel) says what an epoch used.
+    ///
+    /// Without this setting the buffer is twice the executor's workers, and grows (doubling,
+    /// up to 8 times that) after an epoch that was bursty: its consumer waited for batches at
+    /// least 10% of the time while at least 10% of the sampled deliveries found the buffer
+    /// full, and it had at least four buffers of batches. A steady epoch leaves it as it is;
+    /// [`Stats::buffer_origin`](crate::Stats::buffer_origin) and the stats line say when it grew.
     ///
     /// ```
     /// use foldex_loader::{from_fn, Loader};
@@ -194,6 +205,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             settings: self.settings,
             next_epoch: self.next_epoch,
             cost: self.cost,
+            tuner: self.tuner,
             mode: mode(self.mode),
         }
     }
@@ -291,18 +303,27 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         self.len() == 0
     }
 
-    /// The number of finished batches that may wait for the consumer: the [`Loader::buffer`]
-    /// setting, by default twice the executor's workers ([`MAX_BUFFER`] at most, whatever
-    /// number of workers the executor reports). An epoch with fewer batches sizes its buffer
-    /// by them instead: no place is made that the epoch could never fill.
+    /// The number of finished batches that may wait for the consumer in the next epoch: the
+    /// [`Loader::buffer`] setting, by default twice the executor's workers ([`MAX_BUFFER`] at
+    /// most, whatever number of workers the executor reports), grown after bursty epochs. An
+    /// epoch with fewer batches sizes its buffer by them instead: no place is made that the
+    /// epoch could never fill.
     pub fn buffer_size(&self) -> usize {
-        self.settings.buffer.map_or_else(
-            || {
-                let workers = self.executor.workers().max(1);
-                workers.saturating_mul(2).min(MAX_BUFFER)
-            },
-            NonZeroUsize::get,
-        )
+        self.planned_buffer().0
+    }
+
+    /// The next epoch's buffer, and where its size comes from.
+    pub(super) fn planned_buffer(&self) -> (usize, BufferOrigin) {
+        match self.settings.buffer {
+            Some(buffer) => (buffer.get(), BufferOrigin::Set),
+            None => self.tuner.size(self.default_buffer()),
+        }
+    }
+
+    /// Twice the executor's workers, [`MAX_BUFFER`] at most.
+    pub(super) fn default_buffer(&self) -> usize {
+        let workers = self.executor.workers().max(1);
+        workers.saturating_mul(2).min(MAX_BUFFER)
     }
 
     /// The number the next epoch will have (0 for the first iteration).

@@ -2,6 +2,7 @@
 //! helps the executor while it waits, and stops the producers when it is dropped.
 
 use super::mode::PoolHook;
+use crate::buffer_tune::BufferTuner;
 use crate::channel::{Channel, Failure, Inbox, Recv};
 use crate::epoch::as_consumer;
 use crate::error::IterError;
@@ -42,6 +43,9 @@ pub struct Iter<B> {
     /// The state at the start of this epoch: what [`Iter::state`] completes.
     pub(super) fresh: LoaderState,
     pub(super) tally: EpochTally,
+    /// The loader's buffer tuner and default buffer, when this epoch's buffer is the tuned
+    /// default: a finished epoch teaches it.
+    pub(super) tuner: Option<(Arc<BufferTuner>, usize)>,
 }
 
 impl<B> fmt::Debug for Iter<B> {
@@ -176,6 +180,9 @@ impl<B> Iterator for Iter<B> {
                 }
                 Recv::Finished => {
                     self.shut_down();
+                    if let Some((tuner, default)) = self.tuner.take() {
+                        tuner.learn(&self.tally.snapshot(), default);
+                    }
                     return None;
                 }
                 Recv::Failed(Failure { payload, index }) => {

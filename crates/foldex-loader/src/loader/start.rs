@@ -8,7 +8,7 @@ use crate::error::IterError;
 use crate::loadable::Loadable;
 use crate::produce::Produce;
 use crate::state::{LoaderState, Received, ResumeError, Schedule};
-use crate::stats::{EpochTally, Recorder};
+use crate::stats::{BufferOrigin, EpochTally, Recorder};
 use crate::transport::Transport;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -103,7 +103,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         let schedule = Schedule::after(state, batches.count())
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
-        let buffer = self.buffer_size();
+        let (buffer, origin) = self.planned_buffer();
         let Transport { parcel, cheap } = self.cost.plan::<P>(buffer);
         // No more places than the epoch has parcels: a place beyond them would never be used.
         let tickets = total.div_ceil(parcel);
@@ -144,7 +144,15 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             failed_index: None,
             received,
             fresh: self.initial_state(state.epoch),
-            tally: EpochTally::new(recorder, capacity, parcel, self.settings.diagnostics),
+            tally: EpochTally::new(
+                recorder,
+                (capacity, origin),
+                parcel,
+                self.settings.diagnostics,
+            ),
+            // Only the default buffer is tuned, and only from an epoch that starts with it whole.
+            tuner: (origin != BufferOrigin::Set && total == batches.count())
+                .then(|| (Arc::clone(&self.tuner), self.default_buffer())),
         }
     }
 }
