@@ -29,13 +29,12 @@
 //!
 //! A fold run for a thread that stands in for a helper (a data loader's driver,
 //! [`foldex_core::exec::stand_in_for_helper`]) is not measured on that thread: a loader's items
-//! run until the epoch is done, so its first item would be the whole epoch. It starts on the
-//! task pool ([`Choice::HelperTaskPool`]); the next one goes to work stealing with one index per
-//! piece ([`Choice::HelperStealing`]) once a fold there kept the process's CPU time at
-//! [`BUSY_CORES_SHARE`] of every core, and back to the task pool once its pieces spent less than
-//! [`WAITING_CPU_SHARE`] of their wall time on the CPU (read on the threads that run them); a
-//! fold shorter than [`OBSERVED_AT_LEAST`] changes nothing. The helper's [`Executor::help`] helps
-//! either pool.
+//! run until the epoch is done, so its first item would be the whole epoch. Instead the first
+//! fold of each length goes to the task pool ([`Choice::HelperTaskPool`]), the second to work
+//! stealing with one index per piece ([`Choice::HelperStealing`]), and later ones to whichever
+//! was faster, with the slower one tried again now and then (after [`MEASURE_EVERY`] folds,
+//! then twice as many each time it loses, up to [`MAX_TRY_AGAIN_AFTER`]); a fold shorter than
+//! [`OBSERVED_AT_LEAST`] teaches nothing. The helper's [`Executor::help`] helps either pool.
 //!
 //! The pools are the global `ThreadedEx` pool and one task pool of
 //! [`WAITING_TASKS_PER_CORE`] tasks per core, made on first use and kept warm for every
@@ -52,18 +51,18 @@
 
 mod helper;
 
-pub use helper::{BUSY_CORES_SHARE, OBSERVED_AT_LEAST};
+pub use helper::{MAX_TRY_AGAIN_AFTER, OBSERVED_AT_LEAST};
 
 use cpu_time::ThreadTime;
 use foldex_core::exec::{is_standing_in, measure_first_items, FirstItems, WAKE_UP};
 use foldex_core::{available_parallelism, Executor, Job, Partial};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
-use helper::Observed;
+use helper::{HelperPool, HelperTimes};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Tasks per core of the pool that runs items that wait.
 pub const WAITING_TASKS_PER_CORE: usize = 8;
@@ -90,13 +89,13 @@ pub enum Choice {
         ntasks: usize,
     },
     /// A helper's fold (a data loader's driver's) on the task pool of `ntasks` tasks, basesize
-    /// 1: the first such fold, or one after a fold whose items waited.
+    /// 1: the first fold of its length, or the pool that ran that length faster.
     HelperTaskPool {
         /// The tasks of the pool.
         ntasks: usize,
     },
-    /// A helper's fold on work stealing with one index per piece: the last such fold kept every
-    /// core busy on the task pool, so more tasks than cores bought nothing.
+    /// A helper's fold on work stealing with one index per piece: the second fold of its
+    /// length, or the pool that ran that length faster.
     HelperStealing,
 }
 
@@ -111,11 +110,11 @@ impl fmt::Display for Choice {
             ),
             Self::HelperTaskPool { ntasks } => write!(
                 f,
-                "a task pool of {ntasks} tasks: a loader's fold, whose items may wait"
+                "a task pool of {ntasks} tasks: a loader's fold, timed on both pools"
             ),
-            Self::HelperStealing => f.write_str(
-                "work stealing, basesize 1: a loader's fold, whose items kept every core busy",
-            ),
+            Self::HelperStealing => {
+                f.write_str("work stealing, basesize 1: a loader's fold, timed on both pools")
+            }
         }
     }
 }
@@ -134,8 +133,8 @@ struct State {
     last: Option<Choice>,
     /// Per shape: the choice, and the folds of that shape since it was measured.
     shapes: HashMap<Shape, (Choice, u32)>,
-    /// The pool of the next helper's fold; `None` before the first.
-    helper: Option<Choice>,
+    /// Per length of a helper's fold: what its folds took on each pool.
+    helpers: HashMap<Shape, HelperTimes>,
 }
 
 impl fmt::Debug for AutoEx {
@@ -225,8 +224,8 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// What `AutoEx` chooses for such a fold: the task pool for a helper's first fold (whatever
-    /// its items cost; later ones follow what the last one showed), inline when the whole fold costs less than a wake-up
+    /// What `AutoEx` chooses for such a fold: the task pool for a helper's first fold of a
+    /// length (whatever its items cost; later ones go by the time each pool took), inline when the whole fold costs less than a wake-up
     /// ([`foldex_core::exec::WAKE_UP`]), the task pool when the items spend less than
     /// [`WAITING_CPU_SHARE`] of their time on the CPU, work stealing otherwise.
     pub fn choice(&self) -> Choice {
@@ -287,20 +286,27 @@ impl AutoEx {
         Some(choice)
     }
 
-    /// Runs a helper's fold on the pool the last one chose, and chooses for the next; see
-    /// `helper.rs`.
+    /// Runs a helper's fold on the pool its length's record chooses, and records its time;
+    /// see `helper.rs`.
     fn execute_for_helper<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-        let choice = {
+        let shape = Shape { len: job.len() };
+        let pool = {
             let mut state = self.state();
-            let choice = *state.helper.get_or_insert_with(helper_task_pool);
-            state.last = Some(choice);
-            choice
+            let pool = state
+                .helpers
+                .get(&shape)
+                .map_or(HelperPool::TaskPool, HelperTimes::next);
+            state.last = Some(pool.choice());
+            pool
         };
-        let observed = Observed::new(job);
-        let (partial, observation) = observed.run_with(available_parallelism(), |job| {
-            run_on(choice, job).expect("a helper's fold never runs inline")
-        });
-        self.state().helper = Some(observation.next(choice));
+        let started = Instant::now();
+        let partial = run_on(pool.choice(), job).expect("a helper's fold never runs inline");
+        let wall = started.elapsed();
+        let mut state = self.state();
+        if state.helpers.len() >= REMEMBERED_SHAPES && !state.helpers.contains_key(&shape) {
+            state.helpers.clear();
+        }
+        state.helpers.entry(shape).or_default().learn(pool, wall);
         partial
     }
 

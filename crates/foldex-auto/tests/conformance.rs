@@ -1,5 +1,75 @@
 //! AutoEx passes the shared conformance suite (it measures its own granularity, so the
-//! suite's basesize is not used).
+//! suite's basesize is not used): called as usual, and by a thread that stands in for a helper
+//! (a loader's driver), on the task pool and on work stealing.
 use foldex_auto::AutoEx;
 
 foldex_testkit::conformance_tests!(|_basesize| AutoEx::new());
+
+mod standing_in {
+    use foldex_auto::{AutoEx, Choice};
+    use foldex_core::exec::stand_in_for_helper;
+    use foldex_core::{Executor, ExecutorExt, Job, Partial};
+    use std::time::Duration;
+
+    /// Calls `execute` of an `AutoEx` as a thread that stands in for a helper; nobody helps,
+    /// so the pools finish each fold by themselves.
+    pub struct StandIn(pub AutoEx);
+
+    impl Executor for StandIn {
+        fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+            stand_in_for_helper(|| self.0.execute(job))
+        }
+        fn workers(&self) -> usize {
+            self.0.workers()
+        }
+        fn is_worker_thread(&self) -> bool {
+            self.0.is_worker_thread()
+        }
+        fn help(&self) -> bool {
+            self.0.help()
+        }
+    }
+
+    /// Runs each fold as the second helper's fold of its length on a fresh `AutoEx`, so that it
+    /// goes to work stealing: the first, on the task pool, stops at its first items after
+    /// 1.5 ms (long enough to teach).
+    pub struct OnWorkStealing;
+
+    impl Executor for OnWorkStealing {
+        fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+            let ex = AutoEx::new();
+            let _first_items_only = stand_in_for_helper(|| {
+                ex.try_fold(
+                    0..job.len(),
+                    || (),
+                    |(), _| {
+                        std::thread::sleep(Duration::from_micros(1500));
+                        std::ops::ControlFlow::Break(())
+                    },
+                    |(), ()| (),
+                )
+            });
+            let partial = stand_in_for_helper(|| ex.execute(job));
+            if !job.is_empty() {
+                assert_eq!(ex.last_choice(), Some(Choice::HelperStealing));
+            }
+            partial
+        }
+        fn workers(&self) -> usize {
+            AutoEx::new().workers()
+        }
+        fn help(&self) -> bool {
+            AutoEx::new().help()
+        }
+    }
+}
+
+mod suite_standing_in_task_pool {
+    foldex_testkit::conformance_tests!(|_basesize| super::standing_in::StandIn(
+        foldex_auto::AutoEx::new()
+    ));
+}
+
+mod suite_standing_in_work_stealing {
+    foldex_testkit::conformance_tests!(|_basesize| super::standing_in::OnWorkStealing);
+}
