@@ -12,10 +12,11 @@
 //!   ([`Choice::HelperTaskPool`]), the second to work stealing with one index per piece
 //!   ([`Choice::HelperStealing`]);
 //! - later folds go to the pool whose last fold of that shape was faster;
-//! - after [`MEASURE_EVERY`](crate::MEASURE_EVERY) folds on it, one fold tries the other pool
-//!   again, so that a change in the work is seen; each try that confirms the choice doubles the
-//!   wait before the next (up to [`MAX_TRY_AGAIN_AFTER`] folds), and one that overturns it
-//!   starts over.
+//! - after [`MEASURE_EVERY`](crate::MEASURE_EVERY) folds on it, times the factor by which the
+//!   other pool was slower, one fold tries the other pool again, so that a change in the work is
+//!   seen (a try then costs about one fold in `MEASURE_EVERY`, however slow the other pool);
+//!   each try that confirms the choice at least doubles the wait before the next, up to
+//!   [`MAX_TRY_AGAIN_AFTER`] folds, and one that overturns it starts over.
 //!
 //! A fold shorter than [`OBSERVED_AT_LEAST`] (the last round of an epoch, a tiny loader) teaches
 //! nothing: its wall time is mostly start-up and wake-ups.
@@ -107,21 +108,27 @@ impl HelperTimes {
         let compared = self.last.iter().all(Option::is_some);
         let faster_before = self.faster();
         self.last[slot(ran)] = Some(wall);
-        if !compared {
+        let [Some(pool), Some(stealing)] = self.last else {
             return;
-        }
-        if ran == faster_before {
+        };
+        // A slower pool that lost by a factor `r` waits `r` times as long for its next try,
+        // so that tries cost about one fold in `MEASURE_EVERY` however much slower it is.
+        let ratio = pool.max(stealing).as_secs_f64() / pool.min(stealing).as_secs_f64();
+        let patience =
+            (f64::from(MEASURE_EVERY) * ratio).min(f64::from(MAX_TRY_AGAIN_AFTER)) as u32;
+        if !compared {
+            self.try_again_after = patience;
+        } else if ran == faster_before {
             self.since_tried = self.since_tried.saturating_add(1);
         } else {
             // A try of the other pool: it confirmed the choice, or overturned it.
             self.since_tried = 0;
             self.try_again_after = if self.faster() == faster_before {
-                self.try_again_after
-                    .saturating_mul(2)
-                    .min(MAX_TRY_AGAIN_AFTER)
+                self.try_again_after.saturating_mul(2).max(patience)
             } else {
-                MEASURE_EVERY
-            };
+                patience
+            }
+            .min(MAX_TRY_AGAIN_AFTER);
         }
     }
 }
@@ -163,10 +170,11 @@ mod tests {
 
     #[test]
     fn the_slower_pool_is_tried_again_less_and_less_often() {
+        // Work stealing loses by 10 to 9: its tries come after 17, 34 and 68 folds.
         let mut times = HelperTimes::default();
-        let ran = run(&mut times, 2 + 16 + 1 + 32 + 1 + 64 + 1, |pool| {
+        let ran = run(&mut times, 2 + 17 + 1 + 34 + 1 + 68 + 1, |pool| {
             if pool == Stealing {
-                50
+                10
             } else {
                 9
             }
@@ -178,17 +186,42 @@ mod tests {
             .filter(|&(_, &p)| p == Stealing)
             .map(|(i, _)| i)
             .collect();
-        assert_eq!(tries, [2 + 16, 2 + 16 + 1 + 32, 2 + 16 + 1 + 32 + 1 + 64]);
+        assert_eq!(tries, [2 + 17, 2 + 17 + 1 + 34, 2 + 17 + 1 + 34 + 1 + 68]);
+    }
+
+    #[test]
+    fn a_much_slower_pool_waits_longer_for_its_tries() {
+        // 30 times slower: a try costs 30 folds' time, so it comes after 16 x 30 folds.
+        let mut times = HelperTimes::default();
+        let ran = run(
+            &mut times,
+            1000,
+            |pool| if pool == TaskPool { 60 } else { 2 },
+        );
+        let tries = ran[2..].iter().filter(|&&p| p == TaskPool).count();
+        assert_eq!(tries, 1, "{}", 1000 / (16 * 30));
+        let mut capped = HelperTimes::default();
+        let ran = run(
+            &mut capped,
+            3000,
+            |pool| if pool == TaskPool { 1000 } else { 1 },
+        );
+        let tries = ran[2..].iter().filter(|&&p| p == TaskPool).count();
+        assert_eq!(tries, 2, "at most {MAX_TRY_AGAIN_AFTER} folds apart");
     }
 
     #[test]
     fn work_that_changes_is_followed() {
         let mut times = HelperTimes::default();
         run(&mut times, 20, |pool| if pool == Stealing { 50 } else { 9 });
-        // The work changes: now work stealing is faster. The next try sees it.
-        let ran = run(&mut times, 40, |pool| if pool == Stealing { 5 } else { 9 });
+        // The work changes: now work stealing is faster. The next try (after 16 x 50 / 9 folds)
+        // sees it.
+        let ran = run(&mut times, 200, |pool| if pool == Stealing { 5 } else { 9 });
         let switched = ran.iter().position(|&p| p == Stealing).expect("tried");
-        assert!(ran[switched..].iter().all(|&p| p == Stealing), "{ran:?}");
+        assert_eq!(ran[switched + 1], Stealing, "the try overturned the choice");
+        let after = &ran[switched..];
+        let tries = after.iter().filter(|&&p| p == TaskPool).count();
+        assert!(tries <= after.len() / 16, "{tries} tries in {} folds", after.len());
     }
 
     #[test]
