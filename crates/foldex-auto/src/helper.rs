@@ -8,10 +8,11 @@
 //! compared by what matters, their wall time, per shape (the fold's length: a loader's epoch
 //! keeps it from one epoch to the next):
 //!
-//! - the first fold of a shape goes to the task pool of many tasks per core
-//!   ([`Choice::HelperTaskPool`]), the second to work stealing with one index per piece
-//!   ([`Choice::HelperStealing`]);
-//! - later folds go to the pool whose last fold of that shape was faster;
+//! - the folds of a shape go in turn to the task pool of many tasks per core
+//!   ([`Choice::HelperTaskPool`]) and to work stealing with one index per piece
+//!   ([`Choice::HelperStealing`]), until each has run two;
+//! - later folds go to the pool whose shorter of its last two folds of that shape was shorter
+//!   (one fold slowed by preemption or a cold start does not decide alone);
 //! - after [`MEASURE_EVERY`](crate::MEASURE_EVERY) folds on it, times the factor by which the
 //!   other pool was slower, one fold tries the other pool again, so that a change in the work is
 //!   seen (a try then costs about one fold in `MEASURE_EVERY`, however slow the other pool);
@@ -56,8 +57,8 @@ impl HelperPool {
 /// What the helper folds of one shape showed.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HelperTimes {
-    /// The last wall time on each pool: `[task pool, work stealing]`.
-    last: [Option<Duration>; 2],
+    /// The last two wall times on each pool (`[task pool, work stealing]`), newest first.
+    last: [[Option<Duration>; 2]; 2],
     /// Folds on the faster pool since the other was last tried.
     since_tried: u32,
     /// Folds to run on the faster pool before the other is tried again.
@@ -67,7 +68,7 @@ pub(crate) struct HelperTimes {
 impl Default for HelperTimes {
     fn default() -> Self {
         Self {
-            last: [None, None],
+            last: [[None; 2]; 2],
             since_tried: 0,
             try_again_after: MEASURE_EVERY,
         }
@@ -82,21 +83,47 @@ fn slot(pool: HelperPool) -> usize {
 }
 
 impl HelperTimes {
-    /// The pool whose last fold was faster; the task pool until both have run.
+    /// What `pool` takes: the shorter of its last two folds (one slow fold, preempted or cold,
+    /// does not decide alone); `None` before two.
+    fn estimate(&self, pool: HelperPool) -> Option<Duration> {
+        match self.last[slot(pool)] {
+            [Some(newer), Some(older)] => Some(newer.min(older)),
+            _ => None,
+        }
+    }
+
+    /// Both pools' estimates, once each has run two folds.
+    fn estimates(&self) -> Option<(Duration, Duration)> {
+        Some((
+            self.estimate(HelperPool::TaskPool)?,
+            self.estimate(HelperPool::Stealing)?,
+        ))
+    }
+
+    /// The faster pool; the task pool until both have run twice.
     fn faster(&self) -> HelperPool {
-        match self.last {
-            [Some(pool), Some(stealing)] if stealing < pool => HelperPool::Stealing,
+        match self.estimates() {
+            Some((pool, stealing)) if stealing < pool => HelperPool::Stealing,
             _ => HelperPool::TaskPool,
         }
     }
 
-    /// The pool for the next fold of this shape.
+    /// The pool for the next fold of this shape: the task pool and work stealing in turn until
+    /// each has run twice, then the faster, or the slower when its turn to be tried has come.
     pub fn next(&self) -> HelperPool {
-        match self.last {
-            [None, _] => HelperPool::TaskPool,
-            [Some(_), None] => HelperPool::Stealing,
-            [Some(_), Some(_)] if self.since_tried >= self.try_again_after => self.faster().other(),
-            _ => self.faster(),
+        let runs = |pool: HelperPool| self.last[slot(pool)].iter().flatten().count();
+        let (pool, stealing) = (runs(HelperPool::TaskPool), runs(HelperPool::Stealing));
+        if pool < 2 || stealing < 2 {
+            return if pool <= stealing {
+                HelperPool::TaskPool
+            } else {
+                HelperPool::Stealing
+            };
+        }
+        if self.since_tried >= self.try_again_after {
+            self.faster().other()
+        } else {
+            self.faster()
         }
     }
 
@@ -105,10 +132,11 @@ impl HelperTimes {
         if wall < OBSERVED_AT_LEAST {
             return;
         }
-        let compared = self.last.iter().all(Option::is_some);
+        let compared = self.estimates().is_some();
         let faster_before = self.faster();
-        self.last[slot(ran)] = Some(wall);
-        let [Some(pool), Some(stealing)] = self.last else {
+        let times = &mut self.last[slot(ran)];
+        *times = [Some(wall), times[0]];
+        let Some((pool, stealing)) = self.estimates() else {
             return;
         };
         // A slower pool that lost by a factor `r` waits `r` times as long for its next try,
@@ -161,18 +189,24 @@ mod tests {
     fn both_pools_are_tried_then_the_faster_kept() {
         let mut times = HelperTimes::default();
         let ran = run(&mut times, 10, |pool| if pool == Stealing { 5 } else { 9 });
-        assert_eq!(&ran[..3], [TaskPool, Stealing, Stealing]);
-        assert!(ran[2..].iter().all(|&p| p == Stealing));
+        assert_eq!(
+            &ran[..5],
+            [TaskPool, Stealing, TaskPool, Stealing, Stealing]
+        );
+        assert!(ran[4..].iter().all(|&p| p == Stealing));
         let mut times = HelperTimes::default();
         let ran = run(&mut times, 10, |pool| if pool == Stealing { 50 } else { 9 });
-        assert_eq!(&ran[..3], [TaskPool, Stealing, TaskPool]);
+        assert_eq!(
+            &ran[..5],
+            [TaskPool, Stealing, TaskPool, Stealing, TaskPool]
+        );
     }
 
     #[test]
     fn the_slower_pool_is_tried_again_less_and_less_often() {
         // Work stealing loses by 10 to 9: its tries come after 17, 34 and 68 folds.
         let mut times = HelperTimes::default();
-        let ran = run(&mut times, 2 + 17 + 1 + 34 + 1 + 68 + 1, |pool| {
+        let ran = run(&mut times, 4 + 17 + 1 + 34 + 1 + 68 + 1, |pool| {
             if pool == Stealing {
                 10
             } else {
@@ -182,11 +216,11 @@ mod tests {
         let tries: Vec<usize> = ran
             .iter()
             .enumerate()
-            .skip(2)
+            .skip(4)
             .filter(|&(_, &p)| p == Stealing)
             .map(|(i, _)| i)
             .collect();
-        assert_eq!(tries, [2 + 17, 2 + 17 + 1 + 34, 2 + 17 + 1 + 34 + 1 + 68]);
+        assert_eq!(tries, [4 + 17, 4 + 17 + 1 + 34, 4 + 17 + 1 + 34 + 1 + 68]);
     }
 
     #[test]
@@ -198,7 +232,7 @@ mod tests {
             1000,
             |pool| if pool == TaskPool { 60 } else { 2 },
         );
-        let tries = ran[2..].iter().filter(|&&p| p == TaskPool).count();
+        let tries = ran[4..].iter().filter(|&&p| p == TaskPool).count();
         assert_eq!(tries, 1, "{}", 1000 / (16 * 30));
         let mut capped = HelperTimes::default();
         let ran = run(
@@ -206,7 +240,7 @@ mod tests {
             3000,
             |pool| if pool == TaskPool { 1000 } else { 1 },
         );
-        let tries = ran[2..].iter().filter(|&&p| p == TaskPool).count();
+        let tries = ran[4..].iter().filter(|&&p| p == TaskPool).count();
         assert_eq!(tries, 2, "at most {MAX_TRY_AGAIN_AFTER} folds apart");
     }
 
@@ -221,7 +255,27 @@ mod tests {
         assert_eq!(ran[switched + 1], Stealing, "the try overturned the choice");
         let after = &ran[switched..];
         let tries = after.iter().filter(|&&p| p == TaskPool).count();
-        assert!(tries <= after.len() / 16, "{tries} tries in {} folds", after.len());
+        assert!(
+            tries <= after.len() / 16,
+            "{tries} tries in {} folds",
+            after.len()
+        );
+    }
+
+    #[test]
+    fn one_slow_fold_does_not_decide_alone() {
+        let mut times = HelperTimes::default();
+        // The task pool's first fold was preempted: 90 ms against its usual 9.
+        for (pool, ms_taken) in [
+            (TaskPool, 90),
+            (Stealing, 50),
+            (TaskPool, 9),
+            (Stealing, 50),
+        ] {
+            assert_eq!(times.next(), pool);
+            times.learn(pool, ms(ms_taken));
+        }
+        assert_eq!(times.next(), TaskPool);
     }
 
     #[test]

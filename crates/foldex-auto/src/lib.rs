@@ -29,11 +29,12 @@
 //!
 //! A fold run for a thread that stands in for a helper (a data loader's driver,
 //! [`foldex_core::exec::stand_in_for_helper`]) is not measured on that thread: a loader's items
-//! run until the epoch is done, so its first item would be the whole epoch. Instead the first
-//! fold of each length goes to the task pool ([`Choice::HelperTaskPool`]), the second to work
-//! stealing with one index per piece ([`Choice::HelperStealing`]), and later ones to whichever
-//! was faster, with the slower one tried again now and then (after [`MEASURE_EVERY`] folds,
-//! then twice as many each time it loses, up to [`MAX_TRY_AGAIN_AFTER`]); a fold shorter than
+//! run until the epoch is done, so its first item would be the whole epoch. Instead the folds
+//! of each length go in turn to the task pool ([`Choice::HelperTaskPool`]) and to work stealing
+//! with one index per piece ([`Choice::HelperStealing`]) until each has run two, and later ones
+//! to whichever was faster, with the slower one tried again now and then (after
+//! [`MEASURE_EVERY`] folds times the factor by which it lost, then at least twice as many each
+//! time it loses again, up to [`MAX_TRY_AGAIN_AFTER`]); a fold shorter than
 //! [`OBSERVED_AT_LEAST`] teaches nothing. The helper's [`Executor::help`] helps either pool.
 //!
 //! The pools are the global `ThreadedEx` pool and one task pool of
@@ -89,13 +90,13 @@ pub enum Choice {
         ntasks: usize,
     },
     /// A helper's fold (a data loader's driver's) on the task pool of `ntasks` tasks, basesize
-    /// 1: the first fold of its length, or the pool that ran that length faster.
+    /// 1: while both pools are timed, or the pool that ran that length faster.
     HelperTaskPool {
         /// The tasks of the pool.
         ntasks: usize,
     },
-    /// A helper's fold on work stealing with one index per piece: the second fold of its
-    /// length, or the pool that ran that length faster.
+    /// A helper's fold on work stealing with one index per piece: while both pools are timed,
+    /// or the pool that ran that length faster.
     HelperStealing,
 }
 

@@ -89,7 +89,7 @@ fn a_helpers_folds_try_both_pools_then_keep_the_faster() {
         })
     };
     let mut ran = Vec::new();
-    for _ in 0..6 {
+    for _ in 0..8 {
         assert_eq!(sleepy(), 31 * 32 / 2);
         ran.push(ex.last_choice().expect("a fold ran"));
     }
@@ -97,9 +97,12 @@ fn a_helpers_folds_try_both_pools_then_keep_the_faster() {
         matches!(ran[0], Choice::HelperTaskPool { ntasks } if ntasks >= 8),
         "{ran:?}"
     );
+    // The two pools in turn until each ran twice, then the faster.
     assert_eq!(ran[1], Choice::HelperStealing, "{ran:?}");
+    assert_eq!(ran[2], ran[0], "{ran:?}");
+    assert_eq!(ran[3], ran[1], "{ran:?}");
     assert!(
-        ran[2..]
+        ran[4..]
             .iter()
             .all(|c| matches!(c, Choice::HelperTaskPool { .. })),
         "the task pool was faster: {ran:?}"
