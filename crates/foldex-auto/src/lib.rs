@@ -226,9 +226,10 @@ pub struct Estimate {
 
 impl Estimate {
     /// What `AutoEx` chooses for such a fold: the task pool for a helper's first fold of a
-    /// length (whatever its items cost; later ones go by the time each pool took), inline when the whole fold costs less than a wake-up
-    /// ([`foldex_core::exec::WAKE_UP`]), the task pool when the items spend less than
-    /// [`WAITING_CPU_SHARE`] of their time on the CPU, work stealing otherwise.
+    /// length (whatever its items cost; later ones go by the time each pool took), inline when
+    /// the whole fold costs less than a wake-up ([`foldex_core::exec::WAKE_UP`]), the task pool
+    /// when the items spend less than [`WAITING_CPU_SHARE`] of their time on the CPU, work
+    /// stealing otherwise.
     pub fn choice(&self) -> Choice {
         if self.for_helper {
             return helper_task_pool();
@@ -303,11 +304,15 @@ impl AutoEx {
         let started = Instant::now();
         let partial = run_on(pool.choice(), job).expect("a helper's fold never runs inline");
         let wall = started.elapsed();
-        let mut state = self.state();
-        if state.helpers.len() >= REMEMBERED_SHAPES && !state.helpers.contains_key(&shape) {
-            state.helpers.clear();
+        // A short fold teaches nothing, and must not crowd out the shapes that did (a loader's
+        // later rounds of an epoch have lengths of their own).
+        if wall >= OBSERVED_AT_LEAST {
+            let mut state = self.state();
+            if state.helpers.len() >= REMEMBERED_SHAPES && !state.helpers.contains_key(&shape) {
+                state.helpers.clear();
+            }
+            state.helpers.entry(shape).or_default().learn(pool, wall);
         }
-        state.helpers.entry(shape).or_default().learn(pool, wall);
         partial
     }
 

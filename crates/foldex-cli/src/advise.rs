@@ -271,7 +271,7 @@ pub fn render(w: &Workload, advice: &Advice) -> String {
     }
     let _ = writeln!(
         out,
-        "or:       AutoEx::new(), which would choose {}",
+        "or:       AutoEx::new(), which would start with {}",
         auto_choice(w)
     );
     out
@@ -441,7 +441,7 @@ mod tests {
         assert!(text.contains("why:      - the items wait"));
         assert!(text.contains("1s in all"));
         assert!(
-            text.contains("or:       AutoEx::new(), which would choose a task pool of"),
+            text.contains("or:       AutoEx::new(), which would start with a task pool of"),
             "{text}"
         );
     }
