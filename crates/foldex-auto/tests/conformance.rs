@@ -11,25 +11,6 @@ mod standing_in {
     use foldex_core::{Executor, ExecutorExt, Job, Partial};
     use std::time::Duration;
 
-    /// Calls `execute` of an `AutoEx` as a thread that stands in for a helper; nobody helps,
-    /// so the pools finish each fold by themselves.
-    pub struct StandIn(pub AutoEx);
-
-    impl Executor for StandIn {
-        fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-            stand_in_for_helper(|| self.0.execute(job))
-        }
-        fn workers(&self) -> usize {
-            self.0.workers()
-        }
-        fn is_worker_thread(&self) -> bool {
-            self.0.is_worker_thread()
-        }
-        fn help(&self) -> bool {
-            self.0.help()
-        }
-    }
-
     /// Runs each fold as the second helper's fold of its length on a fresh `AutoEx`, so that it
     /// goes to work stealing: the first, on the task pool, stops at its first items after
     /// 1.5 ms (long enough to teach).
@@ -64,8 +45,9 @@ mod standing_in {
     }
 }
 
+/// Nobody helps: the pools finish each fold by themselves.
 mod suite_standing_in_task_pool {
-    foldex_testkit::conformance_tests!(|_basesize| super::standing_in::StandIn(
+    foldex_testkit::conformance_tests!(|_basesize| foldex_testkit::StandIn(
         foldex_auto::AutoEx::new()
     ));
 }

@@ -61,21 +61,12 @@ mod tests {
     use std::time::Duration;
 
     fn epoch(batches: u64, waited: f64, full: f64) -> Stats {
-        Stats {
-            items: batches,
+        Stats::of_epoch(
             batches,
-            wall: Duration::from_secs(1),
-            consumer_waited: Duration::from_secs_f64(waited),
-            producers_blocked: Duration::ZERO,
-            buffer: 4,
-            buffer_origin: BufferOrigin::Default,
-            parcel: 1,
-            mean_occupancy: 1.0,
+            Duration::from_secs(1),
+            Duration::from_secs_f64(waited),
             full,
-            workers: Vec::new(),
-            skipped: Vec::new(),
-            retries: 0,
-        }
+        )
     }
 
     #[test]

@@ -487,15 +487,14 @@ impl ConsumerStats {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn stats(wall_ms: u64, waited_ms: u64, full: f64) -> Stats {
+impl Stats {
+    /// An epoch of `batches` batches of 10 items, a buffer of 4, with these figures.
+    pub(crate) fn of_epoch(batches: u64, wall: Duration, waited: Duration, full: f64) -> Self {
         Stats {
-            items: 100,
-            batches: 10,
-            wall: Duration::from_millis(wall_ms),
-            consumer_waited: Duration::from_millis(waited_ms),
+            items: batches.saturating_mul(10),
+            batches,
+            wall,
+            consumer_waited: waited,
             producers_blocked: Duration::ZERO,
             buffer: 4,
             buffer_origin: BufferOrigin::Default,
@@ -506,6 +505,20 @@ mod tests {
             skipped: Vec::new(),
             retries: 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(wall_ms: u64, waited_ms: u64, full: f64) -> Stats {
+        Stats::of_epoch(
+            10,
+            Duration::from_millis(wall_ms),
+            Duration::from_millis(waited_ms),
+            full,
+        )
     }
 
     #[test]

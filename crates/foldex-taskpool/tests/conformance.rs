@@ -68,27 +68,9 @@ mod suite_mix_bg {
 /// workers then finish the fold by themselves).
 mod standing_in {
     use super::*;
-    use foldex_core::exec::stand_in_for_helper;
-    use foldex_core::{Executor, Job, Partial};
+    use foldex_core::Executor;
+    use foldex_testkit::StandIn;
     use std::time::Duration;
-
-    /// Calls `execute` of `pool` as a thread that stands in for a helper.
-    pub struct StandIn(pub TaskPoolEx);
-
-    impl Executor for StandIn {
-        fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-            stand_in_for_helper(|| self.0.execute(job))
-        }
-        fn workers(&self) -> usize {
-            self.0.workers()
-        }
-        fn is_worker_thread(&self) -> bool {
-            self.0.is_worker_thread()
-        }
-        fn help(&self) -> bool {
-            self.0.help()
-        }
-    }
 
     /// Pools of 1, 2 and 5 tasks with a thread that helps them for as long as the tests run.
     pub fn helped(ntasks: usize) -> TaskPoolEx {

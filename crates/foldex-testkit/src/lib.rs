@@ -35,6 +35,7 @@ mod pipelines;
 mod reducer;
 #[cfg(target_os = "linux")]
 pub mod spawn_failure;
+mod stand_in;
 
 pub use pipelines::{
     check_pipeline_adapters, check_pipeline_collect, check_pipeline_in_place,
@@ -42,6 +43,7 @@ pub use pipelines::{
     check_pipeline_transforms, check_pipelines,
 };
 pub use reducer::check_reducer;
+pub use stand_in::StandIn;
 
 use foldex_core::{Basesize, Executor, ExecutorExt};
 use proptest::prelude::*;
