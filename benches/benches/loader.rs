@@ -6,7 +6,7 @@
 //!   The reference is rayon's `for_each_with` sending into crossbeam-channel's `bounded(16)`,
 //!   drained by the calling thread. Ours: unbatched observations, unordered and ordered; after
 //!   each, the stats of one more epoch are printed (parcel size, verdict, each thread's share).
-//!   Then both again on `AutoEx`, and last, unordered with a single worker thread beside the
+//!   Then both again on `AutoEx` (with its stats too), and last, unordered with a single worker thread beside the
 //!   consumer.
 //! - `loader_reuse`: 100 000 observations of 64 `f32` that cost next to nothing, with
 //!   `reuse_buffers(true)` and a buffer of 16: what recycling a buffer per batch costs.
@@ -43,59 +43,39 @@ fn throughput(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3))
         .sample_size(20);
     group.bench_function("rayon+crossbeam", |b| b.iter(|| reference(N, |i| i)));
-    for ordered in [false, true] {
-        let loader = Loader::new(from_fn(N, |i| i))
-            .buffer(BUFFER)
-            .ordered(ordered)
-            .unbatched();
-        let name = if ordered {
-            "loader ordered"
-        } else {
-            "loader unordered"
-        };
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                loader
-                    .iter()
-                    .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
-            })
-        });
-        // Where one more epoch's time went: the parcel size, the verdict, and each producing
-        // thread's share of the observations.
-        let mut epoch = loader.iter();
-        black_box(epoch.by_ref().fold(0usize, |acc, x| acc.wrapping_add(x)));
-        let stats = epoch.stats();
-        let shares: Vec<String> = stats
-            .workers
-            .iter()
-            .map(|w| format!("{} {:.1}%", w.thread, 100.0 * w.items as f64 / N as f64))
-            .collect();
-        eprintln!(
-            "{name}: parcels of {}; {stats}; buffer full in {:.1}% of samples; observations by \
-             thread: {}",
-            stats.parcel,
-            100.0 * stats.full,
-            shares.join(", ")
-        );
-    }
-    for ordered in [false, true] {
-        let loader = Loader::new(from_fn(N, |i| i))
-            .buffer(BUFFER)
-            .ordered(ordered)
-            .unbatched()
-            .executor(AutoEx::new());
-        let name = if ordered {
-            "loader ordered, AutoEx"
-        } else {
-            "loader unordered, AutoEx"
-        };
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                loader
-                    .iter()
-                    .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
-            })
-        });
+    // The loader's default executor, then AutoEx.
+    let executors: [(&str, Arc<dyn Executor>); 2] = [
+        ("", Arc::new(ThreadedEx::new().basesize(1))),
+        (", AutoEx", Arc::new(AutoEx::new())),
+    ];
+    for (suffix, executor) in executors {
+        for ordered in [false, true] {
+            let loader = Loader::new(from_fn(N, |i| i))
+                .buffer(BUFFER)
+                .ordered(ordered)
+                .unbatched()
+                .executor(Arc::clone(&executor));
+            let order = if ordered { "ordered" } else { "unordered" };
+            let name = format!("loader {order}{suffix}");
+            group.bench_function(&name, |b| b.iter(|| drain(loader.iter())));
+            // Where one more epoch's time went: the parcel size, the verdict, and each
+            // producing thread's share of the observations.
+            let mut epoch = loader.iter();
+            drain(epoch.by_ref());
+            let stats = epoch.stats();
+            let shares: Vec<String> = stats
+                .workers
+                .iter()
+                .map(|w| format!("{} {:.1}%", w.thread, 100.0 * w.items as f64 / N as f64))
+                .collect();
+            eprintln!(
+                "{name}: parcels of {}; {stats}; buffer full in {:.1}% of samples; \
+                 observations by thread: {}",
+                stats.parcel,
+                100.0 * stats.full,
+                shares.join(", ")
+            );
+        }
     }
     // One worker and the consumer, a thread per core: the pair hands every parcel over, so
     // this is where waiting threads that sleep too early cost the most.
@@ -105,13 +85,14 @@ fn throughput(c: &mut Criterion) {
         .unbatched()
         .executor(ThreadedEx::new().threads(1).basesize(1));
     group.bench_function("loader unordered, 1 worker", |b| {
-        b.iter(|| {
-            one_worker
-                .iter()
-                .fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
-        })
+        b.iter(|| drain(one_worker.iter()))
     });
     group.finish();
+}
+
+/// An epoch of `usize` observations, summed so that none is optimised away.
+fn drain(epoch: impl Iterator<Item = usize>) -> usize {
+    epoch.fold(0usize, |acc, x| acc.wrapping_add(black_box(x)))
 }
 
 /// Rows of 64 floats, filled in place when a buffer is handed back.
