@@ -35,13 +35,22 @@ fn reference(n: usize, item: impl Fn(usize) -> usize + Sync + Send) -> usize {
     rayon_crossbeam_epoch(n, BUFFER, item)
 }
 
-fn throughput(c: &mut Criterion) {
-    const N: usize = 100_000;
-    let mut group = c.benchmark_group("loader_throughput");
+/// A group of epochs that take milliseconds: 1 s of warm-up, 3 s of 20 samples.
+fn steady_group<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'c, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
     group
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
         .sample_size(20);
+    group
+}
+
+fn throughput(c: &mut Criterion) {
+    const N: usize = 100_000;
+    let mut group = steady_group(c, "loader_throughput");
     group.bench_function("rayon+crossbeam", |b| b.iter(|| reference(N, |i| i)));
     // The loader's default executor, then AutoEx.
     let executors: [(&str, Arc<dyn Executor>); 2] = [
@@ -113,11 +122,7 @@ impl Dataset for Rows {
 }
 
 fn reuse(c: &mut Criterion) {
-    let mut group = c.benchmark_group("loader_reuse");
-    group
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(20);
+    let mut group = steady_group(c, "loader_reuse");
     let loader = Loader::new(Rows).buffer(BUFFER).reuse_buffers(true);
     group.bench_function("ThreadedEx, batch 1", |b| {
         b.iter(|| {
@@ -229,11 +234,7 @@ fn wake_up(c: &mut Criterion) {
 /// observation: a bursty epoch. The loader's default buffer (4 on 2 workers) grows over the
 /// warm-up epochs; against it, the same default held fixed with `.buffer(4)`.
 fn bursty(c: &mut Criterion) {
-    let mut group = c.benchmark_group("loader_bursty");
-    group
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(20);
+    let mut group = steady_group(c, "loader_bursty");
     let data = || {
         from_fn(400, |i| {
             if i % 20 == 0 {
