@@ -12,6 +12,7 @@ use std::ops::Range;
 /// assert_eq!(split(0..10, 4), Some((0..5, 5..10)));
 /// assert_eq!(split(0..4, 4), None);
 /// ```
+#[inline]
 pub fn split(range: Range<usize>, basesize: usize) -> Option<(Range<usize>, Range<usize>)> {
     let len = range.end.saturating_sub(range.start);
     if len <= basesize.max(1) {

@@ -8,25 +8,20 @@
 #![forbid(unsafe_code)]
 
 use crate::latch::JoinLatch;
-use crate::sync::{Arc, AtomicBool, Ordering};
+use crate::sync::{AtomicBool, Ordering};
 
-/// A flag shared by the owner of an offer and its `TaskRef`: the first to [`Claim::claim`] it
-/// gets the closure, every later attempt fails.
+/// A flag shared (in the offer's ticket) by the owner of an offer and its `TaskRef`: the first
+/// to [`Claim::claim`] it gets the closure, every later attempt fails.
 #[derive(Debug)]
-pub(crate) struct Claim(Arc<AtomicBool>);
+pub(crate) struct Claim(AtomicBool);
 
 impl Claim {
     /// A flag nobody has claimed.
     pub(crate) fn new() -> Self {
-        Self(Arc::new(AtomicBool::new(false)))
+        Self(AtomicBool::new(false))
     }
 
-    /// Another handle to the same flag.
-    pub(crate) fn share(&self) -> Self {
-        Self(Arc::clone(&self.0))
-    }
-
-    /// `true` for the first call among all handles to this flag, `false` for every later one.
+    /// `true` for the first call on this flag, `false` for every later one.
     /// The winner sees everything the other holders wrote before their attempts (`AcqRel`).
     pub(crate) fn claim(&self) -> bool {
         !self.0.swap(true, Ordering::AcqRel)

@@ -75,7 +75,8 @@ pub use spawn::{FoldHandle, SpawnExt};
 /// docs/custom-executor.md walks through an executor built from these.
 pub mod exec {
     pub use crate::audited::{
-        join_stack, offer, task_scope, RangeWriter, Scope, Taken, TaskRef, VecWriter, Written,
+        join_stack, offer, task_scope, Forked, RangeWriter, Scope, Taken, TaskRef, VecWriter,
+        Written,
     };
     pub use crate::chunk::{chunk, chunks, split, OrderedCombiner};
     pub use crate::first_items::{

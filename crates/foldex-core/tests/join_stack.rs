@@ -1,6 +1,6 @@
 //! `join_stack`: the forked half on the stack, run by another thread, taken back, or dropped.
 
-use foldex_core::exec::{join_stack, JoinLatch, TaskRef};
+use foldex_core::exec::{join_stack, TaskRef};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread;
@@ -21,7 +21,7 @@ fn both_halves_run_and_may_borrow_the_callers_stack() {
         || data[..50].iter().sum::<u64>(),
         || data[50..].iter().sum::<u64>(),
         run_elsewhere,
-        JoinLatch::wait,
+        |forked| forked.wait(),
     );
     assert_eq!((left, right), (1275, 3775));
 }
@@ -33,7 +33,7 @@ fn the_forked_half_runs_on_the_thread_that_takes_it() {
         || (),
         || thread::current().id(),
         run_elsewhere,
-        JoinLatch::wait,
+        |forked| forked.wait(),
     );
     assert_ne!(ran_on, owner);
 }
@@ -46,13 +46,62 @@ fn a_task_taken_back_runs_inline() {
         || (),
         || thread::current().id(),
         |task| tx.send(task).unwrap(),
-        |latch| {
-            assert!(!latch.is_set());
+        |forked| {
+            assert!(!forked.is_done());
             rx.recv().unwrap().run();
-            assert!(latch.is_set());
+            assert!(forked.latch().is_set() && forked.is_done());
         },
     );
     assert_eq!(ran_on, owner);
+}
+
+/// The owner takes its own half back unrun: it runs on the owner, the latch is never set, and
+/// `wait` may return at once.
+#[test]
+fn a_half_taken_back_runs_on_the_owner_without_its_latch() {
+    let (tx, rx) = mpsc::channel();
+    let owner = thread::current().id();
+    let (_, ran_on) = join_stack(
+        || (),
+        || thread::current().id(),
+        |task| tx.send(task).unwrap(),
+        |forked| {
+            assert!(forked.take_back(rx.recv().unwrap()).is_none());
+            assert!(forked.is_done() && !forked.latch().is_set());
+            forked.wait();
+        },
+    );
+    assert_eq!(ran_on, owner);
+}
+
+/// Another fork's half, or an unrelated task, is not taken back: it comes back as it was, and
+/// still runs once.
+#[test]
+fn take_back_returns_a_task_of_another_fork() {
+    let (tx, rx) = mpsc::channel();
+    let inner_ran = AtomicBool::new(false);
+    let ((), ()) = join_stack(
+        || (),
+        || (),
+        |task| tx.send(task).unwrap(),
+        |outer| {
+            let outer_task = rx.recv().unwrap();
+            let ((), ()) = join_stack(
+                || (),
+                || inner_ran.store(true, Ordering::Relaxed),
+                |task| tx.send(task).unwrap(),
+                |inner| {
+                    let inner_task = rx.recv().unwrap();
+                    let inner_task = outer.take_back(inner_task).expect("not the outer half");
+                    assert!(!outer.is_done());
+                    inner_task.run();
+                    assert!(inner.is_done());
+                },
+            );
+            assert!(outer.take_back(outer_task).is_none());
+        },
+    );
+    assert!(inner_ran.load(Ordering::Relaxed));
 }
 
 #[test]
@@ -85,11 +134,11 @@ fn wait_timeout_returns_whether_the_latch_is_set() {
         || (),
         || (),
         |task| tx.send(task).unwrap(),
-        |latch| {
-            assert!(!latch.wait_timeout(Duration::from_millis(5)));
+        |forked| {
+            assert!(!forked.latch().wait_timeout(Duration::from_millis(5)));
             let task = rx.recv().unwrap();
             thread::spawn(move || task.run());
-            while !latch.wait_timeout(Duration::from_millis(5)) {}
+            while !forked.latch().wait_timeout(Duration::from_millis(5)) {}
         },
     );
 }
@@ -106,7 +155,7 @@ mod panics {
                 || 1,
                 || -> u32 { panic!("right half") },
                 run_elsewhere,
-                JoinLatch::wait,
+                |forked| forked.wait(),
             )
         })
         .unwrap_err();
@@ -124,12 +173,39 @@ mod panics {
                     done.store(true, Ordering::Relaxed);
                 },
                 run_elsewhere,
-                JoinLatch::wait,
+                |forked| forked.wait(),
             )
         }))
         .unwrap_err();
         assert_eq!(err.downcast_ref::<&str>(), Some(&"left half"));
         assert!(done.load(Ordering::Relaxed));
+    }
+
+    /// A half taken back panics on the owner; the own half's panic, if any, comes first.
+    #[test]
+    fn a_panic_in_a_half_taken_back_is_raised_after_the_own_half() {
+        for left_panics in [false, true] {
+            let (tx, rx) = mpsc::channel();
+            let err = catch_unwind(AssertUnwindSafe(|| {
+                join_stack(
+                    || {
+                        if left_panics {
+                            panic!("left half")
+                        }
+                    },
+                    || -> u32 { panic!("right half") },
+                    |task| tx.send(task).unwrap(),
+                    |forked| assert!(forked.take_back(rx.recv().unwrap()).is_none()),
+                )
+            }))
+            .unwrap_err();
+            let want = if left_panics {
+                "left half"
+            } else {
+                "right half"
+            };
+            assert_eq!(err.downcast_ref::<&str>(), Some(&want));
+        }
     }
 
     #[test]

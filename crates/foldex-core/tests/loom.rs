@@ -83,12 +83,12 @@ fn task_scope_returns_only_after_its_tasks() {
 /// its frame goes, is where loom checks that).
 #[test]
 fn join_stack_latch_wakes_a_sleeping_owner() {
-    loom::model(|| forked_half_runs_once_elsewhere(|latch| latch.wait()));
+    loom::model(|| forked_half_runs_once_elsewhere(|forked| forked.wait()));
 }
 
 /// Forks a half that counts a hit onto another thread, waits for it with `wait`, and checks
 /// that it ran once and that its write is seen.
-fn forked_half_runs_once_elsewhere(wait: impl FnOnce(&foldex_core::exec::JoinLatch)) {
+fn forked_half_runs_once_elsewhere(wait: impl FnOnce(&foldex_core::exec::Forked<'_>)) {
     let hits = AtomicUsize::new(0);
     let ((), ()) = foldex_core::exec::join_stack(
         || (),
@@ -108,8 +108,11 @@ fn forked_half_runs_once_elsewhere(wait: impl FnOnce(&foldex_core::exec::JoinLat
 #[test]
 fn join_stack_latch_with_timed_waits() {
     loom::model(|| {
-        forked_half_runs_once_elsewhere(|latch| {
-            while !latch.wait_timeout(std::time::Duration::from_micros(200)) {
+        forked_half_runs_once_elsewhere(|forked| {
+            while !forked
+                .latch()
+                .wait_timeout(std::time::Duration::from_micros(200))
+            {
                 thread::yield_now();
             }
         })
@@ -125,9 +128,45 @@ fn join_stack_runs_a_dropped_half_itself() {
             || (),
             || thread::current().id(),
             |task| drop(thread::spawn(move || drop(task))),
-            |latch| latch.wait(),
+            |forked| forked.wait(),
         );
         assert_eq!(ran_on, me);
+    });
+}
+
+/// A thief and the owner race for the forked half in a shared queue (the deque, where one pop
+/// or steal wins): the half runs exactly once, on the owner (taken back, with no latch) or on
+/// the thief (and the owner then waits for the latch), and the frame is not touched after.
+#[test]
+fn join_stack_half_stolen_or_taken_back_runs_once() {
+    loom::model(|| {
+        let queue = Arc::new(loom::sync::Mutex::new(None));
+        let hits = AtomicUsize::new(0);
+        let thief = {
+            let queue = Arc::clone(&queue);
+            thread::spawn(move || {
+                let task: Option<foldex_core::exec::TaskRef> = queue.lock().unwrap().take();
+                if let Some(task) = task {
+                    task.run();
+                }
+            })
+        };
+        let ((), ()) = foldex_core::exec::join_stack(
+            || (),
+            || {
+                hits.fetch_add(1, Ordering::Relaxed);
+            },
+            |task| *queue.lock().unwrap() = Some(task),
+            |forked| {
+                let task = queue.lock().unwrap().take();
+                if let Some(task) = task {
+                    assert!(forked.take_back(task).is_none(), "the owner's own half");
+                }
+                forked.wait();
+            },
+        );
+        assert_eq!(hits.load(Ordering::Relaxed), 1);
+        thief.join().unwrap();
     });
 }
 

@@ -214,8 +214,9 @@ fn fold_range<'a>(
         },
         |task| ctx.push(task),
         // The deque's top is the right half unless a thief has it (every task pushed while
-        // folding the left half was taken back or stolen by now); `help_until` pops it first.
-        |latch| ctx.help_until(latch),
+        // folding the left half was taken back or stolen by now); `help_until` pops it first
+        // and takes it back.
+        |forked| ctx.help_until(forked),
     );
     job.combine(left_partial, right_partial)
 }

@@ -5,7 +5,7 @@ pub(crate) mod builder;
 use self::builder::{PoolBuilder, WorkerOptions};
 use crate::sleep::Sleep;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
-use foldex_core::exec::{JoinLatch, TaskRef};
+use foldex_core::exec::{Forked, JoinLatch, TaskRef};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -224,10 +224,15 @@ impl<'r> Context<'r> {
     /// Makes `task` available to thieves (it runs the right half of a fork).
     pub(crate) fn push(&self, task: TaskRef) {
         match self {
-            Self::Worker(w) => w.deque.push(task),
-            Self::Outside(r) => r.injector.push(task),
+            Self::Worker(w) => {
+                w.deque.push(task);
+                w.registry.sleep.notify_own_work();
+            }
+            Self::Outside(r) => {
+                r.injector.push(task);
+                r.sleep.notify_work();
+            }
         }
-        self.registry().sleep.notify_work();
     }
 
     /// Any task of the pool this thread may run now. Outside the pool, only a task a worker
@@ -271,19 +276,22 @@ impl<'r> Context<'r> {
         }
     }
 
-    /// Runs other tasks of the pool until `latch` is set, sleeping on the latch only when
-    /// there is nothing to steal. This is what keeps a waiting worker busy, and what lets a
-    /// fold nested in a fold on the same pool finish: the waiter runs the very tasks it waits
-    /// for if nobody else does.
+    /// Runs other tasks of the pool until the `forked` half is done, sleeping on its latch
+    /// only when there is nothing to steal. This is what keeps a waiting worker busy, and what
+    /// lets a fold nested in a fold on the same pool finish: the waiter runs the very tasks it
+    /// waits for if nobody else does. The forked half itself, found unstarted on the deque, is
+    /// taken back, to run on this frame as the other half did.
     ///
-    /// The tasks it runs are marked with [`foldex_core::exec::as_helper`]: this frame cannot resume
-    /// before they return. A worker already [`MAX_HELP_DEPTH`] stolen tasks deep only pops its
-    /// own deque.
-    pub(crate) fn help_until(&self, latch: &JoinLatch) {
+    /// The other tasks it runs are marked with [`foldex_core::exec::as_helper`]: this frame
+    /// cannot resume before they return. A worker already [`MAX_HELP_DEPTH`] stolen tasks deep
+    /// only pops its own deque.
+    pub(crate) fn help_until(&self, forked: &Forked<'_>) {
         let mut idle_rounds = 0;
-        while !latch.is_set() {
+        while !forked.is_done() {
             if let Some(task) = self.find_help() {
-                self.run_helping(task);
+                if let Some(task) = forked.take_back(task) {
+                    self.run_helping(task);
+                }
                 idle_rounds = 0;
             } else if idle_rounds < SPIN_ROUNDS {
                 idle_rounds += 1;
@@ -293,7 +301,7 @@ impl<'r> Context<'r> {
                     thread::yield_now();
                 }
             } else {
-                latch.wait_timeout(HELP_POLL);
+                forked.latch().wait_timeout(HELP_POLL);
             }
         }
     }

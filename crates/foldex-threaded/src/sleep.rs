@@ -11,6 +11,13 @@
 //!   busy pool pays one fence per push. Otherwise it bumps the epoch and, under the lock, wakes
 //!   one sleeper.
 //!
+//! - **A worker that forked** (pushed a half onto its own deque) calls
+//!   [`Sleep::notify_own_work`]: the same without the fence. It may miss a worker that is just
+//!   announcing itself idle, but it loses no task: the forking worker takes the half back if
+//!   nobody steals it. The cost of a miss is parallelism for as long as the forking worker makes
+//!   no further push (its next fork, or any other notification, wakes the sleeper); the fence it
+//!   saves is a large share of a fork (rayon makes the same trade for a worker's own jobs).
+//!
 //! Why no wake-up is lost: the two fences order "count idle, then look for work" against "push,
 //! then read the idle count" (Dekker's pattern), so either the worker's last look finds the task,
 //! or the pusher sees the worker idle and bumps the epoch. A bump before the worker's check under
@@ -88,6 +95,22 @@ impl Sleep {
         if self.idle.load(Ordering::SeqCst) == 0 {
             return;
         }
+        self.wake_one();
+    }
+
+    /// A worker pushed a task onto its own deque, which it will run itself if nobody else
+    /// does: wakes one sleeping worker if it sees one idle, without a fence (a worker announcing
+    /// itself idle at this very moment may be missed; see the module doc).
+    #[inline]
+    pub fn notify_own_work(&self) {
+        if self.idle.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        self.wake_one();
+    }
+
+    #[cold]
+    fn wake_one(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
         let sleeping = lock(&self.sleeping);
         if *sleeping > 0 {

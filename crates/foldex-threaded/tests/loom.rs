@@ -119,3 +119,51 @@ fn shutdown_wakes_every_sleeper() {
         w.join().unwrap();
     });
 }
+
+/// A worker's push onto its own deque notifies without a fence (`notify_own_work`): the idle
+/// worker may sleep through it, but the task is never lost, since its owner takes it back if
+/// nobody took it; and the sleeper still wakes at shutdown.
+#[test]
+fn an_own_push_is_run_once_by_a_thief_or_its_owner() {
+    loom::model(|| {
+        let sleep = Arc::new(Sleep::new());
+        let queue = Arc::new(Queue(AtomicUsize::new(0)));
+        let stop = Arc::new(loom::sync::atomic::AtomicBool::new(false));
+        let stolen = Arc::new(AtomicUsize::new(0));
+        let thief = {
+            let (sleep, queue, stop, stolen) = (
+                Arc::clone(&sleep),
+                Arc::clone(&queue),
+                Arc::clone(&stop),
+                Arc::clone(&stolen),
+            );
+            thread::spawn(move || loop {
+                if queue.take() {
+                    stolen.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let ticket = sleep.announce_idle();
+                if queue.take() {
+                    sleep.cancel_idle();
+                    stolen.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                if stop.load(Ordering::SeqCst) {
+                    sleep.cancel_idle();
+                    return;
+                }
+                sleep.sleep(ticket);
+            })
+        };
+        queue.push();
+        sleep.notify_own_work();
+        let taken_back = usize::from(queue.take());
+        stop.store(true, Ordering::SeqCst);
+        sleep.notify_all();
+        thief.join().unwrap();
+        assert_eq!(taken_back + stolen.load(Ordering::Relaxed), 1);
+    });
+}

@@ -14,12 +14,16 @@
 //!    `'static` [`TaskRef`] and does not return, by value or by unwinding, until every `TaskRef`
 //!    it made has run or been dropped. This is the completion-latch pattern that rayon uses,
 //!    with the latch in an `Arc` so that the last `count_down` never touches freed memory. A
-//!    closure of at most three words (a few borrows) is held in place rather than boxed.
+//!    `TaskRef` is two words (an address and the function that runs or drops what is there),
+//!    so a spawned closure is boxed; a closure of at most three words (a few borrows) goes in a
+//!    box of one shape that its thread reuses for the next spawn.
 //! 3. **Fork-join without allocating, and offers that can be taken back.** [`join_stack`] is
 //!    rayon's `join` with a `StackJob`: the forked closure, its result slot and its
 //!    [`JoinLatch`] live on the forking frame, and the [`TaskRef`] handed to other threads is a
-//!    pointer to them. `join_stack` does not return or unwind until the latch is set; the latch
-//!    is set exactly once, by the `TaskRef` that ran or dropped the closure, as its last access
+//!    pointer to them. `join_stack` does not return or unwind until the latch is set, or until
+//!    its owner took its `TaskRef` back unrun ([`Forked::take_back`]: then the closure runs on
+//!    the owner with no synchronisation, as rayon runs a job it pops back); the latch is set
+//!    exactly once, by the `TaskRef` that ran or dropped the closure, as its last access
 //!    to the frame; and the latch's own setter never touches it after the store that sets it
 //!    (so the owner may return at once). A fork costs no allocation and no reference count,
 //!    where a one-task [`task_scope`] costs one of each (its scope's state). [`offer`] is the
@@ -55,12 +59,20 @@
 //!   from it lives. A leaked `TaskRef` keeps the scope waiting forever (a hang, never a
 //!   dangling borrow).
 //! - [`join_stack`] and [`offer`]: the frame is left (by return or unwind) only once the latch
-//!   of its `StackJob` is set, or, for `offer`, once the owner has claimed the closure itself
-//!   (`ClaimOrWait`); `JoinLatch::set` is crate-private, and is called once, by the `TaskRef`
-//!   that claimed the job, as its last access to the frame.
-//! - [`TaskRef::run`] and dropping a `TaskRef`: each runs or gives back its closure at most once
-//!   (`Option::take`; a `StackRef`, one per job, is consumed by its `execute`), on any thread
-//!   (`TaskRef` is `Send`, not `Sync`).
+//!   of its `StackJob` is set, or, for `join_stack`, once its `TaskRef` was taken back, or, for
+//!   `offer`, once the owner has claimed the closure itself (`ClaimOrWait`); `JoinLatch::set`
+//!   is crate-private, and is called once, by the `TaskRef` that claimed the job, as its last
+//!   access to the frame.
+//! - [`Forked::take_back`]: consumes a `TaskRef` unexecuted only if its address is this very
+//!   fork's `StackJob`. A live `TaskRef`'s address is a live `StackJob` that no other
+//!   `TaskRef` points to, or memory that `TaskRef` owns (a boxed task, an offer's ticket), and
+//!   this fork's job is alive on the owner's frame, so that `TaskRef` is this fork's only one,
+//!   and no thread can reach the frame through it any more; the owner then runs the closure
+//!   itself. `Forked` is neither `Send` nor `Sync`, so the flag it sets is the owner's alone.
+//! - [`TaskRef::run`] and dropping a `TaskRef`: each calls the task's `execute` once (`run`
+//!   consumes the `TaskRef` without dropping it), on any thread (`TaskRef` is `Send`, not
+//!   `Sync`). Every `TaskRef` is made by `TaskRef::from_raw`, whose contract each of the three
+//!   makers (`Scope::spawn`, `join_stack`, `offer`) meets and argues at the call.
 //! - [`MutSlice::take`], [`OwnedVec::take`] and [`VecWriter::write`]: each first marks its whole
 //!   range in the buffer's `OnceBits`, and panics, touching no element, if any index of it was
 //!   marked before; so each element is lent, moved out or written by one range only, whatever
@@ -77,5 +89,5 @@ mod task;
 pub use partial::{Brand, Partial};
 pub use scope::{task_scope, Scope};
 pub use slots::{MutSlice, OwnedVec, RangeWriter, Taken, VecWriter, Written};
-pub use stack::{join_stack, offer};
+pub use stack::{join_stack, offer, Forked};
 pub use task::TaskRef;

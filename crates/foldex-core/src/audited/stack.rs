@@ -1,10 +1,11 @@
 //! Fork-join with the forked half on the stack: [`join_stack`] and [`offer`].
 
-use super::task::{Repr, StackRef, TaskRef};
+use super::task::TaskRef;
 use crate::claim::{Claim, ClaimOrWait};
 use crate::latch::JoinLatch;
 use crate::panic::PanicPayload;
-use std::cell::UnsafeCell;
+use crate::sync::Arc;
+use std::cell::{Cell, UnsafeCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
@@ -49,12 +50,88 @@ where
     }
 }
 
-/// Blocks until `latch` is set, on every exit path out of `join_stack` including unwinding.
-struct WaitOnLatch<'a>(&'a JoinLatch);
+/// Blocks until `latch` is set, unless the owner took the job back, on every exit path out of
+/// `join_stack` including unwinding.
+struct WaitOnLatch<'a> {
+    latch: &'a JoinLatch,
+    taken_back: &'a Cell<bool>,
+}
 
 impl Drop for WaitOnLatch<'_> {
     fn drop(&mut self) {
-        self.0.wait();
+        if !self.taken_back.get() {
+            self.latch.wait();
+        }
+    }
+}
+
+/// What the `wait` of a [`join_stack`] is given: the forked half's latch, and the way to take
+/// the half back when the owner finds it unstarted in its own queue (then it runs on the owner
+/// with no synchronisation at all, as rayon's `join` runs a job it pops back).
+///
+/// Neither `Send` nor `Sync`: only the owner, inside `wait`, can use it.
+pub struct Forked<'j> {
+    latch: &'j JoinLatch,
+    /// The job's address, which only this fork's `TaskRef` points to while the fork lasts.
+    job: NonNull<()>,
+    taken_back: &'j Cell<bool>,
+}
+
+impl Forked<'_> {
+    /// The latch that the thread that runs the forked half sets. Once [`take_back`] succeeded
+    /// it is never set: wait on [`Forked::wait`] or poll [`Forked::is_done`] instead.
+    ///
+    /// [`take_back`]: Forked::take_back
+    #[inline]
+    pub fn latch(&self) -> &JoinLatch {
+        self.latch
+    }
+
+    /// `true` once the forked half has run elsewhere or been taken back: `wait` may return.
+    #[inline]
+    pub fn is_done(&self) -> bool {
+        self.taken_back.get() || self.latch.is_set()
+    }
+
+    /// Takes `task` back if it is this fork's own half, unstarted: `join_stack` runs the half
+    /// on the owner as soon as `wait` returns, and [`Forked::is_done`] is now `true`. Any other
+    /// task is returned as it was, for the caller to run or queue.
+    ///
+    /// ```
+    /// use foldex_core::exec::join_stack;
+    /// use std::cell::RefCell;
+    /// let queue = RefCell::new(Vec::new());
+    /// let (a, b) = join_stack(
+    ///     || 1,
+    ///     || 2,
+    ///     |task| queue.borrow_mut().push(task),
+    ///     |forked| {
+    ///         let task = queue.borrow_mut().pop().expect("the forked half");
+    ///         assert!(forked.take_back(task).is_none());
+    ///         assert!(forked.is_done());
+    ///     },
+    /// );
+    /// assert_eq!((a, b), (1, 2));
+    /// ```
+    pub fn take_back(&self, task: TaskRef) -> Option<TaskRef> {
+        // A `TaskRef`'s address is a live `StackJob` that no other `TaskRef` points to, or
+        // memory that `TaskRef` owns (`TaskRef::from_raw`); this fork's job is alive and on
+        // this frame, so a `TaskRef` with its address is this fork's own, and, being here, has
+        // not been started by anybody.
+        if task.data() != self.job {
+            return Some(task);
+        }
+        // Consumed unexecuted: the closure stays in the frame, and the latch is never set.
+        task.disown();
+        self.taken_back.set(true);
+        None
+    }
+
+    /// Blocks until the forked half is done elsewhere (returns at once if it was taken back).
+    pub fn wait(&self) {
+        if !self.taken_back.get() {
+            self.latch.wait();
+        }
     }
 }
 
@@ -62,12 +139,13 @@ impl Drop for WaitOnLatch<'_> {
 /// stack: no allocation, no reference count.
 ///
 /// `push` receives the [`TaskRef`] that runs `b` (a worker pushes it onto its deque, where it
-/// may take it back or a thief may steal it). After `a`, `wait` is called with `b`'s latch: a
-/// pool worker passes a closure that runs other tasks (its own deque first, which usually
-/// gives `b` back at once) until the latch is set. Whatever `wait` does, `join_stack` then
-/// blocks until the latch is set, and does not return or unwind before that. If the `TaskRef`
-/// is dropped unrun, `b` runs here. A panic in `a` or `b` is re-raised here once both are done
-/// (`a`'s first).
+/// may take it back or a thief may steal it). After `a`, `wait` is called with the [`Forked`]
+/// half: a pool worker passes a closure that runs other tasks (its own deque first, which
+/// usually gives `b` back at once: [`Forked::take_back`]) until [`Forked::is_done`]. Whatever
+/// `wait` does, `join_stack` then blocks until `b` has run elsewhere (its latch is set) or was
+/// taken back, and does not return or unwind before that. If `b` was taken back, or its
+/// `TaskRef` dropped unrun, `b` runs here. A panic in `a` or `b` is re-raised here once both
+/// are done (`a`'s first).
 ///
 /// ```
 /// use foldex_core::exec::join_stack;
@@ -76,15 +154,16 @@ impl Drop for WaitOnLatch<'_> {
 ///     || data[..2].iter().sum::<i32>(),
 ///     || data[2..].iter().sum::<i32>(),
 ///     |task| { std::thread::scope(|s| { s.spawn(move || task.run()); }); },
-///     |latch| latch.wait(),
+///     |forked| forked.wait(),
 /// );
 /// assert_eq!((left, right), (3, 7));
 /// ```
+#[inline]
 pub fn join_stack<A, B, RA, RB>(
     a: A,
     b: B,
     push: impl FnOnce(TaskRef),
-    wait: impl FnOnce(&JoinLatch),
+    wait: impl FnOnce(&Forked<'_>),
 ) -> (RA, RB)
 where
     A: FnOnce() -> RA,
@@ -96,25 +175,33 @@ where
         func: UnsafeCell::new(Some(b)),
         result: UnsafeCell::new(None),
     };
+    let taken_back = Cell::new(false);
     let ra = {
         // From here on, every way out of this block (unwinding included) first waits for the
-        // latch: the `TaskRef` below points into `job`.
-        let _wait = WaitOnLatch(&job.latch);
-        let task = TaskRef {
-            repr: Repr::Stack(Some(StackRef {
-                job: NonNull::from(&job).cast(),
-                execute: StackJob::<B, RB>::execute,
-                claim: None,
-            })),
+        // latch, unless the `TaskRef` below, which points into `job`, was taken back.
+        let _wait = WaitOnLatch {
+            latch: &job.latch,
+            taken_back: &taken_back,
         };
+        let job_ptr = NonNull::from(&job).cast();
+        // SAFETY: `StackJob::execute` may run once on any thread while the job is alive, and
+        // the job outlives the `TaskRef`: this frame is not left before the latch is set
+        // (`_wait`), which `execute` does as its last access, or before the `TaskRef` was taken
+        // back unexecuted. This is the only `TaskRef` of the job.
+        let task = unsafe { TaskRef::from_raw(job_ptr, StackJob::<B, RB>::execute) };
         push(task);
         let ra = panic::catch_unwind(AssertUnwindSafe(a));
-        wait(&job.latch);
+        wait(&Forked {
+            latch: &job.latch,
+            job: job_ptr,
+            taken_back: &taken_back,
+        });
         ra
     };
-    // `_wait` has returned: the latch is set. (Lifetimes: `B` may borrow from the caller's
-    // frame; the `TaskRef` erased that, and it is sound because the job, and everything `B`
-    // borrows, outlive every use of the pointer, which ends when the latch is set.)
+    // `_wait` has returned: the latch is set, or the `TaskRef` was consumed unexecuted by
+    // `Forked::take_back`. (Lifetimes: `B` may borrow from the caller's frame; the `TaskRef`
+    // erased that, and it is sound because the job, and everything `B` borrows, outlive every
+    // use of the pointer, which ends when the latch is set or the `TaskRef` is taken back.)
     job.latch.retire();
     let rb = job.into_result();
     match (ra, rb) {
@@ -143,6 +230,38 @@ where
     }
 }
 
+/// What an offer's `TaskRef` points to: the claim it races the owner for, and the job it may run
+/// only after winning it (the owner may have left the job's frame otherwise).
+struct OfferTicket {
+    claim: Claim,
+    job: NonNull<()>,
+    /// `StackJob::<T, R>::execute` for the offered job.
+    execute: unsafe fn(NonNull<()>, bool),
+}
+
+// SAFETY: after it is made, only the ticket's claim changes, and it is atomic; the job pointer
+// is followed only by `execute_offer`, on whichever thread holds the `TaskRef`, after winning
+// the claim (argued there), as `TaskRef`'s own `Send` argues for the job's types.
+unsafe impl Send for OfferTicket {}
+// SAFETY: as for `Send`: shared access only reads the pointer and the function, or swaps the
+// atomic claim.
+unsafe impl Sync for OfferTicket {}
+
+/// Runs (`run`) or gives back the offered job if this share of the ticket wins its claim, and
+/// releases the share.
+///
+/// # Safety
+/// `data` is a share of an `Arc<OfferTicket>` made raw by `offer`, not used again.
+unsafe fn execute_offer(data: NonNull<()>, run: bool) {
+    // SAFETY: the caller passes a share that `offer` made raw, once.
+    let ticket = unsafe { Arc::from_raw(data.cast::<OfferTicket>().as_ptr()) };
+    if ticket.claim.claim() {
+        // SAFETY: won the claim, so the owner waits for the latch before it leaves the job's
+        // frame; `execute` sets it as its last access. The owner made only this one share.
+        unsafe { (ticket.execute)(ticket.job, run) }
+    }
+}
+
 /// Offers `task` to other threads, and runs it here instead if nobody has started it by the
 /// time `wait` returns; returns its result either way.
 ///
@@ -167,26 +286,31 @@ where
     T: FnOnce() -> R + Send,
     R: Send,
 {
-    let claim = Claim::new();
     let job = StackJob {
         latch: JoinLatch::new(),
         func: UnsafeCell::new(Some(task)),
         result: UnsafeCell::new(None),
     };
+    let ticket = Arc::new(OfferTicket {
+        claim: Claim::new(),
+        job: NonNull::from(&job).cast(),
+        execute: StackJob::<T, R>::execute,
+    });
     {
         // From here on, every way out of this block (unwinding included) first claims the job
         // or waits for the `TaskRef` that claimed it: the `TaskRef` points into `job`.
         let _claim = ClaimOrWait {
-            claim: &claim,
+            claim: &ticket.claim,
             latch: &job.latch,
         };
-        push(TaskRef {
-            repr: Repr::Stack(Some(StackRef {
-                job: NonNull::from(&job).cast(),
-                execute: StackJob::<T, R>::execute,
-                claim: Some(claim.share()),
-            })),
-        });
+        let data = NonNull::new(Arc::into_raw(Arc::clone(&ticket)).cast_mut())
+            .expect("an Arc is never null")
+            .cast();
+        // SAFETY: `execute_offer` takes back this share of the ticket once, and touches the job
+        // only after winning its claim, which the owner then can no longer win: the owner does
+        // not leave this block before the winner has set the latch (`_claim`), as its last
+        // access to the job. The ticket's memory is this `TaskRef`'s share.
+        push(unsafe { TaskRef::from_raw(data, execute_offer) });
         wait(&job.latch);
     }
     // The owner claimed the job (no `TaskRef` will touch it), or the one that did has set the
