@@ -203,10 +203,14 @@ where
     // erased that, and it is sound because the job, and everything `B` borrows, outlive every
     // use of the pointer, which ends when the latch is set or the `TaskRef` is taken back.)
     job.latch.retire();
-    let rb = job.into_result();
-    match (ra, rb) {
-        (Ok(ra), Ok(rb)) => (ra, rb),
-        (Err(payload), _) | (Ok(_), Err(payload)) => panic::resume_unwind(payload),
+    match ra {
+        // `b` still runs (here, if nobody did) before `a`'s panic is raised; its own is dropped.
+        Err(payload) => {
+            drop(job.into_result());
+            panic::resume_unwind(payload)
+        }
+        // Nothing is left to wait for: a panic of `b`, run here, unwinds as it is.
+        Ok(ra) => (ra, job.into_value()),
     }
 }
 
@@ -214,6 +218,19 @@ impl<B, RB> StackJob<B, RB>
 where
     B: FnOnce() -> RB,
 {
+    /// As [`StackJob::into_result`], with a panic raised here: the closure, if it runs here,
+    /// runs without `catch_unwind`, so its result moves straight out.
+    fn into_value(self) -> RB {
+        let StackJob { func, result, .. } = self;
+        match result.into_inner() {
+            Some(Ok(value)) => value,
+            Some(Err(payload)) => panic::resume_unwind(payload),
+            None => func
+                .into_inner()
+                .expect("foldex: a forked closure was taken but left no result")(),
+        }
+    }
+
     /// The job's result once no `TaskRef` can touch it any more: the one written by whoever
     /// ran it, or, if it was given back or never claimed, the closure's, run here.
     fn into_result(self) -> Result<RB, PanicPayload> {
