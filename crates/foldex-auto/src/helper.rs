@@ -1,23 +1,31 @@
-//! Folds for a helper (a data loader's driver): each shape tried on both pools, then run on the
-//! faster, never measured on the caller.
+//! Folds for a helper (a data loader's driver): each shape tried on every candidate pool, then
+//! run on the fastest, never measured on the caller.
 //!
 //! A loader's items are *turns*, each of which makes batches until the epoch has none left, so a
 //! first item measured on the caller would be the whole epoch on one thread. Nor does a fold's
 //! CPU time say which pool suits it: producers that sleep waiting for room in a full buffer look
 //! like items that wait on a disk, yet want fewer threads, not more. So a helper's folds are
 //! compared by what matters, their wall time, per shape (the fold's length: a loader's epoch
-//! keeps it from one epoch to the next):
+//! keeps it from one epoch to the next). The candidates:
 //!
-//! - the folds of a shape go in turn to the task pool of many tasks per core
-//!   ([`Choice::HelperTaskPool`]) and to work stealing with one index per piece
-//!   ([`Choice::HelperStealing`]), until each has run two;
-//! - later folds go to the pool whose shorter of its last two folds of that shape was shorter
-//!   (one fold slowed by preemption or a cold start does not decide alone);
-//! - after [`MEASURE_EVERY`](crate::MEASURE_EVERY) folds on it, times the factor by which the
-//!   other pool was slower, one fold tries the other pool again, so that a change in the work is
-//!   seen (a try then costs about one fold in `MEASURE_EVERY`, however slow the other pool);
-//!   each try that confirms the choice at least doubles the wait before the next, up to
-//!   [`MAX_TRY_AGAIN_AFTER`] folds, and one that overturns it starts over.
+//! - the task pool of many tasks per core ([`Choice::HelperTaskPool`]): items that wait;
+//! - work stealing with one index per piece on every core ([`Choice::HelperStealing`]): items
+//!   that compute;
+//! - the same on one thread fewer than cores ([`Choice::HelperSpareCore`], with two cores or
+//!   more): cheap items whose consumer, not their making, limits the epoch, and which runs
+//!   best with a core of its own.
+//!
+//! The rule:
+//!
+//! - the folds of a shape go in turn to each candidate until each has run two;
+//! - later folds go to the candidate whose shorter of its last two folds of that shape was
+//!   shortest (one fold slowed by preemption or a cold start does not decide alone);
+//! - each other candidate is tried again after [`MEASURE_EVERY`](crate::MEASURE_EVERY) folds
+//!   times the factor by which it was slower, times the number of slower candidates, so that a
+//!   change in the work is seen (all tries together then cost about one fold in
+//!   `MEASURE_EVERY`, however slow the candidates);
+//!   each try that confirms the choice at least doubles that candidate's wait, up to
+//!   [`MAX_TRY_AGAIN_AFTER`] folds, and one that overturns it starts every wait over.
 //!
 //! A fold shorter than [`OBSERVED_AT_LEAST`] (the last round of an epoch, a tiny loader) teaches
 //! nothing: its wall time is mostly start-up and wake-ups.
@@ -28,21 +36,24 @@ use std::time::Duration;
 /// A helper fold shorter than this teaches nothing.
 pub const OBSERVED_AT_LEAST: Duration = Duration::from_millis(1);
 
-/// The longest wait, in folds, before a helper fold's shape tries the slower pool again.
+/// The longest wait, in folds, before a helper fold's shape tries a slower candidate again.
 pub const MAX_TRY_AGAIN_AFTER: u32 = 1024;
 
-/// The two pools a helper's fold may run on.
+/// The pools a helper's fold may run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HelperPool {
     TaskPool,
     Stealing,
+    SpareCore,
 }
 
 impl HelperPool {
-    fn other(self) -> Self {
-        match self {
-            Self::TaskPool => Self::Stealing,
-            Self::Stealing => Self::TaskPool,
+    /// The candidates on a machine of `cores` cores, in the order they are first tried.
+    pub fn candidates(cores: usize) -> &'static [HelperPool] {
+        if cores >= 2 {
+            &[Self::TaskPool, Self::Stealing, Self::SpareCore]
+        } else {
+            &[Self::TaskPool, Self::Stealing]
         }
     }
 
@@ -50,80 +61,92 @@ impl HelperPool {
         match self {
             Self::TaskPool => crate::helper_task_pool(),
             Self::Stealing => Choice::HelperStealing,
+            Self::SpareCore => crate::helper_spare_core(),
         }
+    }
+}
+
+/// What the helper folds of one shape showed on one candidate.
+#[derive(Debug, Clone, PartialEq)]
+struct Candidate {
+    pool: HelperPool,
+    /// The last two wall times, newest first.
+    last: [Option<Duration>; 2],
+    /// Folds since this candidate last ran (counted once every candidate has run twice).
+    since_tried: u32,
+    /// Folds to wait, while it is not the fastest, before trying it again.
+    try_again_after: u32,
+}
+
+impl Candidate {
+    /// The shorter of its last two folds (one slow fold, preempted or cold, does not decide
+    /// alone); `None` before two.
+    fn estimate(&self) -> Option<Duration> {
+        match self.last {
+            [Some(newer), Some(older)] => Some(newer.min(older)),
+            _ => None,
+        }
+    }
+
+    fn runs(&self) -> usize {
+        self.last.iter().flatten().count()
     }
 }
 
 /// What the helper folds of one shape showed.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HelperTimes {
-    /// The last two wall times on each pool (`[task pool, work stealing]`), newest first.
-    last: [[Option<Duration>; 2]; 2],
-    /// Folds on the faster pool since the other was last tried.
-    since_tried: u32,
-    /// Folds to run on the faster pool before the other is tried again.
-    try_again_after: u32,
-}
-
-impl Default for HelperTimes {
-    fn default() -> Self {
-        Self {
-            last: [[None; 2]; 2],
-            since_tried: 0,
-            try_again_after: MEASURE_EVERY,
-        }
-    }
-}
-
-fn slot(pool: HelperPool) -> usize {
-    match pool {
-        HelperPool::TaskPool => 0,
-        HelperPool::Stealing => 1,
-    }
+    candidates: Vec<Candidate>,
 }
 
 impl HelperTimes {
-    /// What `pool` takes: the shorter of its last two folds (one slow fold, preempted or cold,
-    /// does not decide alone); `None` before two.
-    fn estimate(&self, pool: HelperPool) -> Option<Duration> {
-        match self.last[slot(pool)] {
-            [Some(newer), Some(older)] => Some(newer.min(older)),
-            _ => None,
+    /// Nothing seen yet, for these candidates.
+    pub fn new(pools: &[HelperPool]) -> Self {
+        Self {
+            candidates: pools
+                .iter()
+                .map(|&pool| Candidate {
+                    pool,
+                    last: [None; 2],
+                    since_tried: 0,
+                    try_again_after: MEASURE_EVERY,
+                })
+                .collect(),
         }
     }
 
-    /// Both pools' estimates, once each has run two folds.
-    fn estimates(&self) -> Option<(Duration, Duration)> {
-        Some((
-            self.estimate(HelperPool::TaskPool)?,
-            self.estimate(HelperPool::Stealing)?,
-        ))
+    /// Every candidate's estimate, once each has run two folds.
+    fn estimates(&self) -> Option<Vec<Duration>> {
+        self.candidates.iter().map(Candidate::estimate).collect()
     }
 
-    /// The faster pool; the task pool until both have run twice.
-    fn faster(&self) -> HelperPool {
-        match self.estimates() {
-            Some((pool, stealing)) if stealing < pool => HelperPool::Stealing,
-            _ => HelperPool::TaskPool,
-        }
+    /// The index of the fastest candidate; the first until every one has run twice.
+    fn fastest(&self) -> usize {
+        self.estimates().map_or(0, |estimates| {
+            (0..estimates.len())
+                .min_by_key(|&i| estimates[i])
+                .unwrap_or(0)
+        })
     }
 
-    /// The pool for the next fold of this shape: the task pool and work stealing in turn until
-    /// each has run twice, then the faster, or the slower when its turn to be tried has come.
+    /// The pool for the next fold of this shape: each candidate in turn until each has run
+    /// twice, then the fastest, or the slower one most overdue for its try.
     pub fn next(&self) -> HelperPool {
-        let runs = |pool: HelperPool| self.last[slot(pool)].iter().flatten().count();
-        let (pool, stealing) = (runs(HelperPool::TaskPool), runs(HelperPool::Stealing));
-        if pool < 2 || stealing < 2 {
-            return if pool <= stealing {
-                HelperPool::TaskPool
-            } else {
-                HelperPool::Stealing
-            };
+        if let Some(fewest) = self.candidates.iter().min_by_key(|c| c.runs()) {
+            if fewest.runs() < 2 {
+                return fewest.pool;
+            }
         }
-        if self.since_tried >= self.try_again_after {
-            self.faster().other()
-        } else {
-            self.faster()
+        let fastest = self.fastest();
+        let overdue = self
+            .candidates
+            .iter()
+            .enumerate()
+            .filter(|&(i, c)| i != fastest && c.since_tried >= c.try_again_after)
+            .max_by_key(|(_, c)| c.since_tried - c.try_again_after);
+        match overdue {
+            Some((_, candidate)) => candidate.pool,
+            None => self.candidates[fastest].pool,
         }
     }
 
@@ -132,31 +155,46 @@ impl HelperTimes {
         if wall < OBSERVED_AT_LEAST {
             return;
         }
-        let compared = self.estimates().is_some();
-        let faster_before = self.faster();
-        let times = &mut self.last[slot(ran)];
-        *times = [Some(wall), times[0]];
-        let Some((pool, stealing)) = self.estimates() else {
+        let Some(ran) = self.candidates.iter().position(|c| c.pool == ran) else {
             return;
         };
-        // A slower pool that lost by a factor `r` waits `r` times as long for its next try,
-        // so that tries cost about one fold in `MEASURE_EVERY` however much slower it is.
-        let ratio = pool.max(stealing).as_secs_f64() / pool.min(stealing).as_secs_f64();
-        let patience =
-            (f64::from(MEASURE_EVERY) * ratio).min(f64::from(MAX_TRY_AGAIN_AFTER)) as u32;
-        if !compared {
-            self.try_again_after = patience;
-        } else if ran == faster_before {
-            self.since_tried = self.since_tried.saturating_add(1);
-        } else {
-            // A try of the other pool: it confirmed the choice, or overturned it.
-            self.since_tried = 0;
-            self.try_again_after = if self.faster() == faster_before {
-                self.try_again_after.saturating_mul(2).max(patience)
-            } else {
-                patience
+        let compared = self.estimates().is_some();
+        let fastest_before = self.fastest();
+        let times = &mut self.candidates[ran].last;
+        *times = [Some(wall), times[0]];
+        let Some(estimates) = self.estimates() else {
+            return;
+        };
+        let fastest = self.fastest();
+        // A candidate that lost by a factor `r` waits `r` times as long for its next try, and
+        // as many times longer as there are slower candidates, so that all their tries together
+        // cost about one fold in `MEASURE_EVERY` however much slower they are.
+        let best = estimates[fastest].as_secs_f64();
+        let slower = (self.candidates.len() - 1) as f64;
+        let patience = |i: usize| {
+            let ratio = estimates[i].as_secs_f64() / best;
+            (f64::from(MEASURE_EVERY) * ratio * slower).min(f64::from(MAX_TRY_AGAIN_AFTER)) as u32
+        };
+        if !compared || fastest != fastest_before {
+            // Every candidate has just been seen, or a try overturned the choice: start over.
+            for (i, candidate) in self.candidates.iter_mut().enumerate() {
+                candidate.since_tried = 0;
+                candidate.try_again_after = patience(i);
             }
-            .min(MAX_TRY_AGAIN_AFTER);
+            return;
+        }
+        for (i, candidate) in self.candidates.iter_mut().enumerate() {
+            if i == ran && i != fastest {
+                // A try that confirmed the choice.
+                candidate.since_tried = 0;
+                candidate.try_again_after = candidate
+                    .try_again_after
+                    .saturating_mul(2)
+                    .max(patience(i))
+                    .min(MAX_TRY_AGAIN_AFTER);
+            } else if i != fastest {
+                candidate.since_tried = candidate.since_tried.saturating_add(1);
+            }
         }
     }
 }
@@ -164,7 +202,12 @@ impl HelperTimes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use HelperPool::{Stealing, TaskPool};
+    use HelperPool::{SpareCore, Stealing, TaskPool};
+
+    /// The two candidates of a one-core machine, which the older tests below were written for.
+    fn two() -> HelperTimes {
+        HelperTimes::new(HelperPool::candidates(1))
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
@@ -187,14 +230,14 @@ mod tests {
 
     #[test]
     fn both_pools_are_tried_then_the_faster_kept() {
-        let mut times = HelperTimes::default();
+        let mut times = two();
         let ran = run(&mut times, 10, |pool| if pool == Stealing { 5 } else { 9 });
         assert_eq!(
             &ran[..5],
             [TaskPool, Stealing, TaskPool, Stealing, Stealing]
         );
         assert!(ran[4..].iter().all(|&p| p == Stealing));
-        let mut times = HelperTimes::default();
+        let mut times = two();
         let ran = run(&mut times, 10, |pool| if pool == Stealing { 50 } else { 9 });
         assert_eq!(
             &ran[..5],
@@ -205,7 +248,7 @@ mod tests {
     #[test]
     fn the_slower_pool_is_tried_again_less_and_less_often() {
         // Work stealing loses by 10 to 9: its tries come after 17, 34 and 68 folds.
-        let mut times = HelperTimes::default();
+        let mut times = two();
         let ran = run(&mut times, 4 + 17 + 1 + 34 + 1 + 68 + 1, |pool| {
             if pool == Stealing {
                 10
@@ -226,7 +269,7 @@ mod tests {
     #[test]
     fn a_much_slower_pool_waits_longer_for_its_tries() {
         // 30 times slower: a try costs 30 folds' time, so it comes after 16 x 30 folds.
-        let mut times = HelperTimes::default();
+        let mut times = two();
         let ran = run(
             &mut times,
             1000,
@@ -234,7 +277,7 @@ mod tests {
         );
         let tries = ran[4..].iter().filter(|&&p| p == TaskPool).count();
         assert_eq!(tries, 1, "{}", 1000 / (16 * 30));
-        let mut capped = HelperTimes::default();
+        let mut capped = two();
         let ran = run(
             &mut capped,
             3000,
@@ -246,7 +289,7 @@ mod tests {
 
     #[test]
     fn work_that_changes_is_followed() {
-        let mut times = HelperTimes::default();
+        let mut times = two();
         run(&mut times, 20, |pool| if pool == Stealing { 50 } else { 9 });
         // The work changes: now work stealing is faster. The next try (after 16 x 50 / 9 folds)
         // sees it.
@@ -264,7 +307,7 @@ mod tests {
 
     #[test]
     fn one_slow_fold_does_not_decide_alone() {
-        let mut times = HelperTimes::default();
+        let mut times = two();
         // The task pool's first fold was preempted: 90 ms against its usual 9.
         for (pool, ms_taken) in [
             (TaskPool, 90),
@@ -278,12 +321,58 @@ mod tests {
         assert_eq!(times.next(), TaskPool);
     }
 
+    /// With the spare-core candidate (two cores or more): each of the three is tried twice,
+    /// the fastest kept, and each slower one tried again on its own schedule.
+    #[test]
+    fn three_candidates_each_tried_then_the_fastest_kept() {
+        let mut times = HelperTimes::new(HelperPool::candidates(2));
+        let cost = |pool| match pool {
+            TaskPool => 40,
+            Stealing => 12,
+            SpareCore => 8,
+        };
+        let ran = run(&mut times, 600, cost);
+        assert_eq!(
+            &ran[..6],
+            [TaskPool, Stealing, SpareCore, TaskPool, Stealing, SpareCore]
+        );
+        let count = |pool| ran[6..].iter().filter(|&&p| p == pool).count();
+        // Work stealing, 1.5 times slower, is tried after 2 × 24, then 96, 192 folds; the task
+        // pool, 5 times slower, after 2 × 80, then 320.
+        assert_eq!(count(Stealing), 3, "{ran:?}");
+        assert_eq!(count(TaskPool), 2, "{ran:?}");
+        assert_eq!(count(SpareCore), 600 - 6 - 3 - 2);
+    }
+
+    #[test]
+    fn a_try_that_overturns_the_choice_starts_every_wait_over() {
+        let mut times = HelperTimes::new(HelperPool::candidates(2));
+        run(&mut times, 6, |pool| if pool == SpareCore { 8 } else { 20 });
+        // Work stealing becomes the fastest; its next try (after 2 × 16 × 20 / 8 = 80 folds)
+        // sees it, and it is kept from then on but for the others' tries.
+        let ran = run(&mut times, 200, |pool| match pool {
+            Stealing => 4,
+            SpareCore => 8,
+            TaskPool => 20,
+        });
+        let switched = ran.iter().position(|&p| p == Stealing).expect("tried");
+        assert_eq!(switched, 80, "{ran:?}");
+        assert_eq!(ran[switched + 1], Stealing, "the try overturned the choice");
+        let after = &ran[switched..];
+        let others = after.iter().filter(|&&p| p != Stealing).count();
+        assert!(
+            (1..=after.len() / 16).contains(&others),
+            "{others} tries in {} folds",
+            after.len()
+        );
+    }
+
     #[test]
     fn short_folds_teach_nothing() {
-        let mut times = HelperTimes::default();
+        let mut times = two();
         for _ in 0..5 {
             times.learn(times.next(), OBSERVED_AT_LEAST / 2);
         }
-        assert_eq!(times, HelperTimes::default());
+        assert_eq!(times, two());
     }
 }

@@ -30,14 +30,17 @@
 //! A fold run for a thread that stands in for a helper (a data loader's driver,
 //! [`foldex_core::exec::stand_in_for_helper`]) is not measured on that thread: a loader's items
 //! run until the epoch is done, so its first item would be the whole epoch. Instead the folds
-//! of each length go in turn to the task pool ([`Choice::HelperTaskPool`]) and to work stealing
-//! with one index per piece ([`Choice::HelperStealing`]) until each has run two, and later ones
-//! to whichever was faster, with the slower one tried again now and then (after
-//! [`MEASURE_EVERY`] folds times the factor by which it lost, then at least twice as many each
-//! time it loses again, up to [`MAX_TRY_AGAIN_AFTER`]); a fold shorter than
-//! [`OBSERVED_AT_LEAST`] teaches nothing. The helper's [`Executor::help`] helps either pool.
+//! of each length go in turn to the task pool ([`Choice::HelperTaskPool`]), to work stealing
+//! with one index per piece ([`Choice::HelperStealing`]) and, with two cores or more, to work
+//! stealing on one thread fewer than cores ([`Choice::HelperSpareCore`], which leaves the
+//! consumer a core) until each has run two, and later ones to whichever was fastest, with the
+//! slower ones tried again now and then (after [`MEASURE_EVERY`] folds times the factor by
+//! which each lost, times the number of slower ones, then at least twice as many each time it
+//! loses again, up to [`MAX_TRY_AGAIN_AFTER`]); a fold shorter than [`OBSERVED_AT_LEAST`]
+//! teaches nothing. The helper's [`Executor::help`] helps each pool.
 //!
-//! The pools are the global `ThreadedEx` pool and one task pool of
+//! The pools are the global `ThreadedEx` pool, a `ThreadedEx` pool of one thread fewer than
+//! cores (started the first time a helper's fold tries it) and one task pool of
 //! [`WAITING_TASKS_PER_CORE`] tasks per core, made on first use and kept warm for every
 //! `AutoEx`. [`Executor::workers`] is that pool's task count, the most pieces that may run at
 //! once, so a loader's default buffer on `AutoEx` holds two batches per task.
@@ -90,14 +93,21 @@ pub enum Choice {
         ntasks: usize,
     },
     /// A helper's fold (a data loader's driver's) on the task pool of `ntasks` tasks, basesize
-    /// 1: while both pools are timed, or the pool that ran that length faster.
+    /// 1: while every pool is timed, or the pool that ran that length fastest.
     HelperTaskPool {
         /// The tasks of the pool.
         ntasks: usize,
     },
-    /// A helper's fold on work stealing with one index per piece: while both pools are timed,
-    /// or the pool that ran that length faster.
+    /// A helper's fold on work stealing with one index per piece: while every pool is timed,
+    /// or the pool that ran that length fastest.
     HelperStealing,
+    /// A helper's fold on work stealing with one index per piece, on `threads` threads, one
+    /// fewer than cores: the helper (a loader's consumer) keeps a core of its own. While every
+    /// pool is timed, or the pool that ran that length fastest.
+    HelperSpareCore {
+        /// The threads of the pool.
+        threads: usize,
+    },
 }
 
 impl fmt::Display for Choice {
@@ -111,11 +121,16 @@ impl fmt::Display for Choice {
             ),
             Self::HelperTaskPool { ntasks } => write!(
                 f,
-                "a task pool of {ntasks} tasks: a loader's fold, timed on both pools"
+                "a task pool of {ntasks} tasks: a loader's fold, timed on each pool"
             ),
             Self::HelperStealing => {
-                f.write_str("work stealing, basesize 1: a loader's fold, timed on both pools")
+                f.write_str("work stealing, basesize 1: a loader's fold, timed on each pool")
             }
+            Self::HelperSpareCore { threads } => write!(
+                f,
+                "work stealing on {threads} threads, basesize 1, leaving the consumer a core: a \
+                 loader's fold, timed on each pool"
+            ),
         }
     }
 }
@@ -156,6 +171,24 @@ fn helper_stealing() -> &'static ThreadedEx {
     HELPER_STEALING.get_or_init(|| ThreadedEx::new().basesize(1))
 }
 
+/// Work stealing on one thread fewer than cores; started the first time a helper's fold tries
+/// it (never on a one-core machine).
+fn helper_spare_core() -> Choice {
+    Choice::HelperSpareCore {
+        threads: spare_core_threads(),
+    }
+}
+
+fn spare_core_threads() -> usize {
+    available_parallelism().saturating_sub(1).max(1)
+}
+
+static SPARE_CORE: OnceLock<ThreadedEx> = OnceLock::new();
+
+fn spare_core() -> &'static ThreadedEx {
+    SPARE_CORE.get_or_init(|| ThreadedEx::new().threads(spare_core_threads()).basesize(1))
+}
+
 fn waiting() -> &'static TaskPoolEx {
     static WAITING: OnceLock<TaskPoolEx> = OnceLock::new();
     WAITING.get_or_init(|| TaskPoolEx::new().ntasks(waiting_tasks()).basesize(1))
@@ -187,6 +220,7 @@ fn run_on<'a>(choice: Choice, job: &dyn Job<'a>) -> Option<Partial<'a>> {
         Choice::Stealing => stealing().execute(job),
         Choice::Waiting { .. } | Choice::HelperTaskPool { .. } => waiting().execute(job),
         Choice::HelperStealing => helper_stealing().execute(job),
+        Choice::HelperSpareCore { .. } => spare_core().execute(job),
     })
 }
 
@@ -311,7 +345,13 @@ impl AutoEx {
             if state.helpers.len() >= REMEMBERED_SHAPES && !state.helpers.contains_key(&shape) {
                 state.helpers.clear();
             }
-            state.helpers.entry(shape).or_default().learn(pool, wall);
+            state
+                .helpers
+                .entry(shape)
+                .or_insert_with(|| {
+                    HelperTimes::new(HelperPool::candidates(available_parallelism()))
+                })
+                .learn(pool, wall);
         }
         partial
     }
@@ -371,12 +411,16 @@ impl Executor for AutoEx {
     }
 
     fn is_worker_thread(&self) -> bool {
-        stealing().is_worker_thread() || waiting().is_worker_thread()
+        stealing().is_worker_thread()
+            || waiting().is_worker_thread()
+            || SPARE_CORE.get().is_some_and(ThreadedEx::is_worker_thread)
     }
 
     /// Helps the pools that run the folds a loader's driver starts.
     fn help(&self) -> bool {
-        helper_stealing().help() || waiting().help()
+        helper_stealing().help()
+            || waiting().help()
+            || SPARE_CORE.get().is_some_and(ThreadedEx::help)
     }
 }
 

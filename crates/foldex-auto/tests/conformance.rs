@@ -1,6 +1,6 @@
 //! AutoEx passes the shared conformance suite (it measures its own granularity, so the
 //! suite's basesize is not used): called as usual, and by a thread that stands in for a helper
-//! (a loader's driver), on the task pool and on work stealing.
+//! (a loader's driver), on the task pool, on work stealing and on work stealing leaving a core.
 use foldex_auto::AutoEx;
 
 foldex_testkit::conformance_tests!(|_basesize| AutoEx::new());
@@ -11,28 +11,35 @@ mod standing_in {
     use foldex_core::{Executor, ExecutorExt, Job, Partial};
     use std::time::Duration;
 
-    /// Runs each fold as the second helper's fold of its length on a fresh `AutoEx`, so that it
-    /// goes to work stealing: the first, on the task pool, stops at its first items after
-    /// 1.5 ms (long enough to teach).
-    pub struct OnWorkStealing;
+    /// Runs each fold as the helper's fold of its length that comes after `primed` others on
+    /// a fresh `AutoEx`, so that it goes to the pool that is tried in that turn: the task pool
+    /// first, then work stealing, then (with two cores or more) work stealing on a core fewer.
+    /// The priming folds stop at their first items after 1.5 ms (long enough to teach).
+    pub struct Primed {
+        pub primed: usize,
+        pub expect: fn(Choice) -> bool,
+    }
 
-    impl Executor for OnWorkStealing {
+    impl Executor for Primed {
         fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
             let ex = AutoEx::new();
-            let _first_items_only = stand_in_for_helper(|| {
-                ex.try_fold(
-                    0..job.len(),
-                    || (),
-                    |(), _| {
-                        std::thread::sleep(Duration::from_micros(1500));
-                        std::ops::ControlFlow::Break(())
-                    },
-                    |(), ()| (),
-                )
-            });
+            for _ in 0..self.primed {
+                let _first_items_only = stand_in_for_helper(|| {
+                    ex.try_fold(
+                        0..job.len(),
+                        || (),
+                        |(), _| {
+                            std::thread::sleep(Duration::from_micros(1500));
+                            std::ops::ControlFlow::Break(())
+                        },
+                        |(), ()| (),
+                    )
+                });
+            }
             let partial = stand_in_for_helper(|| ex.execute(job));
             if !job.is_empty() {
-                assert_eq!(ex.last_choice(), Some(Choice::HelperStealing));
+                let choice = ex.last_choice().expect("a fold ran");
+                assert!((self.expect)(choice), "{choice:?}");
             }
             partial
         }
@@ -53,5 +60,22 @@ mod suite_standing_in_task_pool {
 }
 
 mod suite_standing_in_work_stealing {
-    foldex_testkit::conformance_tests!(|_basesize| super::standing_in::OnWorkStealing);
+    foldex_testkit::conformance_tests!(|_basesize| super::standing_in::Primed {
+        primed: 1,
+        expect: |choice| choice == foldex_auto::Choice::HelperStealing,
+    });
+}
+
+/// Work stealing on a core fewer than the machine has (on one core, the task pool again).
+mod suite_standing_in_spare_core {
+    foldex_testkit::conformance_tests!(|_basesize| super::standing_in::Primed {
+        primed: 2,
+        expect: |choice| match choice {
+            foldex_auto::Choice::HelperSpareCore { .. } => {
+                foldex_core::available_parallelism() >= 2
+            }
+            foldex_auto::Choice::HelperTaskPool { .. } => foldex_core::available_parallelism() < 2,
+            _ => false,
+        },
+    });
 }

@@ -227,7 +227,8 @@ where
             Some(Err(payload)) => panic::resume_unwind(payload),
             None => func
                 .into_inner()
-                .expect("foldex: a forked closure was taken but left no result")(),
+                .expect("foldex: a forked closure was taken but left no result")(
+            ),
         }
     }
 
