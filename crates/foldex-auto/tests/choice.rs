@@ -92,7 +92,7 @@ fn a_helpers_folds_try_every_pool_then_keep_the_fastest() {
     let spare_core = available_parallelism() >= 2;
     let candidates = if spare_core { 3 } else { 2 };
     let mut ran = Vec::new();
-    for _ in 0..2 * candidates + 4 {
+    for _ in 0..candidates + 5 {
         assert_eq!(sleepy(), 31 * 32 / 2);
         ran.push(ex.last_choice().expect("a fold ran"));
     }
@@ -100,7 +100,8 @@ fn a_helpers_folds_try_every_pool_then_keep_the_fastest() {
         matches!(ran[0], Choice::HelperTaskPool { ntasks } if ntasks >= 8),
         "{ran:?}"
     );
-    // The pools in turn until each ran twice, then the fastest.
+    // Each pool once; the others took over twice the task pool's time, so the task pool from
+    // then on.
     assert_eq!(ran[1], Choice::HelperStealing, "{ran:?}");
     if spare_core {
         assert!(
@@ -108,13 +109,8 @@ fn a_helpers_folds_try_every_pool_then_keep_the_fastest() {
             "{ran:?}"
         );
     }
-    assert_eq!(
-        ran[candidates..2 * candidates],
-        ran[..candidates],
-        "{ran:?}"
-    );
     assert!(
-        ran[2 * candidates..]
+        ran[candidates..]
             .iter()
             .all(|c| matches!(c, Choice::HelperTaskPool { .. })),
         "the task pool was faster: {ran:?}"
