@@ -33,11 +33,12 @@
 //! of each length go in turn to the task pool ([`Choice::HelperTaskPool`]), to work stealing
 //! with one index per piece ([`Choice::HelperStealing`]) and, with two cores or more, to work
 //! stealing on one thread fewer than cores ([`Choice::HelperSpareCore`], which leaves the
-//! consumer a core) until each has run two, and later ones to whichever was fastest, with the
-//! slower ones tried again now and then (after [`MEASURE_EVERY`] folds times the factor by
-//! which each lost, times the number of slower ones, then at least twice as many each time it
-//! loses again, up to [`MAX_TRY_AGAIN_AFTER`]); a fold shorter than [`OBSERVED_AT_LEAST`]
-//! teaches nothing. The helper's [`Executor::help`] helps each pool.
+//! consumer a core), once each, then once more each that took at most [`CLOSE_ENOUGH`] times
+//! the fastest, and later ones to whichever was fastest, with the slower ones tried again now
+//! and then (after [`MEASURE_EVERY`] folds times the factor by which each lost, times the
+//! number of slower ones, then at least twice as many each time it loses again, up to
+//! [`MAX_TRY_AGAIN_AFTER`]); a fold shorter than [`OBSERVED_AT_LEAST`] teaches nothing. The
+//! helper's [`Executor::help`] helps each pool.
 //!
 //! The pools are the global `ThreadedEx` pool, a `ThreadedEx` pool of one thread fewer than
 //! cores (started the first time a helper's fold tries it) and one task pool of
@@ -55,7 +56,7 @@
 
 mod helper;
 
-pub use helper::{MAX_TRY_AGAIN_AFTER, OBSERVED_AT_LEAST};
+pub use helper::{CLOSE_ENOUGH, MAX_TRY_AGAIN_AFTER, OBSERVED_AT_LEAST};
 
 use cpu_time::ThreadTime;
 use foldex_core::exec::{is_standing_in, measure_first_items, FirstItems, WAKE_UP};

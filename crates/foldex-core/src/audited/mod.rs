@@ -52,11 +52,11 @@
 //!   `unwrap` checks the brand's unique id before it reads, so a value is only ever read back
 //!   as the type it was written as.
 //! - [`task_scope`] and [`Scope::spawn`]: a spawned task is counted on the scope's latch, and
-//!   only dropping its [`TaskRef`] (after running or dropping the closure) counts it down. The
-//!   body and the waiter see the latch only as a [`ScopeLatch`], which code outside the crate
-//!   can wait on but never count down (its `count_up`/`count_down` are crate-private, and only
-//!   this module calls them), so safe code cannot release a scope while a task that borrows
-//!   from it lives. A leaked `TaskRef` keeps the scope waiting forever (a hang, never a
+//!   only running or dropping its [`TaskRef`] counts it down, after the closure was called or
+//!   dropped. The body and the waiter see the latch only as a [`ScopeLatch`], which code
+//!   outside the crate can wait on but never count down (its `count_up`/`count_down` are
+//!   crate-private, and only this module calls them), so safe code cannot release a scope
+//!   while a task that borrows from it lives. A leaked `TaskRef` keeps the scope waiting forever (a hang, never a
 //!   dangling borrow).
 //! - [`join_stack`] and [`offer`]: the frame is left (by return or unwind) only once the latch
 //!   of its `StackJob` is set, or, for `join_stack`, once its `TaskRef` was taken back, or, for
