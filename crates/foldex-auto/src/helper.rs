@@ -17,10 +17,12 @@
 //!
 //! The rule:
 //!
-//! - the folds of a shape go in turn to each candidate once, then again to each whose fold
-//!   took at most [`CLOSE_ENOUGH`] times the fastest so far (one fold slowed by preemption or
-//!   a cold start does not decide alone between close candidates, and a clearly slower one,
-//!   8 times slower for sleeping items on one thread, costs one fold, not two);
+//! - the folds of a shape go in turn to each candidate once (the spare core only where work
+//!   stealing on every core came within [`CLOSE_ENOUGH`] of the fastest: it is a variant of
+//!   it), then again to each whose fold took at most [`CLOSE_ENOUGH`] times the fastest so far
+//!   (one fold slowed by preemption or a cold start does not decide alone between close
+//!   candidates, and a clearly slower one, 8 times slower for sleeping items on one thread,
+//!   costs one fold, not two);
 //! - later folds go to the candidate whose shorter of its last two folds of that shape (its
 //!   only one, for one clearly slower) was shortest;
 //! - each other candidate is tried again after [`MEASURE_EVERY`](crate::MEASURE_EVERY) folds
@@ -61,6 +63,15 @@ impl HelperPool {
             &[Self::TaskPool, Self::Stealing, Self::SpareCore]
         } else {
             &[Self::TaskPool, Self::Stealing]
+        }
+    }
+
+    /// The candidate this one is a variant of: it is first tried only where that one came
+    /// close to the fastest.
+    fn refines(self) -> Option<HelperPool> {
+        match self {
+            Self::SpareCore => Some(Self::Stealing),
+            Self::TaskPool | Self::Stealing => None,
         }
     }
 
@@ -122,42 +133,66 @@ impl HelperTimes {
         }
     }
 
-    /// The candidate still to run before the choice is made: one that has not run, or one
-    /// that ran once and took at most [`CLOSE_ENOUGH`] times the fastest so far.
-    fn pending(&self) -> Option<HelperPool> {
-        if let Some(unseen) = self.candidates.iter().find(|c| c.runs() == 0) {
-            return Some(unseen.pool);
-        }
-        let best = self
-            .candidates
-            .iter()
-            .filter_map(Candidate::estimate)
-            .min()?;
-        self.candidates
-            .iter()
-            .find(|c| {
-                c.runs() == 1
-                    && c.estimate()
-                        .is_some_and(|e| e.as_secs_f64() <= CLOSE_ENOUGH * best.as_secs_f64())
-            })
-            .map(|c| c.pool)
+    /// The fastest fold any candidate has run, if any ran.
+    fn best(&self) -> Option<Duration> {
+        self.candidates.iter().filter_map(Candidate::estimate).min()
     }
 
-    /// Every candidate's estimate, once none is pending.
-    fn estimates(&self) -> Option<Vec<Duration>> {
+    /// Whether a time is within [`CLOSE_ENOUGH`] of the fastest.
+    fn close(&self, estimate: Option<Duration>) -> bool {
+        match (estimate, self.best()) {
+            (Some(e), Some(best)) => e.as_secs_f64() <= CLOSE_ENOUGH * best.as_secs_f64(),
+            _ => false,
+        }
+    }
+
+    /// Whether `candidate` is in the running: it is no refinement, or the candidate it refines
+    /// ran and is close to the fastest (the spare core is worth a fold only where work stealing
+    /// on every core is).
+    fn in_the_running(&self, candidate: &Candidate) -> bool {
+        candidate.pool.refines().is_none_or(|parent| {
+            self.candidates
+                .iter()
+                .find(|c| c.pool == parent)
+                .is_some_and(|c| self.close(c.estimate()))
+        })
+    }
+
+    /// The candidate still to run before the choice is made: one in the running that has not
+    /// run, or that ran once and took at most [`CLOSE_ENOUGH`] times the fastest so far.
+    fn pending(&self) -> Option<HelperPool> {
+        let runs = |c: &Candidate| c.runs();
+        self.candidates
+            .iter()
+            .filter(|c| runs(c) == 0 && self.in_the_running(c))
+            .chain(
+                self.candidates
+                    .iter()
+                    .filter(|c| runs(c) == 1 && self.close(c.estimate())),
+            )
+            .map(|c| c.pool)
+            .next()
+    }
+
+    /// The candidates that ran, with their estimates, once none is pending.
+    fn ranked(&self) -> Option<Vec<(usize, Duration)>> {
         if self.pending().is_some() {
             return None;
         }
-        self.candidates.iter().map(Candidate::estimate).collect()
+        Some(
+            self.candidates
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| Some((i, c.estimate()?)))
+                .collect(),
+        )
     }
 
     /// The index of the fastest candidate; the first while some are pending.
     fn fastest(&self) -> usize {
-        self.estimates().map_or(0, |estimates| {
-            (0..estimates.len())
-                .min_by_key(|&i| estimates[i])
-                .unwrap_or(0)
-        })
+        self.ranked()
+            .and_then(|ranked| ranked.into_iter().min_by_key(|&(_, e)| e))
+            .map_or(0, |(i, _)| i)
     }
 
     /// The pool for the next fold of this shape: the pending candidates in turn, then the
@@ -171,7 +206,7 @@ impl HelperTimes {
             .candidates
             .iter()
             .enumerate()
-            .filter(|&(i, c)| i != fastest && c.since_tried >= c.try_again_after)
+            .filter(|&(i, c)| i != fastest && c.runs() > 0 && c.since_tried >= c.try_again_after)
             .max_by_key(|(_, c)| c.since_tried - c.try_again_after);
         match overdue {
             Some((_, candidate)) => candidate.pool,
@@ -187,41 +222,52 @@ impl HelperTimes {
         let Some(ran) = self.candidates.iter().position(|c| c.pool == ran) else {
             return;
         };
-        let compared = self.estimates().is_some();
+        let compared = self.ranked().is_some();
         let fastest_before = self.fastest();
         let times = &mut self.candidates[ran].last;
         *times = [Some(wall), times[0]];
-        let Some(estimates) = self.estimates() else {
+        let Some(ranked) = self.ranked() else {
             return;
         };
         let fastest = self.fastest();
         // A candidate that lost by a factor `r` waits `r` times as long for its next try, and
         // as many times longer as there are slower candidates, so that all their tries together
         // cost about one fold in `MEASURE_EVERY` however much slower they are.
-        let best = estimates[fastest].as_secs_f64();
-        let slower = (self.candidates.len() - 1) as f64;
-        let patience = |i: usize| {
-            let ratio = estimates[i].as_secs_f64() / best;
-            (f64::from(MEASURE_EVERY) * ratio * slower).min(f64::from(MAX_TRY_AGAIN_AFTER)) as u32
-        };
+        let best = self.candidates[fastest]
+            .estimate()
+            .map_or(1.0, |e| e.as_secs_f64());
+        let slower = ranked.len().saturating_sub(1).max(1) as f64;
+        let patience: Vec<Option<u32>> = self
+            .candidates
+            .iter()
+            .map(|c| {
+                let ratio = c.estimate()?.as_secs_f64() / best;
+                let folds = f64::from(MEASURE_EVERY) * ratio * slower;
+                Some(folds.min(f64::from(MAX_TRY_AGAIN_AFTER)) as u32)
+            })
+            .collect();
+        let ranked_now = |i: usize| patience[i].is_some();
         if !compared || fastest != fastest_before {
             // Every candidate has just been seen, or a try overturned the choice: start over.
             for (i, candidate) in self.candidates.iter_mut().enumerate() {
                 candidate.since_tried = 0;
-                candidate.try_again_after = patience(i);
+                candidate.try_again_after = patience[i].unwrap_or(MEASURE_EVERY);
             }
             return;
         }
         for (i, candidate) in self.candidates.iter_mut().enumerate() {
-            if i == ran && i != fastest {
+            if i == fastest || !ranked_now(i) {
+                continue;
+            }
+            if i == ran {
                 // A try that confirmed the choice.
                 candidate.since_tried = 0;
                 candidate.try_again_after = candidate
                     .try_again_after
                     .saturating_mul(2)
-                    .max(patience(i))
+                    .max(patience[i].unwrap_or(MEASURE_EVERY))
                     .min(MAX_TRY_AGAIN_AFTER);
-            } else if i != fastest {
+            } else {
                 candidate.since_tried = candidate.since_tried.saturating_add(1);
             }
         }
@@ -393,6 +439,32 @@ mod tests {
             "{others} tries in {} folds",
             after.len()
         );
+    }
+
+    /// Items that wait: work stealing is far slower than the task pool, so its variant on a
+    /// core fewer is not tried at all, until work stealing becomes the fastest.
+    #[test]
+    fn the_spare_core_is_tried_only_where_work_stealing_comes_close() {
+        let mut times = HelperTimes::new(HelperPool::candidates(2));
+        let ran = run(
+            &mut times,
+            200,
+            |pool| if pool == TaskPool { 10 } else { 80 },
+        );
+        assert_eq!(&ran[..4], [TaskPool, Stealing, TaskPool, TaskPool]);
+        assert!(!ran.contains(&SpareCore), "{ran:?}");
+        // The work changes: work stealing's next try finds it fastest, and the spare core is
+        // tried right after.
+        let ran = run(&mut times, 400, |pool| match pool {
+            TaskPool => 10,
+            Stealing => 4,
+            SpareCore => 3,
+        });
+        let switched = ran.iter().position(|&p| p == Stealing).expect("tried");
+        assert_eq!(ran[switched + 1], SpareCore, "{ran:?}");
+        let after = &ran[switched + 1..];
+        let spare = after.iter().filter(|&&p| p == SpareCore).count();
+        assert!(spare >= after.len() * 9 / 10, "{spare} of {}", after.len());
     }
 
     #[test]
