@@ -144,12 +144,23 @@ impl Shared {
     /// Removes every queued task of `fold` and returns them, to be dropped (unrun) outside the
     /// lock.
     pub(crate) fn take_back(&self, fold: u64) -> Vec<TaskRef> {
+        self.take_back_where(fold, |_| true)
+    }
+
+    /// Removes the queued tasks of `fold` that the workers may take, and returns them; a task
+    /// left to helpers stays queued for them.
+    pub(crate) fn take_back_workers_tasks(&self, fold: u64) -> Vec<TaskRef> {
+        self.take_back_where(fold, Takers::workers)
+    }
+
+    fn take_back_where(&self, fold: u64, takers: impl Fn(Takers) -> bool) -> Vec<TaskRef> {
         let mut queue = self.lock();
-        if !queue.tasks.iter().any(|q| q.fold == fold) {
+        let wanted = |q: &Queued| q.fold == fold && takers(q.takers);
+        if !queue.tasks.iter().any(wanted) {
             return Vec::new();
         }
         let (mine, others): (VecDeque<Queued>, VecDeque<Queued>) =
-            queue.tasks.drain(..).partition(|q| q.fold == fold);
+            queue.tasks.drain(..).partition(wanted);
         queue.tasks = others;
         mine.into_iter().map(|q| q.task).collect()
     }

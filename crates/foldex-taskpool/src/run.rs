@@ -137,10 +137,12 @@ impl<'j, 'a> FoldRun<'j, 'a> {
         self.shared.is_stalled(self.id, taken)
     }
 
-    /// Takes back the fold's queued lanes and runs the chunks they would have run on the
-    /// calling thread instead, so that the fold never has more than its lanes in flight.
+    /// Takes back the fold's queued lanes for the workers and runs the chunks they would have
+    /// run on the calling thread instead, so that the fold never has more than its lanes in
+    /// flight. A lane left to a helper stays queued: the caller then runs beside the helper,
+    /// whose items may need to run at the same time as the caller's (a loader's turns).
     pub(crate) fn take_over(&self) {
-        drop(self.shared.take_back(self.id));
+        drop(self.shared.take_back_workers_tasks(self.id));
         self.run_inline();
     }
 

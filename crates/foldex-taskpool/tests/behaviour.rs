@@ -533,3 +533,58 @@ fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
         }
     });
 }
+
+/// A caller standing in for a helper whose workers are all blocked takes back only their lanes:
+/// the lane left to the helper stays queued, so two items that must run at the same time (as a
+/// loader's turns wait for its consumer) still meet, one on the caller and one on the helper.
+#[test]
+fn a_stalled_caller_standing_in_leaves_the_helper_its_lane() {
+    watchdog("a stalled stand-in's items that meet", || {
+        let pool = TaskPoolEx::new().ntasks(2).basesize(1);
+        let release = Arc::new(AtomicBool::new(false));
+        let entered = Arc::new(AtomicUsize::new(0));
+        let blocker = {
+            let (release, entered) = (Arc::clone(&release), Arc::clone(&entered));
+            pool.clone()
+                .background(true)
+                .spawn_for_each(0..2usize, move |_| {
+                    entered.fetch_add(1, Ordering::SeqCst);
+                    while !release.load(Ordering::SeqCst) {
+                        thread::sleep(Duration::from_micros(100));
+                    }
+                })
+        };
+        while entered.load(Ordering::SeqCst) < 2 {
+            thread::sleep(Duration::from_micros(100));
+        }
+        let barrier = std::sync::Barrier::new(2);
+        let done = AtomicBool::new(false);
+        let got = thread::scope(|s| {
+            s.spawn(|| {
+                // The helper comes late: the caller has found its fold stalled by then.
+                thread::sleep(Duration::from_millis(20));
+                while !done.load(Ordering::Acquire) {
+                    if !pool.help() {
+                        thread::yield_now();
+                    }
+                }
+            });
+            let got = stand_in_for_helper(|| {
+                pool.map_reduce(
+                    0..2usize,
+                    |i| {
+                        barrier.wait();
+                        i
+                    },
+                    || 0,
+                    |a, b| a + b,
+                )
+            });
+            done.store(true, Ordering::Release);
+            got
+        });
+        release.store(true, Ordering::SeqCst);
+        blocker.join();
+        assert_eq!(got, 1);
+    });
+}
