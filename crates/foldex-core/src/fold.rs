@@ -33,6 +33,10 @@
 //! timing.
 
 mod in_place;
+mod input;
+mod stream;
+
+pub use input::Input;
 
 use crate::audited::Partial;
 use crate::coverage::{self, Bugs, Kind, Piece, Pieces};
@@ -51,7 +55,7 @@ const STOP_CHECK_BLOCK: usize = 4096;
 
 /// Folds one block of items, in order, into an accumulator; `probe` says whether the block
 /// still matters, for steps that spend long on one item.
-pub(crate) trait Leaf<A, Item>: Sync {
+pub trait Leaf<A, Item>: Sync {
     fn fold<I: Iterator<Item = Item>>(
         &self,
         acc: A,
@@ -350,21 +354,20 @@ where
 
 fn drive<E, S, L, I, C, A>(
     executor: &E,
-    source: S,
+    input: S,
     leaf: L,
     init: I,
     combine: C,
 ) -> ControlFlow<A, A>
 where
     E: Executor + ?Sized,
-    S: Source,
+    S: Input,
     L: Leaf<A, S::Item>,
     I: Fn() -> A + Sync,
     C: Fn(A, A) -> A + Sync,
     A: Send,
 {
-    drive_cancellable(executor, source, leaf, init, combine, None)
-        .expect("a fold without a cancel flag is never cancelled")
+    input.drive_fold(executor, leaf, init, combine)
 }
 
 /// Runs a typed fold whose owner may cancel it by setting `cancel`; `None` when it was
@@ -390,43 +393,76 @@ where
     A: Send,
 {
     let len = source.len();
-    let job = FoldJob {
-        source,
-        leaf,
-        init,
-        combine,
-        len,
-        pieces: Pieces::new(len),
-        break_at: AtomicUsize::new(usize::MAX),
-        stop_after: AtomicUsize::new(usize::MAX),
-        panics: LeftmostPanic::default(),
-        bugs: Bugs::default(),
-        cancel,
-    };
+    let job = FoldJob::new(source, leaf, init, combine, len, cancel);
     let partial = executor.execute(&job);
-    let piece = job.pieces.unwrap(partial);
-    job.bugs.raise();
-    let leftmost_panic = job.panics.take();
-    let Some(piece) = piece else {
-        // Lost: `init` panicked where a skipped piece needed a stand-in, and that was recorded.
-        let (_, payload) = leftmost_panic.expect("a lost piece follows a recorded panic");
-        panic::resume_unwind(payload);
-    };
-    coverage::check_result(piece.start, piece.end, len, |end| job.stopped(end));
-    if let Some((at, payload)) = leftmost_panic {
-        if at <= job.break_at.load(Ordering::Relaxed) {
-            panic::resume_unwind(payload);
+    job.conclude(partial, len)
+}
+
+impl<'c, S, L, I, C, A> FoldJob<'c, S, L, I, C, A>
+where
+    S: Source,
+    L: Leaf<A, S::Item>,
+    I: Fn() -> A + Sync,
+    C: Fn(A, A) -> A + Sync,
+    A: Send,
+{
+    /// The job of a fold over the indices `0..len` of `source`.
+    fn new(
+        source: S,
+        leaf: L,
+        init: I,
+        combine: C,
+        len: usize,
+        cancel: Option<&'c AtomicBool>,
+    ) -> Self {
+        Self {
+            source,
+            leaf,
+            init,
+            combine,
+            len,
+            pieces: Pieces::new(len),
+            break_at: AtomicUsize::new(usize::MAX),
+            stop_after: AtomicUsize::new(usize::MAX),
+            panics: LeftmostPanic::default(),
+            bugs: Bugs::default(),
+            cancel,
         }
-        // Placed after a Break: the sequential fold never got there.
     }
-    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-        // Pieces may have been skipped anywhere: whatever was combined is not the fold's result.
-        return None;
-    }
-    match piece.kind {
-        Kind::Continue => Some(ControlFlow::Continue(piece.acc)),
-        Kind::Break => Some(ControlFlow::Break(piece.acc)),
-        Kind::Skipped => coverage::whole_job_skipped(),
+
+    /// The fold's result from `partial`, which must cover `0..len` (or stop where the job
+    /// stopped); `None` when the fold was cancelled.
+    ///
+    /// # Panics
+    /// With the first executor bug, else with the panic of user code that the sequential fold
+    /// would have met first.
+    fn conclude(&self, partial: Partial<'_>, len: usize) -> Option<ControlFlow<A, A>> {
+        let piece = self.pieces.unwrap(partial);
+        self.bugs.raise();
+        let leftmost_panic = self.panics.take();
+        let Some(piece) = piece else {
+            // Lost: `init` panicked where a skipped piece needed a stand-in, and that was
+            // recorded.
+            let (_, payload) = leftmost_panic.expect("a lost piece follows a recorded panic");
+            panic::resume_unwind(payload);
+        };
+        coverage::check_result(piece.start, piece.end, len, |end| self.stopped(end));
+        if let Some((at, payload)) = leftmost_panic {
+            if at <= self.break_at.load(Ordering::Relaxed) {
+                panic::resume_unwind(payload);
+            }
+            // Placed after a Break: the sequential fold never got there.
+        }
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            // Pieces may have been skipped anywhere: whatever was combined is not the fold's
+            // result.
+            return None;
+        }
+        match piece.kind {
+            Kind::Continue => Some(ControlFlow::Continue(piece.acc)),
+            Kind::Break => Some(ControlFlow::Break(piece.acc)),
+            Kind::Skipped => coverage::whole_job_skipped(),
+        }
     }
 }
 
@@ -461,7 +497,7 @@ pub trait ExecutorExt: Executor {
     /// ```
     fn fold<S, A, I, F, C>(&self, source: S, init: I, step: F, combine: C) -> A
     where
-        S: Source,
+        S: Input,
         A: Send,
         I: Fn() -> A + Sync,
         F: Fn(A, S::Item) -> A + Sync,
@@ -493,7 +529,7 @@ pub trait ExecutorExt: Executor {
     /// ```
     fn try_fold<S, A, I, F, C>(&self, source: S, init: I, step: F, combine: C) -> ControlFlow<A, A>
     where
-        S: Source,
+        S: Input,
         A: Send,
         I: Fn() -> A + Sync,
         F: Fn(A, S::Item) -> ControlFlow<A, A> + Sync,
@@ -513,7 +549,7 @@ pub trait ExecutorExt: Executor {
         combine: C,
     ) -> ControlFlow<A, A>
     where
-        S: Source,
+        S: Input,
         A: Send,
         I: Fn() -> A + Sync,
         F: Fn(A, S::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
@@ -525,7 +561,7 @@ pub trait ExecutorExt: Executor {
     /// Calls `f` on every item.
     fn for_each<S, F>(&self, source: S, f: F)
     where
-        S: Source,
+        S: Input,
         F: Fn(S::Item) + Sync,
     {
         self.fold(source, || (), |(), item| f(item), |(), ()| ());
@@ -541,7 +577,7 @@ pub trait ExecutorExt: Executor {
     /// ```
     fn map_reduce<S, R, M, I, C>(&self, source: S, map: M, identity: I, reduce: C) -> R
     where
-        S: Source,
+        S: Input,
         R: Send,
         M: Fn(S::Item) -> R + Sync,
         I: Fn() -> R + Sync,
@@ -563,7 +599,7 @@ pub trait ExecutorExt: Executor {
     /// let v: Vec<u64> = (1..=100).collect();
     /// assert_eq!(SequentialEx.sum::<u64>(&v), 5050);
     /// ```
-    fn sum<T>(&self, source: impl Source<Item: Summand<T>>) -> T
+    fn sum<T>(&self, source: impl Input<Item: Summand<T>>) -> T
     where
         T: Send + Sum<T>,
     {
@@ -582,10 +618,10 @@ pub trait ExecutorExt: Executor {
     /// ```
     fn collect_vec<S>(&self, source: S) -> Vec<S::Item>
     where
-        S: Source,
+        S: Input,
         S::Item: Send,
     {
-        in_place::collect_vec(self, source)
+        source.collect_items(self)
     }
 }
 

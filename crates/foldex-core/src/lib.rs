@@ -44,14 +44,16 @@ mod panic;
 mod source;
 mod spawn;
 mod stand_in;
+mod stream;
 mod sync;
 
 pub use audited::{Brand, MutSlice, OwnedVec, Partial};
 pub use config::{available_parallelism, Basesize, ConfigError};
 pub use executor::{Executor, Job};
-pub use fold::{ExecutorExt, StopProbe, Summand};
+pub use fold::{ExecutorExt, Input, StopProbe, Summand};
 pub use source::{RangeVisitor, Source};
 pub use spawn::{FoldHandle, SpawnExt};
+pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 
 /// The toolkit for writing an executor: what the built-in executors share, so that a new one
 /// needs none of its own chunking, combining, completion or panic capture.

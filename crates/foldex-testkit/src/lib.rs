@@ -26,7 +26,8 @@
 //!
 //! [`check_reducer`] checks a user's own reduction (an identity and an associative `combine`)
 //! across leaf sizes and combine trees. [`check_pipelines`] runs every pipeline adapter, transform and reduction on the executor
-//! against `std::iter` (part of [`conformance_tests!`]).
+//! against `std::iter`, and [`check_streams`] every fold over a `Stream` (both part of
+//! [`conformance_tests!`]).
 //!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
@@ -36,6 +37,7 @@ mod reducer;
 #[cfg(target_os = "linux")]
 pub mod spawn_failure;
 mod stand_in;
+mod streams;
 
 pub use pipelines::{
     check_pipeline_adapters, check_pipeline_collect, check_pipeline_in_place,
@@ -44,6 +46,10 @@ pub use pipelines::{
 };
 pub use reducer::check_reducer;
 pub use stand_in::StandIn;
+pub use streams::{
+    batch_sizes, check_stream_break_stops_pulling, check_stream_nesting, check_stream_order,
+    check_stream_panics, check_stream_try_fold, check_streams, stream_lengths,
+};
 
 use foldex_core::{Basesize, Executor, ExecutorExt};
 use proptest::prelude::*;
@@ -294,6 +300,7 @@ pub fn check_all<E: Executor>(make: impl Fn(Basesize) -> E) {
     check_nesting(&make);
     check_borrowing(&make);
     check_pipelines(&make);
+    check_streams(&make);
 }
 
 /// Expands to one `#[test]` per conformance property, for the executor that `$make` (a
@@ -338,6 +345,10 @@ macro_rules! conformance_tests {
         #[cfg(panic = "unwind")]
         fn conformance_pipelines() {
             $crate::check_pipelines($make);
+        }
+        #[test]
+        fn conformance_streams() {
+            $crate::check_streams($make);
         }
     };
 }

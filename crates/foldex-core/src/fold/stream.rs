@@ -1,0 +1,361 @@
+//! Folds over a [`Stream`]: an iterator pulled in batches, one puller at a time, with the
+//! batches folded as pieces on any executor and combined in input order.
+//!
+//! Two jobs. The executor runs the *turns* job, a fold over `0..TURNS` whose items are turns:
+//! a turn locks the iterator, pulls the next batch, numbers it (its sequence number, and the
+//! positions `start..end` of its items in the stream), unlocks, folds the batch and hands the
+//! partial to an ordered combiner by its number. A turn that finds the stream ended (or the
+//! fold stopped) returns `Break`, so the executor stops scheduling turns as it would after any
+//! early `Break`; the turns' own accumulators are `()`. The *items* job is the typed fold of
+//! the user's step over the stream's positions (`0..usize::MAX`, stopped past the end): a turn
+//! runs it on its batch's positions, so that panics, `Break`s and their placement follow the
+//! rules of the indexed fold (the parent module's doc), with positions for indices.
+//!
+//! What this gives:
+//! - the result is the sequential fold's whatever the executor: batches are numbered in the
+//!   order they leave the iterator, and combined in that order;
+//! - memory: a turn holds one batch while it folds it, so at most one batch per thread running
+//!   turns (a thread that runs a nested fold inside a step may run a second turn on top);
+//!   partials that finish ahead of an earlier batch are merged into runs as they arrive;
+//! - early termination: a turn checks, before each item it pulls, whether a `Break` or a panic
+//!   at an earlier position stopped the fold, and pulls nothing after;
+//! - a panic in the iterator's `next` is placed at the position of the item it was pulling:
+//!   the items before it are folded, and it is raised unless a `Break` comes first;
+//! - turns never wait for each other except on the pull lock, held only while pulling. A
+//!   `next` that itself ran a fold reaching a turn of the same stream on its thread would
+//!   relock it: that turn panics with a message saying so instead.
+//!
+//! Batch sizes adapt unless fixed: one item at first, then as many as took about
+//! [`STREAM_BATCH_TIME`] (pull and fold) in the last batch, at most [`MAX_AUTO_BATCH`]. Any
+//! batching gives the same result, since `combine` is associative.
+
+use super::{FoldJob, Leaf};
+use crate::audited::Partial;
+use crate::chunk::OrderedCombiner;
+use crate::executor::{Executor, Job};
+use crate::panic::PanicPayload;
+use crate::source::{RangeVisitor, Source};
+use crate::stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
+use std::cell::Cell;
+use std::ops::{ControlFlow, Range};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How many turns one run of the turns job offers; a stream with more batches runs it again.
+const TURNS: usize = (1 << 31) - 1;
+
+thread_local! {
+    /// The address of the puller whose lock this thread holds, or 0.
+    static PULLING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The iterator and what it has given so far.
+struct Puller<It> {
+    iter: It,
+    /// The number the next batch gets.
+    next_batch: usize,
+    /// The position of the next item.
+    next_position: usize,
+    /// No batch is pulled any more: the iterator ended or panicked, or the fold stopped.
+    over: bool,
+}
+
+/// The batches pulled and not yet folded, by the position their unfolded items start at: the
+/// source of the items job. A turn inserts its batch, then runs the items job on its positions.
+struct Batches<T> {
+    held: Mutex<Vec<(usize, std::vec::IntoIter<T>)>>,
+}
+
+impl<T> Batches<T> {
+    fn put(&self, start: usize, items: std::vec::IntoIter<T>) {
+        self.lock().push((start, items));
+    }
+
+    fn take(&self, start: usize) -> Option<std::vec::IntoIter<T>> {
+        let mut held = self.lock();
+        let at = held.iter().position(|(s, _)| *s == start)?;
+        Some(held.swap_remove(at).1)
+    }
+
+    /// Drops what is left of the batch of positions `range` (a `Break` or a stop inside it).
+    fn discard(&self, range: Range<usize>) {
+        let left = {
+            let mut held = self.lock();
+            let at = held.iter().position(|(s, _)| range.contains(s));
+            at.map(|at| held.swap_remove(at))
+        };
+        // Dropped outside the lock: the items' destructors are user code.
+        drop(left);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(usize, std::vec::IntoIter<T>)>> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T: Send> Source for &Batches<T> {
+    type Item = T;
+
+    fn len(&self) -> usize {
+        usize::MAX
+    }
+
+    fn get(&self, index: usize) -> T {
+        self.visit_range(index..index + 1, First)
+    }
+
+    fn visit_range<V: RangeVisitor<T>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let mut items = self
+            .take(range.start)
+            .expect("a turn puts its batch in before folding it");
+        let output = visitor.visit(items.by_ref().take(range.end - range.start));
+        if items.len() > 0 {
+            self.put(range.end, items);
+        }
+        output
+    }
+}
+
+struct First;
+
+impl<T> RangeVisitor<T> for First {
+    type Output = T;
+    fn visit<I: Iterator<Item = T>>(self, mut items: I) -> T {
+        items
+            .next()
+            .expect("a batch holds the positions it was pulled for")
+    }
+}
+
+/// One stream fold: the iterator, the items job and the ordered combiner of its batches.
+struct StreamFold<'i, It: Iterator, Items> {
+    puller: Mutex<Puller<It>>,
+    items: &'i Items,
+    batches: &'i Batches<It::Item>,
+    combiner: Mutex<OrderedCombiner<'i>>,
+    fixed_batch: Option<usize>,
+    /// The next automatic batch size.
+    auto_batch: AtomicUsize,
+}
+
+/// What a turn pulled: its number, its first position and its items, and when the pulling
+/// started (once the lock was taken).
+struct Pulled<T> {
+    started: Instant,
+    number: usize,
+    start: usize,
+    items: Vec<T>,
+}
+
+impl<'i, It, Items> StreamFold<'i, It, Items>
+where
+    It: Iterator + Send,
+    It::Item: Send,
+    Items: Job<'i> + ItemsJob,
+{
+    /// One turn: pulls a batch and folds it; `Break` once there is nothing left to pull.
+    fn turn(&self) -> ControlFlow<()> {
+        let Some(pulled) = self.pull() else {
+            return ControlFlow::Break(());
+        };
+        let (count, range) = (
+            pulled.items.len(),
+            pulled.start..pulled.start + pulled.items.len(),
+        );
+        self.batches.put(pulled.start, pulled.items.into_iter());
+        let partial: Partial<'i> = self.items.run(range.clone());
+        self.batches.discard(range);
+        self.combiner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(self.items, pulled.number, partial);
+        if self.fixed_batch.is_none() {
+            self.adapt(count, pulled.started.elapsed());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn batch_len(&self) -> usize {
+        self.fixed_batch
+            .unwrap_or_else(|| self.auto_batch.load(Ordering::Relaxed))
+    }
+
+    /// Sizes the next automatic batch from what this one cost per item: grows at most
+    /// fourfold per batch, shrinks at once.
+    fn adapt(&self, count: usize, took: Duration) {
+        let per_item = took.as_nanos() / count.max(1) as u128;
+        let fits = (STREAM_BATCH_TIME.as_nanos() / per_item.max(1)).max(1);
+        let fits = usize::try_from(fits).unwrap_or(usize::MAX);
+        let grown = count.saturating_mul(4);
+        let next = fits.min(grown).clamp(1, MAX_AUTO_BATCH);
+        self.auto_batch.store(next, Ordering::Relaxed);
+    }
+
+    /// Pulls the next batch under the lock, or `None` when the stream ended or the fold
+    /// stopped.
+    fn pull(&self) -> Option<Pulled<It::Item>> {
+        let me = std::ptr::from_ref(&self.puller).addr();
+        assert!(
+            PULLING.get() != me,
+            "foldex: a stream's iterator ran a fold that reached a turn of the same stream on \
+             its own thread; do that work in the fold's step, not in the iterator"
+        );
+        let mut puller = self.puller.lock().unwrap_or_else(PoisonError::into_inner);
+        if puller.over {
+            return None;
+        }
+        let started = Instant::now();
+        let want = self.batch_len();
+        let start = puller.next_position;
+        let mut items = Vec::with_capacity(want.min(MAX_AUTO_BATCH));
+        PULLING.set(me);
+        let pulled = panic::catch_unwind(AssertUnwindSafe(|| {
+            while items.len() < want {
+                if self.items.stopped_at(start + items.len()) {
+                    return false;
+                }
+                match puller.iter.next() {
+                    Some(item) => items.push(item),
+                    None => return false,
+                }
+            }
+            true
+        }));
+        PULLING.set(0);
+        match pulled {
+            Ok(more) => puller.over = !more,
+            Err(payload) => {
+                puller.over = true;
+                self.items.record_panic_at(start + items.len(), payload);
+            }
+        }
+        if items.is_empty() {
+            puller.over = true;
+            return None;
+        }
+        let number = puller.next_batch;
+        puller.next_batch += 1;
+        puller.next_position = start + items.len();
+        Some(Pulled {
+            started,
+            number,
+            start,
+            items,
+        })
+    }
+
+    /// Positions pulled so far: the stream's length once it is over.
+    fn pulled(&self) -> (usize, bool) {
+        let puller = self.puller.lock().unwrap_or_else(PoisonError::into_inner);
+        (puller.next_position, puller.over)
+    }
+}
+
+/// What a turn needs of the items job beyond [`Job`].
+pub(super) trait ItemsJob {
+    /// `true` once the item at `position` cannot change the result.
+    fn stopped_at(&self, position: usize) -> bool;
+    /// Records a panic of user code placed at `position`.
+    fn record_panic_at(&self, position: usize, payload: PanicPayload);
+}
+
+impl<S, L, I, C, A> ItemsJob for FoldJob<'_, S, L, I, C, A>
+where
+    S: Source,
+    L: Leaf<A, S::Item>,
+    I: Fn() -> A + Sync,
+    C: Fn(A, A) -> A + Sync,
+{
+    fn stopped_at(&self, position: usize) -> bool {
+        self.stopped(position)
+    }
+
+    fn record_panic_at(&self, position: usize, payload: PanicPayload) {
+        self.record_panic(position, payload);
+    }
+}
+
+/// The turns job's leaf: runs one turn per index.
+struct Turns<'f, 'i, It: Iterator, Items>(&'f StreamFold<'i, It, Items>);
+
+impl<'i, It, Items> Leaf<(), usize> for Turns<'_, 'i, It, Items>
+where
+    It: Iterator + Send,
+    It::Item: Send,
+    Items: Job<'i> + ItemsJob,
+{
+    fn fold<T: Iterator<Item = usize>>(
+        &self,
+        (): (),
+        turns: T,
+        _: &super::StopProbe,
+    ) -> ControlFlow<(), ()> {
+        for _ in turns {
+            self.0.turn()?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Folds `stream` on `executor` with `leaf`, `init` and `combine`: the typed fold's rules, with
+/// positions in the stream for indices.
+pub(crate) fn drive_stream<E, It, L, I, C, A>(
+    executor: &E,
+    stream: Stream<It>,
+    leaf: L,
+    init: I,
+    combine: C,
+) -> ControlFlow<A, A>
+where
+    E: Executor + ?Sized,
+    It: Iterator + Send,
+    It::Item: Send,
+    L: Leaf<A, It::Item>,
+    I: Fn() -> A + Sync,
+    C: Fn(A, A) -> A + Sync,
+    A: Send,
+{
+    let batches = Batches {
+        held: Mutex::new(Vec::new()),
+    };
+    let items = FoldJob::new(&batches, leaf, init, combine, usize::MAX, None);
+    let fold = StreamFold {
+        puller: Mutex::new(Puller {
+            iter: stream.iter,
+            next_batch: 0,
+            next_position: 0,
+            over: false,
+        }),
+        items: &items,
+        batches: &batches,
+        combiner: Mutex::new(OrderedCombiner::new()),
+        fixed_batch: stream.batch_size.map(std::num::NonZeroUsize::get),
+        auto_batch: AtomicUsize::new(1),
+    };
+    loop {
+        let turns = FoldJob::new(0..TURNS, Turns(&fold), || (), |(), ()| (), TURNS, None);
+        let partial = executor.execute(&turns);
+        // The turns' accumulators are `()`: what matters is that the executor ran them right
+        // (raised here as an executor bug otherwise) and whether the stream is over.
+        turns.conclude(partial, TURNS);
+        if fold.pulled().1 {
+            break;
+        }
+    }
+    let (len, _) = fold.pulled();
+    let StreamFold {
+        puller, combiner, ..
+    } = fold;
+    // The iterator goes first: its destructor may be slow (a file closed, a thread joined), and
+    // nothing needs it now.
+    drop(puller);
+    let combiner = combiner
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    let partial = combiner.finish(&items);
+    items
+        .conclude(partial, len)
+        .expect("a stream fold without a cancel flag is never cancelled")
+}
