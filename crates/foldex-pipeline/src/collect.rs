@@ -3,6 +3,7 @@
 
 use crate::pipeline::Pipeline;
 use crate::sources::from_source;
+use crate::streamed::PipeSource;
 use crate::transform::Transform;
 use foldex_core::{Executor, ExecutorExt, Source};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -237,7 +238,7 @@ impl<T, C: FromPipeline<T>> FromPipeline<Option<T>> for Option<C> {
     }
 }
 
-impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// Splits pairs into two collections, in order, as `Iterator::unzip`.
     ///
     /// ```

@@ -2,8 +2,9 @@
 //! failure by index and return it, as `Iterator::try_for_each` does.
 
 use crate::pipeline::Pipeline;
+use crate::streamed::PipeSource;
 use crate::transform::Transform;
-use foldex_core::{Executor, Source};
+use foldex_core::Executor;
 use std::ops::ControlFlow;
 
 /// `Result<T, E>` or `Option<T>`: an outcome that is a value or a failure (the `?`-able types
@@ -43,7 +44,7 @@ impl<T> Outcome for Option<T> {
     }
 }
 
-impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// Calls `f` on each item until one fails; returns the failure of the first item (by index)
     /// that fails, or success. Items after it never run once it is known.
     ///

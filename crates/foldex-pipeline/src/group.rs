@@ -2,8 +2,9 @@
 //! per key, left piece first, when pieces combine.
 
 use crate::pipeline::Pipeline;
+use crate::streamed::PipeSource;
 use crate::transform::Transform;
-use foldex_core::{Executor, Source};
+use foldex_core::Executor;
 use std::collections::hash_map::{Entry, HashMap};
 use std::hash::Hash;
 use std::iter::Sum;
@@ -138,7 +139,7 @@ where
     }
 }
 
-impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// Groups the items by `key` and reduces each group with `reducer` ([`count`], [`sum`],
     /// [`fold`]): a map from each key to its group's result, the items of a group reduced in
     /// index order.

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 /// A source borrowed, so that a pipeline can be run more than once.
 #[derive(Debug)]
-pub(crate) struct ByRef<'p, S>(pub(crate) &'p S);
+pub struct ByRef<'p, S>(pub(crate) &'p S);
 
 impl<S: Source> Source for ByRef<'_, S> {
     type Item = S::Item;

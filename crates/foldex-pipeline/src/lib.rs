@@ -48,18 +48,20 @@ mod reduce;
 mod scan;
 mod sources;
 pub mod stateful;
+mod streamed;
 pub mod transform;
 
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
 pub use pipeline::{IntoPipeline, Pipeline};
 pub use sources::{from_source, from_vec};
+pub use streamed::{from_stream, PipeSource, Streamed};
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.
 pub mod adapters {
     pub use crate::indexed::{
-        Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window,
+        ByRef, Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window,
         Windows, Zip,
     };
     pub use crate::sources::Ints;

@@ -5,6 +5,7 @@ use crate::indexed::{
     Zip,
 };
 use crate::stateful::{Dedup, SkipWhile, Unique};
+use crate::streamed::PipeSource;
 use crate::transform::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
@@ -310,7 +311,7 @@ impl<'s, T: Send> Pipeline<MutSlice<'s, T>, Id> {
 }
 
 /// `map` once the pipeline has a transform that changes the number of items.
-impl<S: Source, T: Transform<S::Item>> Pipeline<S, Xf<T>> {
+impl<S: PipeSource, T: Transform<S::Item>> Pipeline<S, Xf<T>> {
     /// Each item becomes `f(item)`.
     ///
     /// ```
@@ -331,7 +332,7 @@ impl<S: Source, T: Transform<S::Item>> Pipeline<S, Xf<T>> {
 }
 
 /// Transforms that may change the number of items, on any pipeline.
-impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     fn then<U>(self, next: U) -> Pipeline<S, X::Output>
     where
         X: Append<U>,

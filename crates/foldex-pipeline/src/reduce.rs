@@ -6,10 +6,11 @@
 //! index (a `Break` there), so nothing to its right runs longer than it takes to notice.
 
 use crate::collect::FromPipeline;
-use crate::indexed::{ByRef, OneToOne};
+use crate::indexed::OneToOne;
 use crate::pipeline::Pipeline;
+use crate::streamed::PipeSource;
 use crate::transform::Transform;
-use foldex_core::{Executor, ExecutorExt, Source, StopProbe};
+use foldex_core::{Executor, ExecutorExt, StopProbe};
 use std::cmp::Ordering;
 use std::iter::{Product, Sum};
 use std::ops::{Add, ControlFlow, Mul};
@@ -20,7 +21,7 @@ fn into_inner<A>(flow: ControlFlow<A, A>) -> A {
     }
 }
 
-impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// Runs the pipeline as one fold: `step` receives every item that comes out of the
     /// transforms, `init` makes each piece's accumulator, `combine` joins adjacent pieces, left
     /// first. `step` may stop the fold with `Break`; the result is the sequential `try_fold`'s.
@@ -97,7 +98,7 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
             return self.run_merging(ex, breaks, init, step, combine);
         }
         let transform = &self.transform;
-        let source = ByRef(&self.source);
+        let source = self.source.input();
         let init = || (transform.start(), init());
         let combine = |(state, a): (X::State, A), (_, b): (X::State, A)| (state, combine(a, b));
         let piece_step = |(mut state, acc): (X::State, A), item: S::Item, probe: &StopProbe| {
@@ -139,7 +140,7 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         C: Fn(A, A) -> A + Sync,
     {
         let transform = &self.transform;
-        let source = ByRef(&self.source);
+        let source = self.source.input();
         let piece_init = || (transform.start(), init(), false);
         let join = |(mut state, a, stopped): (X::State, A, bool), (right, b, right_stopped)| {
             if stopped {
@@ -582,11 +583,13 @@ impl<S: Source, X: Transform<S::Item>> Pipeline<S, X> {
         C: FromPipeline<X::Out>,
     {
         if X::ONE_TO_ONE {
-            let items = OneToOne {
-                source: &self.source,
-                transform: &self.transform,
-            };
-            return C::collect_indexed(ex, items);
+            if let Some(source) = self.source.as_indexed() {
+                let items = OneToOne {
+                    source,
+                    transform: &self.transform,
+                };
+                return C::collect_indexed(ex, items);
+            }
         }
         self.collect_folded(ex)
     }

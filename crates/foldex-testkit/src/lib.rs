@@ -48,7 +48,8 @@ pub use reducer::check_reducer;
 pub use stand_in::StandIn;
 pub use streams::{
     batch_sizes, check_stream_break_stops_pulling, check_stream_nesting, check_stream_order,
-    check_stream_panics, check_stream_try_fold, check_streams, stream_lengths,
+    check_stream_panics, check_stream_pipelines, check_stream_try_fold, check_streams,
+    stream_lengths,
 };
 
 use foldex_core::{Basesize, Executor, ExecutorExt};

@@ -3,6 +3,7 @@
 
 use crate::{basesizes, quietly, run_property, watchdog, Boom};
 use foldex_core::{Basesize, Executor, ExecutorExt, Stream};
+use foldex_pipeline::{from_stream, group};
 use proptest::prelude::*;
 use std::ops::ControlFlow::{self, Break, Continue};
 use std::panic;
@@ -225,6 +226,49 @@ pub fn check_stream_nesting<E: Executor>(make: impl Fn(Basesize) -> E) {
     });
 }
 
+/// Pipelines over a stream give what the same chain gives on `std::iter`: transforms,
+/// `take_while` (a `Break`), a stateful stage (`dedup`), `collect`, `find_first`,
+/// `position_first`, `group_by` and `try_for_each`.
+pub fn check_stream_pipelines<E: Executor>(make: impl Fn(Basesize) -> E) {
+    let cases = (stream_lengths(), 1usize..=50, batch_sizes(), basesizes());
+    run_property("stream pipelines", cases, |(len, k, batch, bs)| {
+        let ex = make(bs);
+        let pipe = |n: usize| from_stream(stream(0..n, batch));
+        let sum: usize = pipe(len).map(|x| x * 3).filter(|x| x % 5 != 0).sum(&ex);
+        prop_assert_eq!(
+            sum,
+            (0..len)
+                .map(|x| x * 3)
+                .filter(|x| x % 5 != 0)
+                .sum::<usize>()
+        );
+        let spread = pipe(len).flat_map(|x| 0..x % 4).count(&ex);
+        prop_assert_eq!(spread, (0..len).flat_map(|x| 0..x % 4).count());
+        let head: Vec<usize> = pipe(len).take_while(|&x| x < len / 2 + k).collect(&ex);
+        prop_assert_eq!(
+            head,
+            (0..len)
+                .take_while(|&x| x < len / 2 + k)
+                .collect::<Vec<_>>()
+        );
+        let runs: Vec<usize> = pipe(len).map(|x| x / k).dedup().collect(&ex);
+        let mut want_runs: Vec<usize> = (0..len).map(|x| x / k).collect();
+        want_runs.dedup();
+        prop_assert_eq!(runs, want_runs);
+        let hit = |x: &usize| x % 97 == k;
+        prop_assert_eq!(pipe(len).find_first(&ex, hit), (0..len).find(hit));
+        let at = |x: usize| hit(&x);
+        prop_assert_eq!(pipe(len).position_first(&ex, at), (0..len).position(at));
+        let groups = pipe(len).group_by(&ex, |x| x % k, group::count());
+        prop_assert_eq!(groups.len(), len.min(k));
+        prop_assert_eq!(groups.values().sum::<usize>(), len);
+        let checked = pipe(len).try_for_each(&ex, |x| if x % 101 == k { Err(x) } else { Ok(()) });
+        let want_checked = (0..len).try_for_each(|x| if x % 101 == k { Err(x) } else { Ok(()) });
+        prop_assert_eq!(checked, want_checked);
+        Ok(())
+    });
+}
+
 /// Every stream check, in turn.
 pub fn check_streams<E: Executor>(make: impl Fn(Basesize) -> E) {
     check_stream_order(&make);
@@ -233,4 +277,5 @@ pub fn check_streams<E: Executor>(make: impl Fn(Basesize) -> E) {
     #[cfg(panic = "unwind")]
     check_stream_panics(&make);
     check_stream_nesting(&make);
+    check_stream_pipelines(&make);
 }

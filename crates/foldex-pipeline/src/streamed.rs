@@ -1,0 +1,149 @@
+//! Pipelines over inputs that cannot be indexed: a [`Stream`], pulled in batches.
+
+use crate::indexed::ByRef;
+use crate::pipeline::Pipeline;
+use crate::transform::{Id, Xf};
+use foldex_core::{Input, Source, Stream};
+use std::fmt;
+use std::sync::{Mutex, PoisonError};
+
+/// What a pipeline reads: any [`Source`] (run as often as you like), or a stream started with
+/// [`from_stream`] (run once: its iterator is consumed). Implemented by the crate; named in
+/// the bounds of a pipeline's reductions.
+pub trait PipeSource: Sync + Sized {
+    /// What one item is.
+    type Item;
+
+    /// What one run of the pipeline folds over.
+    type Input<'p>: Input<Item = Self::Item>
+    where
+        Self: 'p;
+
+    /// The input of one run.
+    ///
+    /// # Panics
+    /// A stream's second run panics: its iterator was consumed by the first.
+    fn input(&self) -> Self::Input<'_>;
+
+    /// The source itself, when it is indexable (a `Vec` is then collected in place).
+    #[doc(hidden)]
+    type Indexed: Source<Item = Self::Item>;
+
+    /// The source itself, when it is indexable.
+    #[doc(hidden)]
+    fn as_indexed(&self) -> Option<&Self::Indexed>;
+}
+
+impl<S: Source> PipeSource for S {
+    type Item = S::Item;
+    type Input<'p>
+        = ByRef<'p, S>
+    where
+        S: 'p;
+
+    #[inline]
+    fn input(&self) -> ByRef<'_, S> {
+        ByRef(self)
+    }
+
+    type Indexed = S;
+
+    #[inline]
+    fn as_indexed(&self) -> Option<&S> {
+        Some(self)
+    }
+}
+
+/// The start of a pipeline over a [`Stream`]: see [`from_stream`].
+pub struct Streamed<I> {
+    stream: Mutex<Option<Stream<I>>>,
+}
+
+impl<I> fmt::Debug for Streamed<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unread = self
+            .stream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some();
+        f.debug_struct("Streamed").field("unread", &unread).finish()
+    }
+}
+
+impl<I> PipeSource for Streamed<I>
+where
+    I: Iterator + Send,
+    I::Item: Send,
+{
+    type Item = I::Item;
+    type Input<'p>
+        = Stream<I>
+    where
+        I: 'p;
+
+    #[track_caller]
+    fn input(&self) -> Stream<I> {
+        let taken = self
+            .stream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        taken.expect(
+            "foldex: a pipeline over a stream runs once (its iterator is consumed); start a new \
+             one with from_stream for another run",
+        )
+    }
+
+    type Indexed = Unindexed<I::Item>;
+
+    fn as_indexed(&self) -> Option<&Unindexed<I::Item>> {
+        None
+    }
+}
+
+/// The indexable source a stream does not have.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Unindexed<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Source for Unindexed<T> {
+    type Item = T;
+    fn len(&self) -> usize {
+        0
+    }
+    fn get(&self, index: usize) -> T {
+        unreachable!("a stream has no index {index}")
+    }
+}
+
+/// The pipeline over the items of `stream`, in the order the iterator gives them: transforms
+/// (`map`, `filter`, `flat_map`...) and reductions as on any pipeline, with the same results
+/// as `std::iter`; index-preserving adapters (`zip`, `rev`, `skip`...) need an indexable
+/// source. It runs once: a second reduction panics, since the iterator is consumed.
+///
+/// ```
+/// use foldex_core::Stream;
+/// use foldex_pipeline::from_stream;
+/// use foldex_threaded::ThreadedEx;
+/// use std::io::BufRead;
+///
+/// let text = "a bb\nccc\n\ndd e\n";
+/// let lines = std::io::Cursor::new(text).lines().map(Result::unwrap);
+/// let long_words = from_stream(Stream::new(lines))
+///     .flat_map(|line| line.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+///     .filter(|w| w.len() > 1)
+///     .count(&ThreadedEx::new());
+/// assert_eq!(long_words, 3);
+/// ```
+pub fn from_stream<I>(stream: Stream<I>) -> Pipeline<Streamed<I>, Xf<Id>>
+where
+    I: Iterator + Send,
+    I::Item: Send,
+{
+    Pipeline {
+        source: Streamed {
+            stream: Mutex::new(Some(stream)),
+        },
+        transform: Xf(Id),
+    }
+}
