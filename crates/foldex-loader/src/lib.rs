@@ -56,6 +56,7 @@ mod rng;
 mod shard;
 mod state;
 mod stats;
+mod stream;
 mod transport;
 
 pub use buffer_pool::Reused;
@@ -72,3 +73,4 @@ pub use rng::{rng_for, ItemRng};
 pub use shard::{Shard, Tail};
 pub use state::{LoaderState, ResumeError};
 pub use stats::{BufferOrigin, SkippedItem, Stats, Verdict, WorkerStats};
+pub use stream::{StreamIter, StreamLoader, DEFAULT_WINDOW};

@@ -123,6 +123,59 @@ pub(crate) const INPUT_BOUND: f64 = 0.10;
 const CONSUMER_BOUND: f64 = 0.50;
 
 impl Stats {
+    /// The figures of an epoch that delivered nothing yet, with a buffer of `buffer`.
+    pub(crate) fn empty(buffer: usize) -> Self {
+        Stats {
+            items: 0,
+            batches: 0,
+            wall: Duration::ZERO,
+            consumer_waited: Duration::ZERO,
+            producers_blocked: Duration::ZERO,
+            buffer,
+            buffer_origin: BufferOrigin::Default,
+            parcel: 1,
+            mean_occupancy: 0.0,
+            full: 0.0,
+            workers: Vec::new(),
+            skipped: Vec::new(),
+            retries: 0,
+        }
+    }
+
+    /// Adds the figures of a later part of the same epoch (a stream loader's next window):
+    /// counts and times add up, shares are weighted by batches, workers are merged by thread.
+    pub(crate) fn absorb(&mut self, later: Stats) {
+        let (before, after) = (self.batches as f64, later.batches as f64);
+        let weigh = |a: f64, b: f64| {
+            if before + after == 0.0 {
+                0.0
+            } else {
+                (a * before + b * after) / (before + after)
+            }
+        };
+        self.mean_occupancy = weigh(self.mean_occupancy, later.mean_occupancy);
+        self.full = weigh(self.full, later.full);
+        self.items += later.items;
+        self.batches += later.batches;
+        self.wall = self.wall.max(later.wall);
+        self.consumer_waited += later.consumer_waited;
+        self.producers_blocked += later.producers_blocked;
+        self.buffer = later.buffer;
+        self.buffer_origin = later.buffer_origin;
+        self.parcel = self.parcel.max(later.parcel);
+        for worker in later.workers {
+            match self.workers.iter_mut().find(|w| w.thread == worker.thread) {
+                Some(w) => {
+                    w.busy += worker.busy;
+                    w.items += worker.items;
+                }
+                None => self.workers.push(worker),
+            }
+        }
+        self.skipped.extend(later.skipped);
+        self.retries += later.retries;
+    }
+
     /// Observations delivered per second of wall time.
     pub fn items_per_sec(&self) -> f64 {
         self.items as f64 / self.wall.as_secs_f64().max(1e-9)

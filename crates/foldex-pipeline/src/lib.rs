@@ -54,8 +54,8 @@ pub mod transform;
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
 pub use pipeline::{IntoPipeline, Pipeline};
-pub use sources::{from_source, from_vec};
-pub use streamed::{from_stream, PipeSource, Streamed};
+pub use sources::{from_source, from_stream, from_vec};
+pub use streamed::{PipeSource, Streamed};
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.

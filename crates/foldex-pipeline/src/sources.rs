@@ -8,8 +8,9 @@
 //! falls back to `i32` items as `(0..10).into_par_iter()` does in rayon.
 
 use crate::pipeline::{IntoPipeline, Pipeline};
-use crate::transform::Id;
-use foldex_core::{MutSlice, OwnedVec, RangeVisitor, Source};
+use crate::streamed::Streamed;
+use crate::transform::{Id, Xf};
+use foldex_core::{MutSlice, OwnedVec, RangeVisitor, Source, Stream};
 use std::ops::{Range, RangeInclusive};
 
 /// The pipeline over any [`Source`] (a custom one, or a loader's dataset viewed as one).
@@ -260,4 +261,34 @@ fn too_long<T: std::fmt::Debug>(start: &T, end: &T, op: &str) -> usize {
          indexes its items with usize",
         usize::MAX
     )
+}
+
+/// The pipeline over the items of `stream`, in the order the iterator gives them: transforms
+/// (`map`, `filter`, `flat_map`...) and reductions as on any pipeline, with the same results
+/// as `std::iter`; index-preserving adapters (`zip`, `rev`, `skip`...) need an indexable
+/// source. It runs once: a second reduction panics, since the iterator is consumed.
+///
+/// ```
+/// use foldex_core::Stream;
+/// use foldex_pipeline::from_stream;
+/// use foldex_threaded::ThreadedEx;
+/// use std::io::BufRead;
+///
+/// let text = "a bb\nccc\n\ndd e\n";
+/// let lines = std::io::Cursor::new(text).lines().map(Result::unwrap);
+/// let long_words = from_stream(Stream::new(lines))
+///     .flat_map(|line| line.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+///     .filter(|w| w.len() > 1)
+///     .count(&ThreadedEx::new());
+/// assert_eq!(long_words, 3);
+/// ```
+pub fn from_stream<I>(stream: Stream<I>) -> Pipeline<Streamed<I>, Xf<Id>>
+where
+    I: Iterator + Send,
+    I::Item: Send,
+{
+    Pipeline {
+        source: Streamed::new(stream),
+        transform: Xf(Id),
+    }
 }

@@ -1,8 +1,6 @@
 //! Pipelines over inputs that cannot be indexed: a [`Stream`], pulled in batches.
 
 use crate::indexed::ByRef;
-use crate::pipeline::Pipeline;
-use crate::transform::{Id, Xf};
 use foldex_core::{Input, Source, Stream};
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
@@ -59,6 +57,14 @@ pub struct Streamed<I> {
     stream: Mutex<Option<Stream<I>>>,
 }
 
+impl<I> Streamed<I> {
+    pub(crate) fn new(stream: Stream<I>) -> Self {
+        Self {
+            stream: Mutex::new(Some(stream)),
+        }
+    }
+}
+
 impl<I> fmt::Debug for Streamed<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let unread = self
@@ -113,37 +119,5 @@ impl<T> Source for Unindexed<T> {
     }
     fn get(&self, index: usize) -> T {
         unreachable!("a stream has no index {index}")
-    }
-}
-
-/// The pipeline over the items of `stream`, in the order the iterator gives them: transforms
-/// (`map`, `filter`, `flat_map`...) and reductions as on any pipeline, with the same results
-/// as `std::iter`; index-preserving adapters (`zip`, `rev`, `skip`...) need an indexable
-/// source. It runs once: a second reduction panics, since the iterator is consumed.
-///
-/// ```
-/// use foldex_core::Stream;
-/// use foldex_pipeline::from_stream;
-/// use foldex_threaded::ThreadedEx;
-/// use std::io::BufRead;
-///
-/// let text = "a bb\nccc\n\ndd e\n";
-/// let lines = std::io::Cursor::new(text).lines().map(Result::unwrap);
-/// let long_words = from_stream(Stream::new(lines))
-///     .flat_map(|line| line.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
-///     .filter(|w| w.len() > 1)
-///     .count(&ThreadedEx::new());
-/// assert_eq!(long_words, 3);
-/// ```
-pub fn from_stream<I>(stream: Stream<I>) -> Pipeline<Streamed<I>, Xf<Id>>
-where
-    I: Iterator + Send,
-    I::Item: Send,
-{
-    Pipeline {
-        source: Streamed {
-            stream: Mutex::new(Some(stream)),
-        },
-        transform: Xf(Id),
     }
 }

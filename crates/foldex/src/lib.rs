@@ -21,10 +21,11 @@ pub use foldex_auto::{AutoEx, Choice as AutoChoice};
 #[doc(inline)]
 pub use foldex_core as protocol;
 pub use foldex_core::{
-    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Job, Partial, SpawnExt,
+    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Input, Job, Partial, SpawnExt,
+    Stream,
 };
 pub use foldex_loader::{
-    eachobsparallel, from_fn, Collate, EpochOrder, Fallible, ItemError, Loader,
+    eachobsparallel, from_fn, Collate, EpochOrder, Fallible, ItemError, Loader, StreamLoader,
 };
 pub use foldex_seq::SequentialEx;
 pub use foldex_taskpool::TaskPoolEx;
@@ -38,7 +39,7 @@ pub use foldex_loader as loader;
 /// Pipelines: `source.pipe()`, adapters and transforms, and reductions that take the executor.
 #[doc(inline)]
 pub use foldex_pipeline as pipeline;
-pub use foldex_pipeline::{IntoPipeline, Pipeline};
+pub use foldex_pipeline::{from_stream, IntoPipeline, Pipeline};
 
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
 /// friends on executors and `.pipe()` on collections, and the loader.
