@@ -17,14 +17,23 @@
 //!
 //! Each group has `rayon_par_bridge`, `ThreadedEx` (default settings: the batch size adapts)
 //! and `sequential` (`BufRead::lines` and `Iterator::fold` on the calling thread).
+//!
+//! And the stream loader against the indexable loader on the same data held in memory (a
+//! `Vec` of 20 000 `u64`), both on `ThreadedEx` with basesize 1, batches of 32, the default
+//! buffer, ordered; each item costs `t` of CPU (`spin_for`) and becomes its square:
+//! `streams/loader_vs_indexable/{1us,20us}` with `Loader` and `StreamLoader` (ratio =
+//! `StreamLoader` / `Loader`).
 use criterion::{criterion_group, criterion_main, Criterion};
 use foldex::prelude::*;
 use foldex::protocol::Stream;
+use foldex::{from_fn, Loader, StreamLoader};
+use foldex_benches::spin_for;
 use rayon::prelude::*;
 use std::fs::File;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 const FILE_BYTES: u64 = 200 << 20;
@@ -226,9 +235,56 @@ fn fuzzy_match(c: &mut Criterion) {
     g.finish();
 }
 
+fn loader_vs_indexable(c: &mut Criterion) {
+    const N: usize = 20_000;
+    let data: Arc<Vec<u64>> = Arc::new((0..N as u64).collect());
+    let want: u64 = data.iter().map(|x| x * x).sum();
+    let mut g = c.benchmark_group("streams/loader_vs_indexable");
+    g.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .sample_size(20);
+    for (name, nanos) in [("1us", 1_000u64), ("20us", 20_000)] {
+        let item = move |x: u64| {
+            spin_for(nanos);
+            x * x
+        };
+        let indexed = {
+            let data = Arc::clone(&data);
+            Loader::new(from_fn(N, move |i| item(data[i])))
+                .executor(ThreadedEx::new().basesize(1))
+                .batch_size(32)
+        };
+        let streamed = {
+            let data = Arc::clone(&data);
+            StreamLoader::new(
+                move || {
+                    let data = Arc::clone(&data);
+                    (0..data.len()).map(move |i| data[i])
+                },
+                move |&x: &u64| item(x),
+            )
+            .executor(ThreadedEx::new().basesize(1))
+            .batch_size(32)
+        };
+        g.bench_function(format!("{name}/Loader"), |b| {
+            b.iter(|| {
+                let got: u64 = indexed.iter().flatten().sum();
+                assert_eq!(got, want);
+            })
+        });
+        g.bench_function(format!("{name}/StreamLoader"), |b| {
+            b.iter(|| {
+                let got: u64 = streamed.iter().flatten().sum();
+                assert_eq!(got, want);
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = criterion();
-    targets = word_count, word_hash, fuzzy_match
+    targets = word_count, word_hash, fuzzy_match, loader_vs_indexable
 }
 criterion_main!(benches);

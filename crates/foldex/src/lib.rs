@@ -21,8 +21,7 @@ pub use foldex_auto::{AutoEx, Choice as AutoChoice};
 #[doc(inline)]
 pub use foldex_core as protocol;
 pub use foldex_core::{
-    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Input, Job, Partial, SpawnExt,
-    Stream,
+    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Input, Job, Partial, SpawnExt, Stream,
 };
 pub use foldex_loader::{
     eachobsparallel, from_fn, Collate, EpochOrder, Fallible, ItemError, Loader, StreamLoader,
@@ -62,3 +61,8 @@ pub mod prelude {
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeExamples;
+
+/// The examples of docs/streams.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/streams.md")]
+struct StreamsExamples;

@@ -103,8 +103,8 @@ impl<R: Send + 'static> PullPlan<R> {
 }
 
 /// The items of several shards: `cycle_length` shards open at once, one item from each in
-/// turn; a shard that ends is replaced by the next one (tf.data's `interleave` with a block of
-/// one).
+/// turn; a shard that ends is replaced in its place by the next one (tf.data's `interleave`
+/// with a block of one).
 struct Interleave<R> {
     open: Arc<Open<R>>,
     pending: VecDeque<usize>,
@@ -128,7 +128,10 @@ impl<R> Iterator for Interleave<R> {
                 self.cycle.push_back(current);
                 return Some(item);
             }
-            // That shard ended: its place goes to the next one.
+            // That shard ended: the next one takes its place, and its turn.
+            if let Some(shard) = self.pending.pop_front() {
+                self.cycle.push_front((self.open)(shard));
+            }
         }
     }
 }
