@@ -101,7 +101,7 @@ fn records_from_a_channel_are_folded_until_every_sender_is_gone() {
                 send.send(i).unwrap();
             }
         });
-        let got: Vec<u64> = ex.collect_vec(Stream::new(receive.into_iter()));
+        let got: Vec<u64> = ex.collect_vec(Stream::new(receive));
         sender.join().unwrap();
         assert_eq!(got, (0..10_000).collect::<Vec<_>>());
     }
