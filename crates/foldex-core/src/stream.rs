@@ -5,9 +5,10 @@ use std::fmt;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-/// What an automatic batch aims to cost, pulled and folded: long next to the pull lock and the
-/// ordered combine it pays once, short enough that the threads share a stream's end evenly.
-pub const STREAM_BATCH_TIME: Duration = Duration::from_micros(50);
+/// What an automatic batch aims to cost, pulled and folded: long next to what it pays once (the
+/// pull lock, handed to a thread that may have to be woken, and the ordered combine), short
+/// enough that the threads share a stream's end evenly.
+pub const STREAM_BATCH_TIME: Duration = Duration::from_micros(200);
 
 /// The largest automatic batch, in items: the bound on what one turn holds.
 pub const MAX_AUTO_BATCH: usize = 4096;

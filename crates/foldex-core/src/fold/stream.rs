@@ -36,7 +36,7 @@ use crate::executor::{Executor, Job};
 use crate::panic::PanicPayload;
 use crate::source::{RangeVisitor, Source};
 use crate::stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::ops::{ControlFlow, Range};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -47,8 +47,9 @@ use std::time::{Duration, Instant};
 const TURNS: usize = (1 << 31) - 1;
 
 thread_local! {
-    /// The address of the puller whose lock this thread holds, or 0.
-    static PULLING: Cell<usize> = const { Cell::new(0) };
+    /// The addresses of the pullers whose locks this thread holds (a `next` that folds another
+    /// stream holds two).
+    static PULLING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The iterator and what it has given so far.
@@ -198,7 +199,7 @@ where
     fn pull(&self) -> Option<Pulled<It::Item>> {
         let me = std::ptr::from_ref(&self.puller).addr();
         assert!(
-            PULLING.get() != me,
+            !PULLING.with_borrow(|held| held.contains(&me)),
             "foldex: a stream's iterator ran a fold that reached a turn of the same stream on \
              its own thread; do that work in the fold's step, not in the iterator"
         );
@@ -210,7 +211,7 @@ where
         let want = self.batch_len();
         let start = puller.next_position;
         let mut items = Vec::with_capacity(want.min(MAX_AUTO_BATCH));
-        PULLING.set(me);
+        PULLING.with_borrow_mut(|held| held.push(me));
         let pulled = panic::catch_unwind(AssertUnwindSafe(|| {
             while items.len() < want {
                 if self.items.stopped_at(start + items.len()) {
@@ -223,7 +224,7 @@ where
             }
             true
         }));
-        PULLING.set(0);
+        PULLING.with_borrow_mut(Vec::pop);
         match pulled {
             Ok(more) => puller.over = !more,
             Err(payload) => {

@@ -267,6 +267,15 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         self
     }
 
+    /// Learns what batches cost and how large the default buffer should grow in `cost` and
+    /// `tuner`, shared with other loaders of the same input (a stream loader's windows), instead
+    /// of starting afresh.
+    pub(crate) fn learning_in(mut self, cost: &Arc<CostMeter>, tuner: &Arc<BufferTuner>) -> Self {
+        self.cost = Arc::clone(cost);
+        self.tuner = Arc::clone(tuner);
+        self
+    }
+
     /// What sharding does with the last `len % world` observations; see [`Tail`].
     pub fn shard_tail(mut self, tail: Tail) -> Self {
         self.settings.tail = tail;

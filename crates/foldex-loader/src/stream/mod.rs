@@ -5,7 +5,7 @@
 //! **How an epoch runs.** One thread, the *puller*, opens this rank's shards, interleaves them
 //! (`cycle_length` at a time, an item from each in turn), passes the items through the seeded
 //! shuffle buffer, and hands them on in *windows* through a channel of one window: the first
-//! window is one batch, each next one twice the one before, up to `window` batches. A window
+//! window is one batch, each next one four times the one before, up to `window` batches. A window
 //! is handed on once it is full or the stream has ended, so a stream that pauses holds back
 //! the batches of the window being filled. Each window is an epoch of an ordinary [`Loader`] over those items
 //! (its dataset computes item `i` of the window with `compute`), so everything the indexable
@@ -34,10 +34,12 @@
 
 mod pull;
 
+use crate::buffer_tune::BufferTuner;
 use crate::collate::{Collate, VecCollate};
 use crate::dataset::Dataset;
 use crate::loader::{Iter, Loader};
 use crate::stats::Stats;
+use crate::transport::CostMeter;
 use foldex_core::exec::PanicPayload;
 use foldex_core::{ConfigError, Executor};
 use foldex_threaded::ThreadedEx;
@@ -89,6 +91,9 @@ pub struct StreamLoader<R, T, C = VecCollate> {
     shard: Option<(usize, usize)>,
     window: NonZeroUsize,
     next_epoch: AtomicU64,
+    /// What batches cost and the tuned default buffer, learnt across windows and epochs.
+    cost: Arc<CostMeter>,
+    tuner: Arc<BufferTuner>,
 }
 
 impl<R, T, C> fmt::Debug for StreamLoader<R, T, C> {
@@ -108,7 +113,7 @@ impl<R, T, C> fmt::Debug for StreamLoader<R, T, C> {
 
 /// Batches per window by default: long next to the buffer, so that the hand-over between
 /// windows is rare, and small enough that three windows of pulled items stay small.
-pub const DEFAULT_WINDOW: usize = 64;
+pub const DEFAULT_WINDOW: usize = 256;
 
 impl<R, T> StreamLoader<R, T>
 where
@@ -181,6 +186,8 @@ where
             shard: None,
             window: NonZeroUsize::new(DEFAULT_WINDOW).expect("not zero"),
             next_epoch: AtomicU64::new(0),
+            cost: Arc::default(),
+            tuner: Arc::default(),
         }
     }
 }
@@ -301,6 +308,8 @@ where
             shard: self.shard,
             window: self.window,
             next_epoch: self.next_epoch,
+            cost: self.cost,
+            tuner: self.tuner,
         }
     }
 
@@ -341,6 +350,8 @@ where
                 buffer: self.buffer,
                 partial: self.partial,
                 ordered: self.ordered,
+                cost: Arc::clone(&self.cost),
+                tuner: Arc::clone(&self.tuner),
             },
             epoch,
             windows: Some(windows),
@@ -412,6 +423,8 @@ struct WindowSettings<R, T, C> {
     buffer: Option<usize>,
     partial: bool,
     ordered: bool,
+    cost: Arc<CostMeter>,
+    tuner: Arc<BufferTuner>,
 }
 
 /// One window being delivered: its first stream position and its loader's epoch.
@@ -493,7 +506,8 @@ where
                     .collate(SharedCollate(Arc::clone(&s.collate)))
                     .batch_size(s.batch_size)
                     .partial(s.partial)
-                    .ordered(s.ordered);
+                    .ordered(s.ordered)
+                    .learning_in(&s.cost, &s.tuner);
                 if let Some(buffer) = s.buffer {
                     loader = loader.buffer(buffer);
                 }

@@ -34,7 +34,7 @@ pub(crate) struct PullPlan<R> {
     pub cycle_length: usize,
     /// The shuffle buffer's size and the RNG that draws from it, if shuffled.
     pub shuffle: Option<(usize, ItemRng)>,
-    /// Items per batch: the first window holds one batch, each next one twice as many as the
+    /// Items per batch: the first window holds one batch, each next one four times as many as the
     /// one before, up to `window` items.
     pub batch: usize,
     /// Items per window, at most.
@@ -97,7 +97,7 @@ impl<R: Send + 'static> PullPlan<R> {
             if count < size {
                 return;
             }
-            size = size.saturating_mul(2).min(window);
+            size = size.saturating_mul(4).min(window);
         }
     }
 }
