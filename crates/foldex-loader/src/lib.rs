@@ -73,4 +73,4 @@ pub use rng::{rng_for, ItemRng};
 pub use shard::{Shard, Tail};
 pub use state::{LoaderState, ResumeError};
 pub use stats::{BufferOrigin, SkippedItem, Stats, Verdict, WorkerStats};
-pub use stream::{StreamIter, StreamLoader, DEFAULT_WINDOW};
+pub use stream::{Computed, Policed, StreamIter, StreamLoader, Windowing, DEFAULT_WINDOW};

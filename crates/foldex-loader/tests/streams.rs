@@ -262,3 +262,43 @@ fn dropping_an_epoch_whose_stream_blocks_forever_returns() {
         drop(send);
     });
 }
+
+#[test]
+fn errors_go_through_the_policy_with_their_stream_positions() {
+    use foldex_loader::{ErrorPolicy, ItemError};
+    let parse = |&x: &usize| {
+        if x % 97 == 50 {
+            Err(format!("record {x} is corrupt"))
+        } else {
+            Ok(x)
+        }
+    };
+    let bad: Vec<usize> = (0..2000).filter(|x| x % 97 == 50).collect();
+    for (name, ex) in executors() {
+        // Skipped: the rest arrives, and the stats list each failure at its stream position,
+        // across windows of growing size.
+        let l = StreamLoader::new(|| 0..2000usize, parse)
+            .errors(ErrorPolicy::skip())
+            .executor(Arc::clone(ex))
+            .batch_size(8);
+        let mut epoch = l.iter();
+        let got: Vec<usize> = epoch.by_ref().flatten().collect();
+        let want: Vec<usize> = (0..2000).filter(|x| x % 97 != 50).collect();
+        assert_eq!(got, want, "{name}");
+        let skipped: Vec<usize> = epoch.stats().skipped.iter().map(|s| s.index).collect();
+        assert_eq!(skipped, bad, "{name}");
+        // Failing fast: the payload is the ItemError, its index the stream position.
+        let l = StreamLoader::new(|| 0..2000usize, parse)
+            .errors(ErrorPolicy::fail_fast())
+            .executor(Arc::clone(ex))
+            .batch_size(8);
+        let mut epoch = l.iter();
+        let caught = catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count()));
+        let payload = caught.expect_err("the first failure ends the epoch");
+        let failed = payload
+            .downcast_ref::<ItemError<String>>()
+            .expect("an ItemError");
+        assert_eq!(failed.index, bad[0], "{name}");
+        assert_eq!(failed.error, "record 50 is corrupt");
+    }
+}

@@ -33,11 +33,14 @@
 //! read it with a timeout.
 
 mod pull;
+mod window;
+
+pub use window::{Computed, Policed, Windowing};
 
 use crate::buffer_tune::BufferTuner;
 use crate::collate::{Collate, VecCollate};
-use crate::dataset::Dataset;
 use crate::loader::{Iter, Loader};
+use crate::policy::ErrorPolicy;
 use crate::stats::Stats;
 use crate::transport::CostMeter;
 use foldex_core::exec::PanicPayload;
@@ -45,15 +48,13 @@ use foldex_core::{ConfigError, Executor};
 use foldex_threaded::ThreadedEx;
 use pull::{shuffle_rng, Open, PullPlan, Pulled, ShardIter, Windows};
 use std::fmt;
+use std::marker::PhantomData;
 use std::num::NonZeroUsize;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
-
-/// Computes a batch's item from the item pulled from the stream.
-type Compute<R, T> = dyn Fn(&R) -> T + Send + Sync;
 
 /// A loader over streams: each epoch pulls the items of its shards again, computes them on an
 /// executor's threads and hands them to the training loop in batches.
@@ -75,10 +76,11 @@ type Compute<R, T> = dyn Fn(&R) -> T + Send + Sync;
 /// let batches: Vec<Vec<u32>> = loader.iter().collect();
 /// assert_eq!(batches, [vec![2, 20], vec![4, 40], vec![6, 200]]);
 /// ```
-pub struct StreamLoader<R, T, C = VecCollate> {
+pub struct StreamLoader<R, T, C = VecCollate, W = Computed<R, T>> {
     shard_count: usize,
     open: Arc<Open<R>>,
-    compute: Arc<Compute<R, T>>,
+    windowing: Arc<W>,
+    item: PhantomData<fn() -> T>,
     collate: Arc<C>,
     executor: Arc<dyn Executor>,
     batch_size: NonZeroUsize,
@@ -96,7 +98,7 @@ pub struct StreamLoader<R, T, C = VecCollate> {
     tuner: Arc<BufferTuner>,
 }
 
-impl<R, T, C> fmt::Debug for StreamLoader<R, T, C> {
+impl<R, T, C, W> fmt::Debug for StreamLoader<R, T, C, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamLoader")
             .field("shards", &self.shard_count)
@@ -174,7 +176,8 @@ where
         Self {
             shard_count,
             open: Arc::new(open),
-            compute: Arc::new(compute),
+            windowing: Arc::new(Computed(Arc::new(compute))),
+            item: PhantomData,
             collate: Arc::new(VecCollate),
             executor: Arc::new(ThreadedEx::new().basesize(1)),
             batch_size: NonZeroUsize::MIN,
@@ -192,12 +195,61 @@ where
     }
 }
 
-impl<R, T, C> StreamLoader<R, T, C>
+impl<R, U, E, C> StreamLoader<R, Result<U, E>, C>
+where
+    R: Send + Sync + 'static,
+    U: Send + 'static,
+    E: fmt::Display + Send + 'static,
+{
+    /// Loads the items of a `compute` that returns `Result`s under `policy` (as
+    /// [`Checked`](crate::Checked) does for a dataset): batches hold the `Ok` values; a
+    /// failure is retried, skipped (and listed in [`StreamIter::stats`] with its stream
+    /// position) or fails the epoch with an [`ItemError`](crate::ItemError) whose `index` is
+    /// the stream position.
+    ///
+    /// ```
+    /// use foldex_loader::{ErrorPolicy, StreamLoader};
+    ///
+    /// let records = ["1", "2", "x", "4"];
+    /// let loader = StreamLoader::new(move || records, |s: &&str| s.parse::<u32>())
+    ///     .errors(ErrorPolicy::skip())
+    ///     .batch_size(2);
+    /// let mut epoch = loader.iter();
+    /// let batches: Vec<Vec<u32>> = epoch.by_ref().collect();
+    /// assert_eq!(batches, [vec![1, 2], vec![4]]);
+    /// assert_eq!(epoch.stats().skipped[0].index, 2);
+    /// ```
+    pub fn errors(self, policy: ErrorPolicy) -> StreamLoader<R, U, C, Policed<R, U, E>> {
+        let compute = Arc::clone(&self.windowing.0);
+        StreamLoader {
+            shard_count: self.shard_count,
+            open: self.open,
+            windowing: Arc::new(Policed { compute, policy }),
+            item: PhantomData,
+            collate: self.collate,
+            executor: self.executor,
+            batch_size: self.batch_size,
+            buffer: self.buffer,
+            partial: self.partial,
+            ordered: self.ordered,
+            shuffle: self.shuffle,
+            cycle_length: self.cycle_length,
+            shard: self.shard,
+            window: self.window,
+            next_epoch: self.next_epoch,
+            cost: self.cost,
+            tuner: self.tuner,
+        }
+    }
+}
+
+impl<R, T, C, W> StreamLoader<R, T, C, W>
 where
     R: Send + Sync + 'static,
     T: Send + 'static,
     C: Collate<T> + 'static,
     C::Batch: Send + 'static,
+    W: Windowing<R, Item = T>,
 {
     /// The executor that computes the batches (as [`Loader::executor`]).
     pub fn executor<E: Executor + 'static>(mut self, executor: E) -> Self {
@@ -288,7 +340,7 @@ where
     }
 
     /// Makes batches with `collate` (as [`Loader::collate`]).
-    pub fn collate<C2>(self, collate: C2) -> StreamLoader<R, T, C2>
+    pub fn collate<C2>(self, collate: C2) -> StreamLoader<R, T, C2, W>
     where
         C2: Collate<T> + 'static,
         C2::Batch: Send + 'static,
@@ -296,7 +348,8 @@ where
         StreamLoader {
             shard_count: self.shard_count,
             open: self.open,
-            compute: self.compute,
+            windowing: self.windowing,
+            item: PhantomData,
             collate: Arc::new(collate),
             executor: self.executor,
             batch_size: self.batch_size,
@@ -323,7 +376,7 @@ where
     ///
     /// # Panics
     /// On a worker thread of the loader's executor, as [`Loader::iter`] does.
-    pub fn iter(&self) -> StreamIter<R, T, C> {
+    pub fn iter(&self) -> StreamIter<R, T, C, W> {
         let epoch = self.next_epoch.fetch_add(1, Ordering::Relaxed);
         let window = self.window.get().saturating_mul(self.batch_size.get());
         let plan = PullPlan {
@@ -343,7 +396,8 @@ where
             .expect("foldex-loader: failed to start the thread that pulls a stream");
         StreamIter {
             settings: WindowSettings {
-                compute: Arc::clone(&self.compute),
+                windowing: Arc::clone(&self.windowing),
+                item: PhantomData,
                 collate: Arc::clone(&self.collate),
                 executor: Arc::clone(&self.executor),
                 batch_size: self.batch_size.get(),
@@ -365,33 +419,18 @@ where
     }
 }
 
-impl<R, T, C> IntoIterator for &StreamLoader<R, T, C>
+impl<R, T, C, W> IntoIterator for &StreamLoader<R, T, C, W>
 where
     R: Send + Sync + 'static,
     T: Send + 'static,
     C: Collate<T> + 'static,
     C::Batch: Send + 'static,
+    W: Windowing<R, Item = T>,
 {
     type Item = C::Batch;
-    type IntoIter = StreamIter<R, T, C>;
-    fn into_iter(self) -> StreamIter<R, T, C> {
+    type IntoIter = StreamIter<R, T, C, W>;
+    fn into_iter(self) -> StreamIter<R, T, C, W> {
         self.iter()
-    }
-}
-
-/// The items of one window, computed on demand: the dataset of the window's loader.
-struct Window<R, T> {
-    items: Vec<R>,
-    compute: Arc<Compute<R, T>>,
-}
-
-impl<R: Send + Sync, T> Dataset for Window<R, T> {
-    type Item = T;
-    fn len(&self) -> usize {
-        self.items.len()
-    }
-    fn get(&self, index: usize) -> T {
-        (self.compute)(&self.items[index])
     }
 }
 
@@ -415,8 +454,9 @@ impl<T, C: Collate<T>> Collate<T> for SharedCollate<C> {
 }
 
 /// What each window's loader is made with.
-struct WindowSettings<R, T, C> {
-    compute: Arc<Compute<R, T>>,
+struct WindowSettings<T, C, W> {
+    windowing: Arc<W>,
+    item: PhantomData<fn() -> T>,
     collate: Arc<C>,
     executor: Arc<dyn Executor>,
     batch_size: usize,
@@ -439,8 +479,8 @@ struct Running<B> {
 /// blocked stream does). A panic in `compute`, in `collate` or in a shard's iterator reaches
 /// `next()` with its original payload, after the batches before it;
 /// [`failed_position`](Self::failed_position) then says which item of the stream it was.
-pub struct StreamIter<R, T, C: Collate<T>> {
-    settings: WindowSettings<R, T, C>,
+pub struct StreamIter<R, T, C: Collate<T>, W = Computed<R, T>> {
+    settings: WindowSettings<T, C, W>,
     epoch: u64,
     windows: Option<Windows<R>>,
     puller: Option<JoinHandle<()>>,
@@ -453,7 +493,7 @@ pub struct StreamIter<R, T, C: Collate<T>> {
     started: Instant,
 }
 
-impl<R, T, C: Collate<T>> fmt::Debug for StreamIter<R, T, C> {
+impl<R, T, C: Collate<T>, W> fmt::Debug for StreamIter<R, T, C, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamIter")
             .field("epoch", &self.epoch)
@@ -461,12 +501,13 @@ impl<R, T, C: Collate<T>> fmt::Debug for StreamIter<R, T, C> {
     }
 }
 
-impl<R, T, C> StreamIter<R, T, C>
+impl<R, T, C, W> StreamIter<R, T, C, W>
 where
     R: Send + Sync + 'static,
     T: Send + 'static,
     C: Collate<T> + 'static,
     C::Batch: Send + 'static,
+    W: Windowing<R, Item = T>,
 {
     /// The number of this epoch.
     pub fn epoch(&self) -> u64 {
@@ -497,10 +538,7 @@ where
         match pulled {
             Ok(Pulled::Window { offset, items }) => {
                 let s = &self.settings;
-                let window = Window {
-                    items,
-                    compute: Arc::clone(&s.compute),
-                };
+                let window = s.windowing.window(items);
                 let mut loader = Loader::new(window)
                     .executor(Arc::clone(&s.executor))
                     .collate(SharedCollate(Arc::clone(&s.collate)))
@@ -547,12 +585,13 @@ where
     }
 }
 
-impl<R, T, C> Iterator for StreamIter<R, T, C>
+impl<R, T, C, W> Iterator for StreamIter<R, T, C, W>
 where
     R: Send + Sync + 'static,
     T: Send + 'static,
     C: Collate<T> + 'static,
     C::Batch: Send + 'static,
+    W: Windowing<R, Item = T>,
 {
     type Item = C::Batch;
 
@@ -575,8 +614,9 @@ where
                     let done = self.current.take().expect("a window is running");
                     absorb(&mut self.finished_stats, done.iter.stats(), done.offset);
                 }
-                Err(payload) => {
+                Err(mut payload) => {
                     let position = running.iter.failed_index().map(|i| running.offset + i);
+                    self.settings.windowing.place(&mut payload, running.offset);
                     self.fail(position, payload);
                 }
             }
@@ -584,7 +624,7 @@ where
     }
 }
 
-impl<R, T, C: Collate<T>> Drop for StreamIter<R, T, C> {
+impl<R, T, C: Collate<T>, W> Drop for StreamIter<R, T, C, W> {
     fn drop(&mut self) {
         // The windows' loaders stop and return first; then the puller, told by the closed
         // channel, ends when its current `next()` returns (not waited for).
