@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
 /// What a pipeline reads: any [`Source`] (run as often as you like), or a stream started with
-/// [`from_stream`] (run once: its iterator is consumed). Implemented by the crate; named in
+/// [`from_stream`](crate::from_stream) (run once: its iterator is consumed). Implemented by the crate; named in
 /// the bounds of a pipeline's reductions.
 pub trait PipeSource: Sync + Sized {
     /// What one item is.
@@ -52,7 +52,7 @@ impl<S: Source> PipeSource for S {
     }
 }
 
-/// The start of a pipeline over a [`Stream`]: see [`from_stream`].
+/// The start of a pipeline over a [`Stream`]: see [`from_stream`](crate::from_stream).
 pub struct Streamed<I> {
     stream: Mutex<Option<Stream<I>>>,
 }
