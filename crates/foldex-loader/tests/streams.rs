@@ -302,3 +302,37 @@ fn errors_go_through_the_policy_with_their_stream_positions() {
         assert_eq!(failed.error, "record 50 is corrupt");
     }
 }
+
+#[test]
+fn an_early_drop_leaves_no_puller_behind() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    /// An endless stream that says when it is dropped.
+    struct Endless(Arc<AtomicBool>, std::ops::RangeFrom<usize>);
+    impl Iterator for Endless {
+        type Item = usize;
+        fn next(&mut self) -> Option<usize> {
+            self.1.next()
+        }
+    }
+    impl Drop for Endless {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    watchdog("the puller of a dropped epoch ends", || {
+        for (name, ex) in executors() {
+            let dropped = Arc::new(AtomicBool::new(false));
+            let flag = Arc::clone(&dropped);
+            let l = StreamLoader::new(move || Endless(Arc::clone(&flag), 0..), |&x: &usize| x)
+                .executor(Arc::clone(ex))
+                .batch_size(4);
+            let mut epoch = l.iter();
+            assert_eq!(epoch.by_ref().take(10).flatten().count(), 40, "{name}");
+            drop(epoch);
+            // The puller drops the stream on its way out.
+            while !dropped.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    });
+}

@@ -25,9 +25,9 @@
 //! cut that order into `batch_size` pieces; a window holds whole batches, so only the stream's
 //! last batch can be short.
 //!
-//! **Dropping an epoch early.** Dropping the [`StreamIter`] cancels the windows in flight
-//! (their loaders stop and return, as a `Loader`'s epoch does) and hangs up on the puller,
-//! which ends as soon as its current `next()` returns. The drop does not wait for that `next()`:
+//! **Dropping an epoch early.** Dropping the [`StreamIter`] cancels the window in flight (its
+//! loader stops and returns, as a `Loader`'s epoch does) and tells the puller to stop, which it
+//! does, dropping the shards' iterators, as soon as its current `next()` returns. The drop does not wait for that `next()`:
 //! a stream that blocks forever (a channel whose senders never hang up) leaves its puller
 //! blocked, not the consumer; end such a stream by closing its source (drop the senders), or
 //! read it with a timeout.
@@ -51,7 +51,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::num::NonZeroUsize;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
@@ -379,6 +379,7 @@ where
     pub fn iter(&self) -> StreamIter<R, T, C, W> {
         let epoch = self.next_epoch.fetch_add(1, Ordering::Relaxed);
         let window = self.window.get().saturating_mul(self.batch_size.get());
+        let hung_up = Arc::new(AtomicBool::new(false));
         let plan = PullPlan {
             open: Arc::clone(&self.open),
             shards: self.shards(),
@@ -388,6 +389,7 @@ where
                 .map(|(size, seed)| (size.get(), shuffle_rng(seed, epoch, size.get()))),
             batch: self.batch_size.get(),
             window,
+            hung_up: Arc::clone(&hung_up),
         };
         let (send, windows) = std::sync::mpsc::sync_channel(1);
         let puller = thread::Builder::new()
@@ -409,6 +411,7 @@ where
             },
             epoch,
             windows: Some(windows),
+            hung_up,
             puller: Some(puller),
             current: None,
             failure: None,
@@ -483,6 +486,8 @@ pub struct StreamIter<R, T, C: Collate<T>, W = Computed<R, T>> {
     settings: WindowSettings<T, C, W>,
     epoch: u64,
     windows: Option<Windows<R>>,
+    /// Tells the puller to stop.
+    hung_up: Arc<AtomicBool>,
     puller: Option<JoinHandle<()>>,
     current: Option<Running<C::Batch>>,
     /// The puller's panic, raised once the windows before it are delivered.
@@ -574,6 +579,7 @@ where
     }
 
     fn shut_down(&mut self) {
+        self.hung_up.store(true, Ordering::Relaxed);
         self.current = None;
         self.windows = None;
         if self.puller.as_ref().is_some_and(JoinHandle::is_finished) {
@@ -626,8 +632,9 @@ where
 
 impl<R, T, C: Collate<T>, W> Drop for StreamIter<R, T, C, W> {
     fn drop(&mut self) {
-        // The windows' loaders stop and return first; then the puller, told by the closed
-        // channel, ends when its current `next()` returns (not waited for).
+        // The window's loader stops and returns first; then the puller, told to stop, ends
+        // when its current `next()` returns (not waited for).
+        self.hung_up.store(true, Ordering::Relaxed);
         self.current = None;
         self.windows = None;
     }

@@ -5,6 +5,7 @@ use crate::rng::{rng_for, ItemRng};
 use foldex_core::exec::PanicPayload;
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::Arc;
 
@@ -39,11 +40,14 @@ pub(crate) struct PullPlan<R> {
     pub batch: usize,
     /// Items per window, at most.
     pub window: usize,
+    /// Set when the consumer dropped the epoch: the puller stops before its next item.
+    pub hung_up: Arc<AtomicBool>,
 }
 
 impl<R: Send + 'static> PullPlan<R> {
     /// Pulls the epoch into `out`, window by window, until the shards end, an iterator
-    /// panics, or the consumer hangs up (`send` fails: the epoch was dropped).
+    /// panics, or the consumer hangs up (`hung_up`, checked before each item, or a `send` that
+    /// fails: the epoch was dropped). The iterators are dropped on the way out.
     pub fn run(self, out: &SyncSender<Pulled<R>>) {
         let Self {
             open,
@@ -52,6 +56,7 @@ impl<R: Send + 'static> PullPlan<R> {
             shuffle,
             batch,
             window,
+            hung_up,
         } = self;
         let interleaved = Interleave {
             open,
@@ -72,7 +77,12 @@ impl<R: Send + 'static> PullPlan<R> {
         loop {
             let mut pulled_items = Vec::with_capacity(size);
             let pulled = panic::catch_unwind(AssertUnwindSafe(|| {
-                pulled_items.extend(items.by_ref().take(size));
+                while pulled_items.len() < size && !hung_up.load(Ordering::Relaxed) {
+                    match items.next() {
+                        Some(item) => pulled_items.push(item),
+                        None => break,
+                    }
+                }
             }));
             let count = pulled_items.len();
             if count > 0 {
@@ -94,7 +104,7 @@ impl<R: Send + 'static> PullPlan<R> {
                 });
                 return;
             }
-            if count < size {
+            if count < size || hung_up.load(Ordering::Relaxed) {
                 return;
             }
             size = size.saturating_mul(4).min(window);
