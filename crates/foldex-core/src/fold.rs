@@ -473,7 +473,8 @@ fn into_inner<A>(flow: ControlFlow<A, A>) -> A {
 }
 
 /// The typed fold API, available on every [`Executor`] (`dyn Executor`, `Box<dyn Executor>` and
-/// `Arc<dyn Executor>` included).
+/// `Arc<dyn Executor>` included). Every method reads any [`Input`]: a [`Source`] (split by
+/// index) or a [`Stream`](crate::Stream) (an iterator, pulled in batches), by the same rules.
 ///
 /// `init` must return an identity of `combine`, and `combine` must be associative; it need not
 /// be commutative, since partial results are always combined left to right. Then every
