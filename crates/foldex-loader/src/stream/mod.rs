@@ -98,6 +98,35 @@ pub struct StreamLoader<R, T, C = VecCollate, W = Computed<R, T>> {
     tuner: Arc<BufferTuner>,
 }
 
+impl<R, T, C, W> StreamLoader<R, T, C, W> {
+    /// The same loader, loading its windows with `windowing` and collating with `collate`.
+    fn rebuild<T2, C2, W2>(
+        self,
+        windowing: Arc<W2>,
+        collate: Arc<C2>,
+    ) -> StreamLoader<R, T2, C2, W2> {
+        StreamLoader {
+            shard_count: self.shard_count,
+            open: self.open,
+            windowing,
+            item: PhantomData,
+            collate,
+            executor: self.executor,
+            batch_size: self.batch_size,
+            buffer: self.buffer,
+            partial: self.partial,
+            ordered: self.ordered,
+            shuffle: self.shuffle,
+            cycle_length: self.cycle_length,
+            shard: self.shard,
+            window: self.window,
+            next_epoch: self.next_epoch,
+            cost: self.cost,
+            tuner: self.tuner,
+        }
+    }
+}
+
 impl<R, T, C, W> fmt::Debug for StreamLoader<R, T, C, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamLoader")
@@ -221,25 +250,8 @@ where
     /// ```
     pub fn errors(self, policy: ErrorPolicy) -> StreamLoader<R, U, C, Policed<R, U, E>> {
         let compute = Arc::clone(&self.windowing.0);
-        StreamLoader {
-            shard_count: self.shard_count,
-            open: self.open,
-            windowing: Arc::new(Policed { compute, policy }),
-            item: PhantomData,
-            collate: self.collate,
-            executor: self.executor,
-            batch_size: self.batch_size,
-            buffer: self.buffer,
-            partial: self.partial,
-            ordered: self.ordered,
-            shuffle: self.shuffle,
-            cycle_length: self.cycle_length,
-            shard: self.shard,
-            window: self.window,
-            next_epoch: self.next_epoch,
-            cost: self.cost,
-            tuner: self.tuner,
-        }
+        let collate = Arc::clone(&self.collate);
+        self.rebuild(Arc::new(Policed { compute, policy }), collate)
     }
 }
 
@@ -345,25 +357,8 @@ where
         C2: Collate<T> + 'static,
         C2::Batch: Send + 'static,
     {
-        StreamLoader {
-            shard_count: self.shard_count,
-            open: self.open,
-            windowing: self.windowing,
-            item: PhantomData,
-            collate: Arc::new(collate),
-            executor: self.executor,
-            batch_size: self.batch_size,
-            buffer: self.buffer,
-            partial: self.partial,
-            ordered: self.ordered,
-            shuffle: self.shuffle,
-            cycle_length: self.cycle_length,
-            shard: self.shard,
-            window: self.window,
-            next_epoch: self.next_epoch,
-            cost: self.cost,
-            tuner: self.tuner,
-        }
+        let windowing = Arc::clone(&self.windowing);
+        self.rebuild(windowing, Arc::new(collate))
     }
 
     /// The shards this loader reads (all of them, or its rank's), in order.
