@@ -20,7 +20,7 @@
 //! taken. Without helping there is one round.
 
 use crate::channel::{Channel, Failure, Lead, Maker};
-use crate::failure::take_loading;
+use crate::context::take_loading;
 use crate::loadable::LoadContext;
 use crate::order::{Batches, EpochOrder};
 use crate::produce::{Delivered, Produce};
@@ -32,7 +32,7 @@ use foldex_core::{Brand, Executor, Job, Partial};
 use std::cell::Cell;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
@@ -89,6 +89,24 @@ pub(crate) struct Epoch<P: Produce> {
     cost: Arc<CostMeter>,
     /// Time each run of batches (two clock readings per run).
     timing: bool,
+    /// What each load's [`ItemContext`](crate::ItemContext) says besides its index.
+    items: ItemPlan,
+    /// Which worker numbers ran `items.init` (each number is one thread's, but the last one
+    /// when more threads produce than the recorder has room for).
+    initialised: Box<[AtomicBool]>,
+}
+
+/// What runs on a thread before its first load of an epoch: [`Loader::worker_init`](crate::Loader::worker_init).
+pub(crate) type WorkerInit = dyn Fn(usize) + Send + Sync;
+
+/// The epoch's part of every [`ItemContext`](crate::ItemContext) (its number, the loader's
+/// seed), and the loader's `worker_init`.
+pub(crate) struct ItemPlan {
+    pub epoch: u64,
+    /// Added to each index: a stream loader's window starts at this stream position.
+    pub offset: usize,
+    pub seed: u64,
+    pub init: Option<Arc<WorkerInit>>,
 }
 
 /// An epoch's settings, for [`Epoch::new`].
@@ -101,6 +119,7 @@ pub(crate) struct Plan {
     pub parcel: usize,
     pub cost: Arc<CostMeter>,
     pub timing: bool,
+    pub items: ItemPlan,
 }
 
 impl<P: Produce> Epoch<P> {
@@ -123,9 +142,13 @@ impl<P: Produce> Epoch<P> {
             ticket_count: count.div_ceil(plan.parcel),
             tickets: AtomicUsize::new(0),
             channel,
-            recorder,
             cost: plan.cost,
             timing: plan.timing,
+            items: plan.items,
+            initialised: (0..recorder.room())
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+            recorder,
         }
     }
 
@@ -245,11 +268,29 @@ impl<P: Produce> Epoch<P> {
         Some((staged, batches))
     }
 
+    /// This thread's worker number, after running the loader's `worker_init` on it if this is
+    /// its first batch of the epoch. A panicking `init` leaves the number uninitialised.
+    fn worker(&self) -> usize {
+        let worker = self.recorder.worker();
+        if let Some(init) = &self.items.init {
+            let done = &self.initialised[worker];
+            if !done.load(Ordering::Relaxed) {
+                init(worker);
+                done.store(true, Ordering::Relaxed);
+            }
+        }
+        worker
+    }
+
     /// The schedule's `n`-th batch, or `None` if the epoch was stopped while computing it.
     fn compute(&self, buffer: P::Buffer, n: usize) -> Option<Delivered<P::Out>> {
         let batch = self.schedule.batch(n);
         let cx = LoadContext {
             recorder: Some(&self.recorder),
+            seed: self.items.seed,
+            epoch: self.items.epoch,
+            offset: self.items.offset,
+            worker: self.worker(),
         };
         let (value, items) = self.producer.make(
             buffer,

@@ -42,6 +42,7 @@ pub mod channel;
 #[cfg(not(loom))]
 mod channel;
 mod collate;
+mod context;
 mod dataset;
 mod epoch;
 mod error;
@@ -62,6 +63,7 @@ mod transport;
 pub use buffer_pool::Reused;
 pub use channel::MAX_BUFFER;
 pub use collate::{in_place, Collate, InPlace, Unbatched, VecCollate};
+pub use context::ItemContext;
 pub use dataset::{from_fn, Dataset, Fallible, FromFn, ItemError, Map, TryDataset};
 pub use error::IterError;
 pub use loadable::Loadable;

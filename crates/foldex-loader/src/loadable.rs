@@ -36,10 +36,15 @@ pub(crate) mod sealed {
     }
 }
 
-/// What a load sees of the epoch it loads for: where to record retries and skipped items.
+/// What a load sees of the epoch it loads for: where to record retries and skipped items, and
+/// what [`ItemContext`](crate::ItemContext) tells the dataset.
 #[derive(Clone, Copy, Default)]
 pub struct LoadContext<'a> {
     pub(crate) recorder: Option<&'a Recorder>,
+    pub(crate) seed: u64,
+    pub(crate) epoch: u64,
+    pub(crate) offset: usize,
+    pub(crate) worker: usize,
 }
 
 impl fmt::Debug for LoadContext<'_> {

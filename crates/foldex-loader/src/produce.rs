@@ -2,7 +2,7 @@
 
 use crate::buffer_pool::{BufferPool, Reused};
 use crate::collate::Collate;
-use crate::failure::loading;
+use crate::context::loading;
 use crate::loadable::{LoadContext, Loadable};
 use std::ops::Range;
 use std::sync::Arc;
@@ -73,7 +73,7 @@ where
     ) -> Option<(Option<C::Batch>, usize)> {
         if positions.len() == 1 {
             let i = index(positions.start);
-            return Some(match loading(i, || self.dataset.load(i, cx)) {
+            return Some(match loading(cx, i, || self.dataset.load(i, cx)) {
                 Some(item) => (Some(self.collate.collate_one(item)), 1),
                 None => (self.collate.collate_empty(), 0),
             });
@@ -84,7 +84,7 @@ where
                 return None;
             }
             let i = index(position);
-            items.extend(loading(i, || self.dataset.load(i, cx)));
+            items.extend(loading(cx, i, || self.dataset.load(i, cx)));
         }
         let count = items.len();
         if count == 0 {
@@ -133,8 +133,8 @@ where
             }
             let i = index(position);
             if let Some(buf) = buffers.items.get_mut(filled) {
-                filled += usize::from(loading(i, || self.dataset.load_into(i, buf, cx)));
-            } else if let Some(item) = loading(i, || self.dataset.load(i, cx)) {
+                filled += usize::from(loading(cx, i, || self.dataset.load_into(i, buf, cx)));
+            } else if let Some(item) = loading(cx, i, || self.dataset.load(i, cx)) {
                 buffers.items.push(item);
                 filled += 1;
             }

@@ -40,7 +40,16 @@ pub fn rng_for(seed: u64, epoch: u64, index: usize) -> ItemRng {
 
 /// A small, fast generator (splitmix64) for one observation's augmentations; see [`rng_for`].
 ///
-/// Not for cryptography.
+/// It is a [`rand_core::Rng`] (and so a `RngCore`), so `rand`'s distributions and its
+/// `RngExt` methods draw from it. Not for cryptography.
+///
+/// ```
+/// use foldex_loader::rng_for;
+/// use rand::RngExt;
+/// let mut rng = rng_for(1, 0, 42);
+/// let angle: f32 = rng.random_range(-10.0..10.0);
+/// assert!((-10.0..10.0).contains(&angle));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemRng {
     state: u64,
@@ -90,6 +99,26 @@ impl ItemRng {
     }
 }
 
+impl rand_core::TryRng for ItemRng {
+    type Error = std::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok((self.next_u64() >> 32) as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(ItemRng::next_u64(self))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dst.chunks_mut(8) {
+            let bytes = ItemRng::next_u64(self).to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +161,19 @@ mod tests {
         );
         assert!(!r.gen_bool(0.0));
         assert!(r.gen_bool(1.0));
+    }
+
+    #[test]
+    fn rand_draws_from_it_and_bytes_follow_the_words() {
+        use rand::RngExt;
+        let mut r = rng_for(3, 1, 4);
+        let mut words = r.clone();
+        let mut bytes = [0u8; 12];
+        rand_core::Rng::fill_bytes(&mut r, &mut bytes);
+        assert_eq!(bytes[..8], words.next_u64().to_le_bytes());
+        assert_eq!(bytes[8..], words.next_u64().to_le_bytes()[..4]);
+        let k: u8 = r.random_range(1..=6);
+        assert!((1..=6).contains(&k));
     }
 
     #[test]

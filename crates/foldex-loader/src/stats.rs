@@ -347,9 +347,15 @@ impl Recorder {
     }
 
     fn producer(&self) -> &ProducerCounters {
+        &self.producers[self.worker()]
+    }
+
+    /// This thread's worker number in the epoch: the index of its counters, claimed in the
+    /// order threads first produce (the last one shared beyond the recorder's room).
+    pub fn worker(&self) -> usize {
         let (id, index) = CLAIMED.with(Cell::get);
         if id == self.id {
-            return &self.producers[index];
+            return index;
         }
         // A thread that serves two epochs in turn finds its counters again, once per switch.
         let me = thread::current().id();
@@ -368,7 +374,12 @@ impl Recorder {
                 index
             });
         CLAIMED.with(|c| c.set((self.id, index)));
-        &self.producers[index]
+        index
+    }
+
+    /// How many worker numbers there are room for.
+    pub fn room(&self) -> usize {
+        self.producers.len()
     }
 
     /// Starts a run of batches on this thread; `timed` reads the clock at its start and end.

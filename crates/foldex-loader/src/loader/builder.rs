@@ -5,6 +5,7 @@ use super::Iter;
 use crate::buffer_tune::BufferTuner;
 use crate::channel::MAX_BUFFER;
 use crate::collate::{Collate, Unbatched, VecCollate};
+use crate::epoch::WorkerInit;
 use crate::error::IterError;
 use crate::loadable::Loadable;
 use crate::order::{Batches, EpochOrder};
@@ -55,6 +56,8 @@ pub struct Loader<D, C = VecCollate, M = Owned> {
     pub(super) cost: Arc<CostMeter>,
     /// The default buffer, grown after bursty epochs, when none is set.
     pub(super) tuner: Arc<BufferTuner>,
+    /// What runs on each thread before its first load of an epoch.
+    pub(super) worker_init: Option<Arc<WorkerInit>>,
     pub(super) mode: M,
 }
 
@@ -65,6 +68,11 @@ pub(super) struct Settings {
     pub batch_size: NonZeroUsize,
     pub partial: bool,
     pub shuffle: Option<u64>,
+    /// The seed of every [`ItemContext`](crate::ItemContext); the shuffle's when unset.
+    pub seed: Option<u64>,
+    /// `(epoch, offset)` for a stream loader's window: its items' contexts name the stream's
+    /// epoch, and index `i` is stream position `offset + i`.
+    pub window: Option<(u64, usize)>,
     pub ordered: bool,
     /// `(rank, world)`.
     pub shard: Option<(usize, usize)>,
@@ -94,6 +102,8 @@ impl<D: Loadable> Loader<D> {
                 batch_size: NonZeroUsize::MIN,
                 partial: true,
                 shuffle: None,
+                seed: None,
+                window: None,
                 ordered: true,
                 shard: None,
                 tail: Tail::default(),
@@ -102,6 +112,7 @@ impl<D: Loadable> Loader<D> {
             next_epoch: AtomicU64::new(0),
             cost: Arc::default(),
             tuner: Arc::default(),
+            worker_init: None,
             mode: Owned,
         }
     }
@@ -176,6 +187,44 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         self
     }
 
+    /// The seed of each observation's generator, [`ItemContext::rng`](crate::ItemContext::rng)
+    /// (`rng_for(seed, epoch, index)`); without it, the [`shuffle`](Loader::shuffle) seed, or
+    /// 0 when not shuffled.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.settings.seed = Some(seed);
+        self
+    }
+
+    /// Runs `init` on each thread before its first load of each epoch (PyTorch's
+    /// `worker_init_fn`, whose workers start again each epoch), with the thread's worker
+    /// number ([`ItemContext::worker`](crate::ItemContext::worker)). For state such as an open
+    /// file, keep it in a `thread_local!` that `init` fills when empty and
+    /// [`Dataset::get`](crate::Dataset::get) reads.
+    ///
+    /// A panic in `init` reaches the consumer as a producer's panic does.
+    ///
+    /// ```
+    /// use foldex_loader::{from_fn, Loader};
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counted = Arc::clone(&started);
+    /// let loader = Loader::new(from_fn(1_000, |i| i))
+    ///     .worker_init(move |_worker| { counted.fetch_add(1, Ordering::Relaxed); });
+    /// assert_eq!(loader.iter().count(), 1_000);
+    /// assert!(started.load(Ordering::Relaxed) >= 1);
+    /// ```
+    pub fn worker_init(mut self, init: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.worker_init = Some(Arc::new(init));
+        self
+    }
+
+    /// The seed every [`ItemContext`](crate::ItemContext) of this loader carries.
+    pub(super) fn item_seed(&self) -> u64 {
+        self.settings.seed.or(self.settings.shuffle).unwrap_or(0)
+    }
+
     /// Deliver batches in epoch order (`true`, the default), or as they finish (`false`:
     /// first finished, first out; a little faster when item costs vary).
     pub fn ordered(mut self, ordered: bool) -> Self {
@@ -206,6 +255,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             next_epoch: self.next_epoch,
             cost: self.cost,
             tuner: self.tuner,
+            worker_init: self.worker_init,
             mode: mode(self.mode),
         }
     }
@@ -273,6 +323,14 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     pub(crate) fn learning_in(mut self, cost: &Arc<CostMeter>, tuner: &Arc<BufferTuner>) -> Self {
         self.cost = Arc::clone(cost);
         self.tuner = Arc::clone(tuner);
+        self
+    }
+
+    /// Loads window `offset..` of a stream loader's epoch `epoch`, seeding its items'
+    /// generators with `seed`.
+    pub(crate) fn window_of_stream(mut self, (epoch, offset): (u64, usize), seed: u64) -> Self {
+        self.settings.window = Some((epoch, offset));
+        self.settings.seed = Some(seed);
         self
     }
 

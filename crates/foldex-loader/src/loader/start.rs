@@ -3,7 +3,7 @@
 use super::mode::PoolHook;
 use super::{Iter, Loader};
 use crate::channel::{Channel, Inbox, MAX_BATCHES, MAX_BUFFER};
-use crate::epoch::{spawn_driver, Epoch, Plan};
+use crate::epoch::{spawn_driver, Epoch, ItemPlan, Plan};
 use crate::error::IterError;
 use crate::loadable::Loadable;
 use crate::produce::Produce;
@@ -128,6 +128,12 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                 parcel,
                 cost: Arc::clone(&self.cost),
                 timing: self.settings.diagnostics,
+                items: ItemPlan {
+                    epoch: self.settings.window.map_or(state.epoch, |(epoch, _)| epoch),
+                    offset: self.settings.window.map_or(0, |(_, offset)| offset),
+                    seed: self.item_seed(),
+                    init: self.worker_init.clone(),
+                },
             };
             let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
             spawn_driver(Arc::new(producers), Arc::clone(&self.executor))

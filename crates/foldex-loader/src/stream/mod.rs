@@ -96,6 +96,8 @@ pub struct StreamLoader<R, T, C = VecCollate, W = Computed<R, T>> {
     /// What batches cost and the tuned default buffer, learnt across windows and epochs.
     cost: Arc<CostMeter>,
     tuner: Arc<BufferTuner>,
+    /// The seed of the items' contexts.
+    seed: Option<u64>,
 }
 
 impl<R, T, C, W> StreamLoader<R, T, C, W> {
@@ -123,6 +125,7 @@ impl<R, T, C, W> StreamLoader<R, T, C, W> {
             next_epoch: self.next_epoch,
             cost: self.cost,
             tuner: self.tuner,
+            seed: self.seed,
         }
     }
 }
@@ -220,6 +223,7 @@ where
             next_epoch: AtomicU64::new(0),
             cost: Arc::default(),
             tuner: Arc::default(),
+            seed: None,
         }
     }
 }
@@ -314,6 +318,14 @@ where
         self
     }
 
+    /// The seed of each item's generator, [`ItemContext::rng`](crate::ItemContext::rng), whose
+    /// index is the item's position in the epoch's stream; without it, the shuffle buffer's
+    /// seed, or 0. As [`Loader::seed`].
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
     /// Reads `cycle_length` shards at once, an item from each in turn (tf.data's
     /// `interleave`); default 1, one shard after another.
     ///
@@ -403,6 +415,10 @@ where
                 ordered: self.ordered,
                 cost: Arc::clone(&self.cost),
                 tuner: Arc::clone(&self.tuner),
+                seed: self
+                    .seed
+                    .or(self.shuffle.map(|(_, seed)| seed))
+                    .unwrap_or(0),
             },
             epoch,
             windows: Some(windows),
@@ -463,6 +479,7 @@ struct WindowSettings<T, C, W> {
     ordered: bool,
     cost: Arc<CostMeter>,
     tuner: Arc<BufferTuner>,
+    seed: u64,
 }
 
 /// One window being delivered: its first stream position and its loader's epoch.
@@ -545,7 +562,8 @@ where
                     .batch_size(s.batch_size)
                     .partial(s.partial)
                     .ordered(s.ordered)
-                    .learning_in(&s.cost, &s.tuner);
+                    .learning_in(&s.cost, &s.tuner)
+                    .window_of_stream((self.epoch, offset), s.seed);
                 if let Some(buffer) = s.buffer {
                     loader = loader.buffer(buffer);
                 }
