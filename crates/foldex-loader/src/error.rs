@@ -28,6 +28,8 @@ pub enum IterError {
     /// The last epoch number was used: epochs are numbered below `u64::MAX`, and wrapping to
     /// 0 would repeat epoch 0's order. Only a resumed state near `u64::MAX` gets here.
     LastEpoch,
+    /// The sampler's order does not fit the dataset (the message says how).
+    Sampler(String),
 }
 
 impl fmt::Display for IterError {
@@ -59,6 +61,7 @@ impl fmt::Display for IterError {
                  u64::MAX, and wrapping to 0 would repeat epoch 0's order",
                 u64::MAX - 1
             ),
+            Self::Sampler(why) => write!(f, "foldex-loader: {why}"),
         }
     }
 }

@@ -1,9 +1,11 @@
-//! The order of an epoch (identity, or a permutation from `(seed, epoch)`) and its batches.
+//! The order of an epoch (identity, a permutation from `(seed, epoch)`, or a list a
+//! [`Sampler`](crate::Sampler) made) and its batches.
 //!
 //! Both are pure functions of the settings: no executor, thread count or timing changes them.
 
 use crate::permutation::Permutation;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The order in which an epoch visits the dataset: position `p` of the epoch loads index
 /// `order.get(p)`. Any position is found in O(1), and the order takes O(1) memory whatever the
@@ -14,6 +16,29 @@ pub enum EpochOrder {
     Sequential(usize),
     /// A permutation of `0..len`.
     Shuffled(Permutation),
+    /// Indices a sampler listed (weighted draws, buckets by length); see [`EpochOrder::listed`].
+    Listed(Listed),
+}
+
+/// An epoch's indices as a list, with the bound they stay below: [`EpochOrder::listed`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    indices: Arc<[usize]>,
+    /// One more than the largest index (0 for an empty list).
+    bound: usize,
+}
+
+impl Listed {
+    /// The indices, in epoch order.
+    pub fn indices(&self) -> &[usize] {
+        &self.indices
+    }
+
+    /// One more than the largest index: the loader checks that it is at most the dataset's
+    /// length before an epoch starts.
+    pub fn bound(&self) -> usize {
+        self.bound
+    }
 }
 
 impl EpochOrder {
@@ -26,11 +51,36 @@ impl EpochOrder {
         }
     }
 
+    /// An order that visits `indices` in turn (an index may repeat, or be left out).
+    ///
+    /// ```
+    /// use foldex_loader::EpochOrder;
+    /// let order = EpochOrder::listed(vec![3, 3, 0]);
+    /// assert_eq!((order.len(), order.get(1), order.bound()), (3, 3, 4));
+    /// ```
+    pub fn listed(indices: Vec<usize>) -> Self {
+        let bound = indices.iter().max().map_or(0, |&max| max.saturating_add(1));
+        Self::Listed(Listed {
+            indices: indices.into(),
+            bound,
+        })
+    }
+
     /// The number of positions.
     pub fn len(&self) -> usize {
         match self {
             Self::Sequential(len) => *len,
             Self::Shuffled(permutation) => permutation.len(),
+            Self::Listed(listed) => listed.indices.len(),
+        }
+    }
+
+    /// One more than the largest index the order visits, at most: a dataset must have at
+    /// least this many observations.
+    pub fn bound(&self) -> usize {
+        match self {
+            Self::Listed(listed) => listed.bound,
+            _ => self.len(),
         }
     }
 
@@ -47,6 +97,7 @@ impl EpochOrder {
                 position
             }
             Self::Shuffled(permutation) => permutation.get(position),
+            Self::Listed(listed) => listed.indices[position],
         }
     }
 

@@ -9,6 +9,7 @@ use crate::epoch::WorkerInit;
 use crate::error::IterError;
 use crate::loadable::Loadable;
 use crate::order::{Batches, EpochOrder};
+use crate::sampler::{checked_order, Sampler, Sequential, SharedSampler, Shuffled};
 use crate::shard::{Shard, Tail};
 use crate::state::{LoaderState, ResumeError};
 use crate::stats::BufferOrigin;
@@ -67,7 +68,8 @@ pub(super) struct Settings {
     pub buffer: Option<NonZeroUsize>,
     pub batch_size: NonZeroUsize,
     pub partial: bool,
-    pub shuffle: Option<u64>,
+    /// The epochs' order: [`Sequential`] unless set.
+    pub sampler: SharedSampler,
     /// The seed of every [`ItemContext`](crate::ItemContext); the shuffle's when unset.
     pub seed: Option<u64>,
     /// `(epoch, offset)` for a stream loader's window: its items' contexts name the stream's
@@ -101,7 +103,7 @@ impl<D: Loadable> Loader<D> {
                 buffer: None,
                 batch_size: NonZeroUsize::MIN,
                 partial: true,
-                shuffle: None,
+                sampler: SharedSampler(Arc::new(Sequential)),
                 seed: None,
                 window: None,
                 ordered: true,
@@ -182,8 +184,20 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// Shuffle every epoch: epoch `e` visits the dataset in the order
     /// [`Permutation::new`](crate::Permutation::new)`(len, seed, e)`, which takes O(1) memory
     /// and finds any position in O(1), whatever the length.
-    pub fn shuffle(mut self, seed: u64) -> Self {
-        self.settings.shuffle = Some(seed);
+    pub fn shuffle(self, seed: u64) -> Self {
+        self.sampler(Shuffled::new(seed))
+    }
+
+    /// Each epoch visits the observations `sampler` lists, in its order: weighted draws
+    /// ([`Weighted`](crate::Weighted)), batches of similar lengths ([`ByLength`](crate::ByLength)),
+    /// or a [`Sampler`] of your own. Replaces [`shuffle`](Loader::shuffle) (a [`Shuffled`]
+    /// sampler); [`shard`](Loader::shard) takes its part of the sampler's order.
+    ///
+    /// An epoch whose order does not fit the dataset (a weight for each observation, indices
+    /// below its length, as many positions as [`Sampler::len`] says) is refused when it starts
+    /// ([`IterError::Sampler`]).
+    pub fn sampler(mut self, sampler: impl Sampler + 'static) -> Self {
+        self.settings.sampler = SharedSampler(Arc::new(sampler));
         self
     }
 
@@ -222,7 +236,10 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
 
     /// The seed every [`ItemContext`](crate::ItemContext) of this loader carries.
     pub(super) fn item_seed(&self) -> u64 {
-        self.settings.seed.or(self.settings.shuffle).unwrap_or(0)
+        self.settings
+            .seed
+            .or(self.settings.sampler.0.seed())
+            .unwrap_or(0)
     }
 
     /// Deliver batches in epoch order (`true`, the default), or as they finish (`false`:
@@ -405,8 +422,18 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
 
     /// The order in which epoch `epoch` visits the dataset: batch `k` holds positions
     /// `k * batch_size ..` of it.
+    ///
+    /// # Panics
+    /// If the sampler's order does not fit the dataset (see [`Loader::sampler`]).
+    #[track_caller]
     pub fn epoch_order(&self, epoch: u64) -> EpochOrder {
-        EpochOrder::new(self.dataset.input_len(), self.settings.shuffle, epoch)
+        self.checked_order(epoch).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Epoch `epoch`'s order, checked against the dataset.
+    pub(super) fn checked_order(&self, epoch: u64) -> Result<EpochOrder, IterError> {
+        checked_order(&*self.settings.sampler.0, self.dataset.input_len(), epoch)
+            .map_err(IterError::Sampler)
     }
 
     /// This rank's sharding, if any.
@@ -418,7 +445,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
 
     /// The observations per epoch: the dataset's, or this rank's part of them.
     pub(super) fn epoch_len(&self) -> usize {
-        let len = self.dataset.input_len();
+        let len = self.settings.sampler.0.len(self.dataset.input_len());
         self.sharding().map_or(len, |shard| shard.len(len))
     }
 
@@ -451,7 +478,7 @@ where
     /// may never compute), for an epoch of more batches than a loader can number or with a
     /// buffer larger than a loader makes for it, or when no epoch number is left.
     pub fn try_iter(&self) -> Result<Iter<M::Batch>, IterError> {
-        self.begin_next_epoch(|state| M::start_epoch(self, state))
+        self.begin_next_epoch(|state, order| M::start_epoch(self, state, order))
     }
 
     /// Continues the epoch that `state` (from [`Iter::state`]) describes with exactly the
@@ -466,7 +493,7 @@ where
     /// [`Loader::try_iter`]).
     #[track_caller]
     pub fn resume(&self, state: &LoaderState) -> Result<Iter<M::Batch>, ResumeError> {
-        self.resumed_epoch(state, |state| M::start_epoch(self, state))
+        self.resumed_epoch(state, |state, order| M::start_epoch(self, state, order))
     }
 }
 

@@ -6,6 +6,7 @@ use super::{Iter, Loader};
 use crate::buffer_pool::{BufferPool, Reused};
 use crate::collate::Collate;
 use crate::loadable::Loadable;
+use crate::order::EpochOrder;
 use crate::produce::{Fresh, Recycled};
 use crate::state::LoaderState;
 use std::any::Any;
@@ -24,8 +25,13 @@ pub(super) mod sealed {
 
     /// The loader's side of a [`BatchMode`]: how an epoch of this mode starts.
     pub trait StartEpoch<D: Loadable, C: Collate<D::Item>>: Sized {
-        /// Starts epoch `state.epoch` of `loader` after what `state` says was received.
-        fn start_epoch(loader: &Loader<D, C, Self>, state: &LoaderState) -> Iter<Self::Batch>
+        /// Starts epoch `state.epoch` of `loader`, in `order`, after what `state` says was
+        /// received.
+        fn start_epoch(
+            loader: &Loader<D, C, Self>,
+            state: &LoaderState,
+            order: EpochOrder,
+        ) -> Iter<Self::Batch>
         where
             Self: BatchMode<D, C>;
     }
@@ -53,9 +59,10 @@ where
     fn start_epoch(
         loader: &Loader<D, C, Self>,
         state: &LoaderState,
+        order: EpochOrder,
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
-        loader.start(state, |_| (Fresh { dataset, collate }, None))
+        loader.start(state, order, |_| (Fresh { dataset, collate }, None))
     }
 }
 
@@ -124,9 +131,10 @@ where
     fn start_epoch(
         loader: &Loader<D, C, Self>,
         state: &LoaderState,
+        order: EpochOrder,
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
-        loader.start(state, |budget| {
+        loader.start(state, order, |budget| {
             let pool = loader.mode.pool(budget);
             let hook = Arc::clone(&pool) as Arc<dyn PoolHook>;
             (

@@ -6,6 +6,7 @@ use crate::channel::{Channel, Inbox, MAX_BATCHES, MAX_BUFFER};
 use crate::epoch::{spawn_driver, Epoch, ItemPlan, Plan};
 use crate::error::IterError;
 use crate::loadable::Loadable;
+use crate::order::EpochOrder;
 use crate::produce::Produce;
 use crate::state::{LoaderState, Received, ResumeError, Schedule};
 use crate::stats::{BufferOrigin, EpochTally, Recorder};
@@ -17,7 +18,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// The state at the start of epoch `epoch` (nothing received yet).
     pub(super) fn initial_state(&self, epoch: u64) -> LoaderState {
         LoaderState {
-            seed: self.settings.shuffle,
+            seed: self.settings.sampler.0.seed(),
             epoch,
             next_batch: 0,
             received_above: Vec::new(),
@@ -51,7 +52,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// large ([`Loader::check_size`]); or refuses when no epoch number is left.
     pub(super) fn begin_next_epoch<B>(
         &self,
-        start: impl FnOnce(&LoaderState) -> Iter<B>,
+        start: impl FnOnce(&LoaderState, EpochOrder) -> Iter<B>,
     ) -> Result<Iter<B>, IterError> {
         if self.executor.is_worker_thread() {
             return Err(IterError::InsideExecutorPool);
@@ -61,7 +62,8 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             .next_epoch
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |e| e.checked_add(1))
             .map_err(|_| IterError::LastEpoch)?;
-        Ok(start(&self.initial_state(epoch)))
+        let order = self.checked_order(epoch)?;
+        Ok(start(&self.initial_state(epoch), order))
     }
 
     /// Checks `state`, claims its epoch (the next one is the epoch after it) and starts it
@@ -74,7 +76,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     pub(super) fn resumed_epoch<B>(
         &self,
         state: &LoaderState,
-        start: impl FnOnce(&LoaderState) -> Iter<B>,
+        start: impl FnOnce(&LoaderState, EpochOrder) -> Iter<B>,
     ) -> Result<Iter<B>, ResumeError> {
         if let Err(e) = self.check_size() {
             panic!("{e}");
@@ -84,9 +86,12 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         }
         state.check(&self.initial_state(state.epoch))?;
         Schedule::after(state, self.batches().count())?;
+        let order = self
+            .checked_order(state.epoch)
+            .unwrap_or_else(|e| panic!("{e}"));
         // `check` refused `u64::MAX`.
         self.next_epoch.store(state.epoch + 1, Ordering::Relaxed);
-        Ok(start(state))
+        Ok(start(state, order))
     }
 
     /// Starts epoch `state.epoch` after what `state` says was received, making batches with
@@ -94,6 +99,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     pub(super) fn start<P: Produce + 'static>(
         &self,
         state: &LoaderState,
+        order: EpochOrder,
         producer: impl FnOnce(usize) -> (P, Option<Arc<dyn PoolHook>>),
     ) -> Iter<P::Out>
     where
@@ -121,7 +127,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         let (producer, pool) = producer(capacity + workers.min(total) + 2);
         let driver = (total > 0).then(|| {
             let plan = Plan {
-                order: self.epoch_order(state.epoch),
+                order,
                 shard: self.sharding(),
                 batches,
                 schedule,

@@ -1,0 +1,177 @@
+//! Samplers: which observations an epoch visits, and in which order (torch.utils.data's
+//! samplers; MLUtils.jl's `shuffleobs`).
+//!
+//! A [`Sampler`] turns `(dataset length, epoch)` into an [`EpochOrder`]; the loader cuts the
+//! order into batches, shards it between ranks ([`Loader::shard`](crate::Loader::shard)
+//! applies after the sampler), and loads it on any executor. An order is a pure function of the
+//! sampler's settings and the epoch, so every executor and every rank sees the same one, and a
+//! resumed epoch continues exactly.
+
+mod by_length;
+mod weighted;
+
+pub use by_length::ByLength;
+pub use weighted::{Weighted, WeightsError};
+
+use crate::order::EpochOrder;
+use std::fmt;
+
+/// Which observations an epoch visits, and in which order: set one with
+/// [`Loader::sampler`](crate::Loader::sampler).
+///
+/// Implement it for an order of your own: `order` lists the indices with
+/// [`EpochOrder::listed`] (or returns a [`Permutation`](crate::Permutation) or the identity),
+/// and `len` says how many positions every epoch has. The loader checks both before an epoch
+/// starts and refuses an order that does not fit the dataset
+/// ([`IterError::Sampler`](crate::IterError::Sampler)).
+///
+/// ```
+/// use foldex_loader::{from_fn, EpochOrder, Loader, Sampler};
+///
+/// /// Every observation twice, in reverse.
+/// struct Twice;
+/// impl Sampler for Twice {
+///     fn len(&self, dataset_len: usize) -> usize { 2 * dataset_len }
+///     fn order(&self, dataset_len: usize, _epoch: u64) -> EpochOrder {
+///         EpochOrder::listed((0..dataset_len).rev().chain((0..dataset_len).rev()).collect())
+///     }
+/// }
+/// let loader = Loader::new(from_fn(3, |i| i)).sampler(Twice).unbatched();
+/// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![2, 1, 0, 2, 1, 0]);
+/// ```
+pub trait Sampler: Send + Sync {
+    /// The positions of every epoch over a dataset of `dataset_len` observations (the length of
+    /// what [`order`](Sampler::order) returns). The dataset's length by default.
+    fn len(&self, dataset_len: usize) -> usize {
+        dataset_len
+    }
+
+    /// Epoch `epoch`'s order: [`len`](Sampler::len)`(dataset_len)` positions, each an index
+    /// below `dataset_len`. Called once per epoch, on the thread that starts it.
+    fn order(&self, dataset_len: usize, epoch: u64) -> EpochOrder;
+
+    /// Whether the sampler fits a dataset of `dataset_len` observations (a weight for each, say);
+    /// `Err` says why not, and the loader refuses to start an epoch with it.
+    fn check(&self, dataset_len: usize) -> Result<(), String> {
+        let _ = dataset_len;
+        Ok(())
+    }
+
+    /// The seed that a checkpoint records ([`LoaderState::seed`](crate::LoaderState::seed)),
+    /// so that it resumes only under a sampler with the same seed; and the default seed of
+    /// each observation's generator ([`Loader::seed`](crate::Loader::seed)). `None` by default.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// `0..len` in order, every epoch (the loader's default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sequential;
+
+impl Sampler for Sequential {
+    fn order(&self, dataset_len: usize, _epoch: u64) -> EpochOrder {
+        EpochOrder::Sequential(dataset_len)
+    }
+}
+
+/// A permutation of `0..len` from `(seed, epoch)`, new each epoch, in O(1) memory: what
+/// [`Loader::shuffle`](crate::Loader::shuffle) sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shuffled {
+    seed: u64,
+}
+
+impl Shuffled {
+    /// Shuffled orders drawn from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self { seed }
+    }
+}
+
+impl Sampler for Shuffled {
+    fn order(&self, dataset_len: usize, epoch: u64) -> EpochOrder {
+        EpochOrder::new(dataset_len, Some(self.seed), epoch)
+    }
+
+    fn seed(&self) -> Option<u64> {
+        Some(self.seed)
+    }
+}
+
+/// Why a sampler's order does not fit the dataset: the message of
+/// [`IterError::Sampler`](crate::IterError::Sampler).
+pub(crate) fn checked_order(
+    sampler: &dyn Sampler,
+    dataset_len: usize,
+    epoch: u64,
+) -> Result<EpochOrder, String> {
+    sampler.check(dataset_len)?;
+    let order = sampler.order(dataset_len, epoch);
+    let promised = sampler.len(dataset_len);
+    if order.len() != promised {
+        return Err(format!(
+            "the sampler's order of epoch {epoch} has {} positions, but its len() promised \
+             {promised}",
+            order.len()
+        ));
+    }
+    if order.bound() > dataset_len {
+        return Err(format!(
+            "the sampler's order of epoch {epoch} visits index {}, beyond a dataset of \
+             {dataset_len} observations",
+            order.bound() - 1
+        ));
+    }
+    Ok(order)
+}
+
+/// A sampler behind a pointer, as a loader keeps it.
+#[derive(Clone)]
+pub(crate) struct SharedSampler(pub std::sync::Arc<dyn Sampler>);
+
+impl fmt::Debug for SharedSampler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sampler")
+            .field("seed", &self.0.seed())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Liar;
+    impl Sampler for Liar {
+        fn len(&self, dataset_len: usize) -> usize {
+            dataset_len
+        }
+        fn order(&self, dataset_len: usize, _: u64) -> EpochOrder {
+            EpochOrder::listed(vec![dataset_len; dataset_len])
+        }
+    }
+
+    #[test]
+    fn orders_that_do_not_fit_are_refused_with_what_is_wrong() {
+        let err = checked_order(&Liar, 3, 1).unwrap_err();
+        assert!(
+            err.contains("visits index 3, beyond a dataset of 3"),
+            "{err}"
+        );
+        struct Short;
+        impl Sampler for Short {
+            fn order(&self, _: usize, _: u64) -> EpochOrder {
+                EpochOrder::listed(vec![0])
+            }
+        }
+        let err = checked_order(&Short, 3, 0).unwrap_err();
+        assert!(
+            err.contains("has 1 positions, but its len() promised 3"),
+            "{err}"
+        );
+        assert_eq!(checked_order(&Sequential, 4, 0).unwrap().len(), 4);
+        let shuffled = checked_order(&Shuffled::new(5), 10, 2).unwrap();
+        assert_eq!(shuffled, EpochOrder::new(10, Some(5), 2));
+    }
+}
