@@ -35,6 +35,10 @@ pub use foldex_threaded::{Pool, PoolError, ThreadedEx};
 #[doc(inline)]
 pub use foldex_loader as loader;
 
+/// Datasets around the loader: views, splits, folds, filters and resampling ([`DatasetExt`](data::DatasetExt)).
+#[doc(inline)]
+pub use foldex_data as data;
+
 /// Pipelines: `source.pipe()`, adapters and transforms, and reductions that take the executor.
 #[doc(inline)]
 pub use foldex_pipeline as pipeline;
