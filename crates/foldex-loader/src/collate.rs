@@ -124,6 +124,32 @@ where
     }
 }
 
+/// Pairs collated part by part: a batch of `(x, y)` observations becomes
+/// `(first.collate(xs), second.collate(ys))`, such as stacked images beside a `Vec` of labels.
+///
+/// ```
+/// use foldex_loader::{from_fn, Loader, VecCollate};
+/// let sum = |xs: Vec<f32>| xs.iter().sum::<f32>();
+/// let loader = Loader::new(from_fn(4, |i| (i as f32, i % 2)))
+///     .batch_size(2)
+///     .collate((sum, VecCollate));
+/// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![(1.0, vec![0, 1]), (5.0, vec![0, 1])]);
+/// ```
+impl<X, Y, A, B> Collate<(X, Y)> for (A, B)
+where
+    A: Collate<X>,
+    B: Collate<Y>,
+{
+    type Batch = (A::Batch, B::Batch);
+    fn collate(&self, items: Vec<(X, Y)>) -> Self::Batch {
+        let (xs, ys): (Vec<X>, Vec<Y>) = items.into_iter().unzip();
+        (self.0.collate(xs), self.1.collate(ys))
+    }
+    fn collate_empty(&self) -> Option<Self::Batch> {
+        Some((self.0.collate_empty()?, self.1.collate_empty()?))
+    }
+}
+
 /// Batches of one observation, delivered as the observation itself: what
 /// [`eachobsparallel`](crate::eachobsparallel) and [`Loader::unbatched`](crate::Loader::unbatched)
 /// use. Only for batches of one: a larger batch fails with a panic that names the problem.

@@ -1,0 +1,244 @@
+//! Image transforms that draw from the observation's own generator (so an augmentation is the
+//! same on every executor and after resumption), and the conversion to normalised `f32` CHW.
+
+use foldex_loader::ItemRng;
+use image::imageops::{self, FilterType};
+use image::RgbImage;
+
+/// A step that turns one observation into another, drawing any randomness from `rng`, the
+/// observation's generator ([`ItemContext::rng`](foldex_loader::ItemContext::rng)). Closures
+/// `Fn(In, &mut ItemRng) -> Out` are transforms; [`Transform::then`] chains them.
+pub trait Transform<In>: Send + Sync {
+    /// What the step makes.
+    type Output;
+
+    /// Applies the step.
+    fn apply(&self, input: In, rng: &mut ItemRng) -> Self::Output;
+
+    /// This step, then `next` on its output.
+    fn then<T: Transform<Self::Output>>(self, next: T) -> Then<Self, T>
+    where
+        Self: Sized,
+    {
+        Then(self, next)
+    }
+}
+
+impl<In, Out, F> Transform<In> for F
+where
+    F: Fn(In, &mut ItemRng) -> Out + Send + Sync,
+{
+    type Output = Out;
+    fn apply(&self, input: In, rng: &mut ItemRng) -> Out {
+        self(input, rng)
+    }
+}
+
+/// Two transforms in turn: [`Transform::then`].
+#[derive(Debug, Clone, Copy)]
+pub struct Then<A, B>(A, B);
+
+impl<In, A: Transform<In>, B: Transform<A::Output>> Transform<In> for Then<A, B> {
+    type Output = B::Output;
+    fn apply(&self, input: In, rng: &mut ItemRng) -> B::Output {
+        let middle = self.0.apply(input, rng);
+        self.1.apply(middle, rng)
+    }
+}
+
+/// Leaves the image as decoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Identity;
+
+impl<In> Transform<In> for Identity {
+    type Output = In;
+    fn apply(&self, input: In, _: &mut ItemRng) -> In {
+        input
+    }
+}
+
+/// Resizes to `width × height` (bilinear), ignoring the aspect ratio.
+#[derive(Debug, Clone, Copy)]
+pub struct Resize {
+    /// The width after.
+    pub width: u32,
+    /// The height after.
+    pub height: u32,
+}
+
+impl Transform<RgbImage> for Resize {
+    type Output = RgbImage;
+    fn apply(&self, image: RgbImage, _: &mut ItemRng) -> RgbImage {
+        if image.dimensions() == (self.width, self.height) {
+            return image;
+        }
+        imageops::resize(&image, self.width, self.height, FilterType::Triangle)
+    }
+}
+
+/// Cuts a `width × height` window at a random place (the whole image, resized up first, when
+/// it is smaller than the window).
+#[derive(Debug, Clone, Copy)]
+pub struct RandomCrop {
+    /// The window's width.
+    pub width: u32,
+    /// The window's height.
+    pub height: u32,
+}
+
+impl Transform<RgbImage> for RandomCrop {
+    type Output = RgbImage;
+    fn apply(&self, image: RgbImage, rng: &mut ItemRng) -> RgbImage {
+        let (w, h) = image.dimensions();
+        if w < self.width || h < self.height {
+            let grown = Resize {
+                width: w.max(self.width),
+                height: h.max(self.height),
+            };
+            return self.apply(grown.apply(image, rng), rng);
+        }
+        let x = rng.gen_range(0..(w - self.width + 1) as usize) as u32;
+        let y = rng.gen_range(0..(h - self.height + 1) as usize) as u32;
+        imageops::crop_imm(&image, x, y, self.width, self.height).to_image()
+    }
+}
+
+/// Cuts the `width × height` window at the centre (the whole image, resized up first, when it
+/// is smaller than the window).
+#[derive(Debug, Clone, Copy)]
+pub struct CenterCrop {
+    /// The window's width.
+    pub width: u32,
+    /// The window's height.
+    pub height: u32,
+}
+
+impl Transform<RgbImage> for CenterCrop {
+    type Output = RgbImage;
+    fn apply(&self, image: RgbImage, rng: &mut ItemRng) -> RgbImage {
+        let (w, h) = image.dimensions();
+        if w < self.width || h < self.height {
+            let grown = Resize {
+                width: w.max(self.width),
+                height: h.max(self.height),
+            };
+            return self.apply(grown.apply(image, rng), rng);
+        }
+        let (x, y) = ((w - self.width) / 2, (h - self.height) / 2);
+        imageops::crop_imm(&image, x, y, self.width, self.height).to_image()
+    }
+}
+
+/// Mirrors left to right with probability `p`.
+#[derive(Debug, Clone, Copy)]
+pub struct RandomFlip {
+    /// The probability of a flip.
+    pub p: f64,
+}
+
+impl Transform<RgbImage> for RandomFlip {
+    type Output = RgbImage;
+    fn apply(&self, mut image: RgbImage, rng: &mut ItemRng) -> RgbImage {
+        if rng.gen_bool(self.p) {
+            imageops::flip_horizontal_in_place(&mut image);
+        }
+        image
+    }
+}
+
+/// `u8` HWC pixels to `f32` CHW, each channel `c` as `(x / 255 - mean[c]) / std[c]`.
+#[derive(Debug, Clone, Copy)]
+pub struct ToChw {
+    /// Per-channel means, subtracted after scaling to `[0, 1]`.
+    pub mean: [f32; 3],
+    /// Per-channel standard deviations, divided by last.
+    pub std: [f32; 3],
+}
+
+impl ToChw {
+    /// Scaled to `[0, 1]`, nothing more.
+    pub const UNIT: Self = Self {
+        mean: [0.0; 3],
+        std: [1.0; 3],
+    };
+
+    /// Normalised with ImageNet's channel statistics.
+    pub const IMAGENET: Self = Self {
+        mean: [0.485, 0.456, 0.406],
+        std: [0.229, 0.224, 0.225],
+    };
+}
+
+impl Transform<RgbImage> for ToChw {
+    type Output = Vec<f32>;
+    fn apply(&self, image: RgbImage, _: &mut ItemRng) -> Vec<f32> {
+        let plane = image.width() as usize * image.height() as usize;
+        let mut chw = vec![0.0; 3 * plane];
+        for (p, pixel) in image.pixels().enumerate() {
+            for c in 0..3 {
+                chw[c * plane + p] = (f32::from(pixel[c]) / 255.0 - self.mean[c]) / self.std[c];
+            }
+        }
+        chw
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use foldex_loader::rng_for;
+    use image::Rgb;
+
+    fn gradient(w: u32, h: u32) -> RgbImage {
+        RgbImage::from_fn(w, h, |x, y| Rgb([x as u8, y as u8, 7]))
+    }
+
+    #[test]
+    fn crops_fit_and_draw_from_the_generator() {
+        let crop = RandomCrop {
+            width: 4,
+            height: 3,
+        };
+        let a = crop.apply(gradient(10, 8), &mut rng_for(1, 0, 5));
+        let b = crop.apply(gradient(10, 8), &mut rng_for(1, 0, 5));
+        assert_eq!(a.dimensions(), (4, 3));
+        assert_eq!(a, b, "the same generator, the same crop");
+        let corners: std::collections::HashSet<(u8, u8)> = (0..50)
+            .map(|i| {
+                let c = crop.apply(gradient(10, 8), &mut rng_for(1, 0, i));
+                (c.get_pixel(0, 0)[0], c.get_pixel(0, 0)[1])
+            })
+            .collect();
+        assert!(corners.len() > 10, "crops move: {corners:?}");
+        let small = crop.apply(gradient(2, 2), &mut rng_for(0, 0, 0));
+        assert_eq!(
+            small.dimensions(),
+            (4, 3),
+            "a small image is resized up first"
+        );
+        let centre = CenterCrop {
+            width: 2,
+            height: 2,
+        }
+        .apply(gradient(6, 4), &mut rng_for(0, 0, 0));
+        assert_eq!(centre.get_pixel(0, 0).0, [2, 1, 7]);
+    }
+
+    #[test]
+    fn a_flip_mirrors_and_chw_normalises_by_channel() {
+        let always = RandomFlip { p: 1.0 }.apply(gradient(3, 1), &mut rng_for(0, 0, 0));
+        assert_eq!(always.get_pixel(0, 0)[0], 2);
+        let never = RandomFlip { p: 0.0 }.apply(gradient(3, 1), &mut rng_for(0, 0, 0));
+        assert_eq!(never.get_pixel(0, 0)[0], 0);
+        let chain = Resize {
+            width: 2,
+            height: 1,
+        }
+        .then(ToChw::UNIT);
+        let chw = chain.apply(gradient(2, 1), &mut rng_for(0, 0, 0));
+        assert_eq!(
+            chw,
+            vec![0.0, 1.0 / 255.0, 0.0, 0.0, 7.0 / 255.0, 7.0 / 255.0]
+        );
+    }
+}
