@@ -9,12 +9,18 @@
 //!   [`ToChw`]) that draw from each observation's generator.
 //! - **Files**: [`Records`] (fixed-size records read by position), [`CsvRows`] (rows
 //!   deserialized with `serde`).
+//! - **Collates**: [`Stack`] (observations of one length, a leading batch axis) and [`Padded`]
+//!   (sequences padded to the longest, with lengths and a mask); with the `ndarray` feature,
+//!   `StackArrays` (arrays of one shape into one with a leading batch axis).
 //!
 //! The loader itself (batches, samplers, the item's epoch, generator and worker) is
 //! [`foldex_loader`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "ndarray")]
+mod arrays;
+mod collate;
 mod csv_rows;
 mod error;
 mod ext;
@@ -23,6 +29,9 @@ mod records;
 mod transform;
 mod view;
 
+#[cfg(feature = "ndarray")]
+pub use arrays::StackArrays;
+pub use collate::{Padded, PaddedBatch, Stack, Stacked};
 pub use csv_rows::CsvRows;
 pub use error::DataError;
 pub use ext::{DatasetExt, Fold};
