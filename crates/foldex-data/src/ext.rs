@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A training set and the validation set left out of it: one of [`DatasetExt::k_folds`].
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Fold<D> {
     /// Every observation outside this fold.
     pub train: Subset<D>,
@@ -235,6 +235,15 @@ pub trait DatasetExt: Dataset + Sized {
 }
 
 impl<D: Dataset> DatasetExt for D {}
+
+impl<D> Clone for Fold<D> {
+    fn clone(&self) -> Self {
+        Self {
+            train: self.train.clone(),
+            validation: self.validation.clone(),
+        }
+    }
+}
 
 fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), DataError> {
     if expected == got {

@@ -20,11 +20,19 @@ enum Indices {
 /// dataset. Views of one dataset share it.
 ///
 /// Made by [`DatasetExt`](crate::DatasetExt)'s `subset`, `take`, `skip`, `split`, `k_folds`,
-/// `filter`, `oversample` and `undersample`.
-#[derive(Clone)]
+/// `filter`, `oversample` and `undersample`. Cloning a view shares its dataset.
 pub struct Subset<D> {
     dataset: Arc<D>,
     indices: Indices,
+}
+
+impl<D> Clone for Subset<D> {
+    fn clone(&self) -> Self {
+        Self {
+            dataset: Arc::clone(&self.dataset),
+            indices: self.indices.clone(),
+        }
+    }
 }
 
 impl<D> Subset<D> {

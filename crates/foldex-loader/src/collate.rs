@@ -145,6 +145,14 @@ where
         let (xs, ys): (Vec<X>, Vec<Y>) = items.into_iter().unzip();
         (self.0.collate(xs), self.1.collate(ys))
     }
+    /// Each part collated into its part of `out` (so a recycled batch keeps its memory), the
+    /// parts' buffers handed back paired up again.
+    fn collate_into(&self, items: &mut Vec<(X, Y)>, out: &mut Self::Batch) {
+        let (mut xs, mut ys): (Vec<X>, Vec<Y>) = items.drain(..).unzip();
+        self.0.collate_into(&mut xs, &mut out.0);
+        self.1.collate_into(&mut ys, &mut out.1);
+        items.extend(xs.into_iter().zip(ys));
+    }
     fn collate_empty(&self) -> Option<Self::Batch> {
         Some((self.0.collate_empty()?, self.1.collate_empty()?))
     }
