@@ -70,3 +70,8 @@ struct ReadmeExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/streams.md")]
 struct StreamsExamples;
+
+/// The examples of docs/datasets.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/datasets.md")]
+struct DatasetsExamples;
