@@ -115,19 +115,17 @@ impl<'j, 'a> FoldRun<'j, 'a> {
             .push(self.job, index, partial);
     }
 
-    /// A helper's turn: claims and runs exactly one chunk, without reading the job's stop
-    /// hint (the lanes on workers, which do, close the fold once it stops); `false` once the
-    /// cursor is empty, after closing the fold, so that a lane left queued for a helper that no
-    /// longer comes does not keep the fold waiting.
-    fn help_one(&self) -> bool {
-        if let Some((index, range)) = self.claim() {
+    /// A helper's turn: runs the one chunk it claimed, without reading the job's stop hint (the
+    /// lanes on workers, which do, close the fold once it stops); once the cursor is empty,
+    /// closes the fold, so that a lane left queued for a helper that no longer comes does not
+    /// keep the fold waiting.
+    fn help_with(&self, claimed: Option<(usize, Range<usize>)>) {
+        if let Some((index, range)) = claimed {
             self.run_chunk(index, range);
         }
         if self.exhausted() {
             self.close();
-            return false;
         }
-        true
     }
 
     /// `true` when a lane of this fold waits in the queue while the workers are held up
@@ -188,16 +186,21 @@ impl<'j, 'a> FoldRun<'j, 'a> {
     }
 
     /// A task that holds one lane: on a pool worker it runs chunks until none is left; on any
-    /// other thread (a consumer lending itself through `Executor::help`) it runs one chunk and
-    /// queues its successor for the same takers, so that the helper is lent for one chunk only.
+    /// other thread (a consumer lending itself through `Executor::help`) it claims one chunk,
+    /// queues its successor for the same takers, and then runs the chunk, so that the helper is
+    /// lent for one chunk only and never holds a lane while it runs: a chunk that waits for
+    /// another chunk of the fold (two items that meet) leaves the lane that other chunk needs
+    /// in the queue.
     fn lane<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>, takers: Takers) -> TaskRef {
         scope.spawn(move || {
             if self.shared.is_current_worker() {
                 // Looping here rather than queueing a successor per chunk keeps the queue lock
                 // (and wake-ups) out of the per-chunk path.
                 self.run_inline();
-            } else if self.help_one() {
+            } else {
+                let claimed = self.claim();
                 self.queue(scope, 1, takers);
+                self.help_with(claimed);
             }
         })
     }

@@ -538,6 +538,63 @@ fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
 /// the lane left to the helper stays queued, so two items that must run at the same time (as a
 /// loader's turns wait for its consumer) still meet, one on the caller and one on the helper.
 #[test]
+fn a_helper_on_the_workers_lane_hands_it_on_before_its_chunk_runs() {
+    // The helper comes first and takes the first lane it may: the workers' one (the caller's
+    // share, left to helpers, is queued behind it). Its item waits for the other item, which only
+    // that lane or the workers can reach: a helper that kept the lane while its chunk ran would
+    // strand the other item behind a lane only helpers may take.
+    watchdog("a helper's item that waits for another", || {
+        let pool = TaskPoolEx::new().ntasks(2).basesize(1);
+        let release = Arc::new(AtomicBool::new(false));
+        let entered = Arc::new(AtomicUsize::new(0));
+        let blocker = {
+            let (release, entered) = (Arc::clone(&release), Arc::clone(&entered));
+            pool.clone()
+                .background(true)
+                .spawn_for_each(0..2usize, move |_| {
+                    entered.fetch_add(1, Ordering::SeqCst);
+                    while !release.load(Ordering::SeqCst) {
+                        thread::sleep(Duration::from_micros(100));
+                    }
+                })
+        };
+        while entered.load(Ordering::SeqCst) < 2 {
+            thread::sleep(Duration::from_micros(100));
+        }
+        let barrier = std::sync::Barrier::new(2);
+        let (done, helping) = (AtomicBool::new(false), AtomicBool::new(false));
+        let got = thread::scope(|s| {
+            s.spawn(|| {
+                while !done.load(Ordering::Acquire) {
+                    if !pool.help() {
+                        thread::yield_now();
+                    }
+                }
+            });
+            let got = stand_in_for_helper(|| {
+                pool.map_reduce(
+                    0..2usize,
+                    |i| {
+                        if !helping.swap(true, Ordering::SeqCst) {
+                            // The first item is under way: free the workers.
+                            release.store(true, Ordering::SeqCst);
+                        }
+                        barrier.wait();
+                        i
+                    },
+                    || 0,
+                    |a, b| a + b,
+                )
+            });
+            done.store(true, Ordering::Release);
+            got
+        });
+        blocker.join();
+        assert_eq!(got, 1);
+    });
+}
+
+#[test]
 fn a_stalled_caller_standing_in_leaves_the_helper_its_lane() {
     watchdog("a stalled stand-in's items that meet", || {
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
