@@ -1,0 +1,226 @@
+//! Folds across 1, 2 and 3 ranks, each test a subprocess under `mpirun` with a timeout.
+//!
+//! MPI initialises once per process, so each test re-runs this test binary under
+//! `mpirun -n N`, filtered to itself, with `FOLDEX_MPI_CHILD` set; the child ranks run the
+//! test's body (`ranks!`), each checking its own result, and the parent checks that every rank
+//! exited cleanly in time.
+
+use foldex_mpi::{MpiError, MpiEx};
+use foldex_seq::SequentialEx;
+use std::ops::ControlFlow;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one `mpirun` may take before the test fails as a hang.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Runs `body` on every rank under `mpirun -n` 1, 2 and 3 (or only `body` when this process is
+/// a child rank).
+macro_rules! ranks {
+    ($name:ident, $body:expr) => {
+        #[test]
+        fn $name() {
+            if std::env::var_os("FOLDEX_MPI_CHILD").is_some() {
+                let body: fn() = $body;
+                body();
+            } else {
+                for n in 1..=3 {
+                    under_mpirun(stringify!($name), n);
+                }
+            }
+        }
+    };
+}
+
+fn under_mpirun(test: &str, ranks: usize) {
+    let exe = std::env::current_exe().expect("the test binary");
+    let mut child = Command::new("mpirun")
+        .args(["-n", &ranks.to_string()])
+        .arg(exe)
+        .args([test, "--exact", "--nocapture", "--test-threads", "1"])
+        .env("FOLDEX_MPI_CHILD", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun (install MPICH: see the README's scale-out section)");
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for mpirun") {
+            let out = child.wait_with_output().expect("mpirun's output");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                status.success(),
+                "{test} on {ranks} ranks failed ({status}):\n{stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // Each rank ran the test (a filter that matched nothing would pass vacuously).
+            let ran = stdout.matches("test result: ok. 1 passed").count();
+            assert_eq!(
+                ran, ranks,
+                "{test}: {ran} of {ranks} ranks ran it:\n{stdout}"
+            );
+            return;
+        }
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            panic!("{test} on {ranks} ranks did not finish within {TIMEOUT:?}: a hang");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// MPI for this rank, and the executor over every rank.
+fn world() -> (foldex_mpi::Mpi, MpiEx) {
+    let mpi = foldex_mpi::initialize().expect("MPI initialises once");
+    let ex = mpi.executor().expect("the world");
+    (mpi, ex)
+}
+
+ranks!(sums_and_ordered_combines_give_the_sequential_answer, || {
+    let (_mpi, ex) = world();
+    for len in [0usize, 1, 2, 3, 5, 97, 100_003] {
+        let sum = ex
+            .fold(0..len, || 0u64, |s, i| s + i as u64, |a, b| a + b)
+            .unwrap();
+        assert_eq!(
+            sum,
+            (len as u64) * (len as u64).saturating_sub(1) / 2,
+            "len {len}"
+        );
+        // A combine that is not commutative: the digits in index order.
+        let digits = ex
+            .fold(
+                0..len.min(500),
+                String::new,
+                |mut s, i| {
+                    s.push(char::from(b'0' + (i % 10) as u8));
+                    s
+                },
+                |a, b| a + &b,
+            )
+            .unwrap();
+        let expected: String = (0..len.min(500))
+            .map(|i| char::from(b'0' + (i % 10) as u8))
+            .collect();
+        assert_eq!(digits, expected);
+    }
+    let local_one = MpiEx::world().unwrap().local(SequentialEx);
+    let squares = local_one
+        .map_reduce(0..1000usize, |x| (x * x) as u64, || 0, |a, b| a + b)
+        .unwrap();
+    assert_eq!(squares, (0..1000u64).map(|x| x * x).sum::<u64>());
+});
+
+ranks!(a_break_anywhere_gives_the_sequential_try_fold, || {
+    let (_mpi, ex) = world();
+    let len = 30_000usize;
+    // Breaks at every multiple of `every` from `first`; the answer keeps the indices folded
+    // before the first break and the break itself.
+    for first in [0usize, 1, 9_999, 10_000, 15_000, 29_999, len] {
+        let step = |mut seen: Vec<u32>, i: usize| {
+            if i >= first && i % 7 == first % 7 {
+                seen.push(i as u32);
+                ControlFlow::Break(seen)
+            } else {
+                if i.is_multiple_of(1000) {
+                    seen.push(i as u32);
+                }
+                ControlFlow::Continue(seen)
+            }
+        };
+        let got = ex
+            .try_fold(0..len, Vec::new, step, |mut a, b| {
+                a.extend(b);
+                a
+            })
+            .unwrap();
+        let expected = (0..len).try_fold(Vec::new(), step);
+        assert_eq!(got, expected, "break from {first}");
+    }
+});
+
+ranks!(a_panic_on_one_rank_is_raised_on_every_rank, || {
+    let (_mpi, ex) = world();
+    let len = 3_000usize;
+    let bad = len - 1; // in the last rank's block
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ex.fold(
+            0..len,
+            || 0u64,
+            |s, i| {
+                if i == bad {
+                    panic!("item {i} is corrupt");
+                }
+                s + 1
+            },
+            |a, b| a + b,
+        )
+    }));
+    let payload = caught.expect_err("every rank raises the panic");
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap();
+    assert_eq!(message, format!("item {bad} is corrupt"));
+    // A break before the panic wins, as in a sequential try_fold.
+    let flow = ex
+        .try_fold(
+            0..len,
+            || 0usize,
+            |n, i| {
+                if i == bad {
+                    panic!("never reached");
+                }
+                if i == 10 {
+                    ControlFlow::Break(n)
+                } else {
+                    ControlFlow::Continue(n + 1)
+                }
+            },
+            |a, b| a + b,
+        )
+        .unwrap();
+    assert_eq!(flow, ControlFlow::Break(10));
+    // The executor is usable afterwards.
+    assert_eq!(
+        ex.fold(0..10usize, || 0, |s, i| s + i, |a, b| a + b)
+            .unwrap(),
+        45
+    );
+});
+
+ranks!(ranks_that_fold_different_lengths_all_get_an_error, || {
+    let (_mpi, ex) = world();
+    let len = 100 + ex.rank() * usize::from(ex.size() > 1);
+    let err = ex.fold(0..len, || 0usize, |s, _| s + 1, |a, b| a + b);
+    if ex.size() == 1 {
+        assert_eq!(err, Ok(100));
+    } else {
+        let per_rank: Vec<u64> = (0..ex.size() as u64).map(|r| 100 + r).collect();
+        assert_eq!(err, Err(MpiError::Lengths { per_rank }));
+    }
+    // Fine again once the lengths agree.
+    assert_eq!(ex.fold(0..5usize, || 0, |s, i| s + i, |a, b| a + b), Ok(10));
+});
+
+ranks!(
+    mpi_before_initialisation_and_after_finalisation_is_refused,
+    || {
+        assert_eq!(MpiEx::world().unwrap_err(), MpiError::NotInitialized);
+        let mpi = foldex_mpi::initialize().unwrap();
+        assert_eq!(
+            foldex_mpi::initialize().unwrap_err(),
+            MpiError::AlreadyInitialized
+        );
+        let ex = mpi.executor().unwrap();
+        assert_eq!(ex.fold(0..3usize, || 0, |s, i| s + i, |a, b| a + b), Ok(3));
+        drop(mpi);
+        assert_eq!(MpiEx::world().unwrap_err(), MpiError::Finalized);
+        assert_eq!(
+            ex.fold(0..3usize, || 0, |s, i| s + i, |a, b| a + b),
+            Err(MpiError::Finalized)
+        );
+        assert_eq!(foldex_mpi::initialize().unwrap_err(), MpiError::Finalized);
+    }
+);
