@@ -6,6 +6,7 @@ use crate::error::MpiError;
 use crate::notice::Notices;
 use crate::outcome::{gather, Outcome};
 use foldex_core::{Executor, ExecutorExt, Source};
+use foldex_loader::{Loadable, Loader};
 use foldex_threaded::ThreadedEx;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -96,6 +97,16 @@ impl MpiEx {
     /// The number of ranks.
     pub fn size(&self) -> usize {
         self.communicator().size() as usize
+    }
+
+    /// This rank's part of `loader`'s epochs (PyTorch's `DistributedSampler`):
+    /// `loader.shard(rank, size)` from the communicator. Every rank computes the same epoch order
+    /// from the loader's sampler (its seed and the epoch), and takes every `size`-th position
+    /// from its rank on; the loader's [`Tail`](foldex_loader::Tail) decides what happens to the
+    /// last `len % size` positions, and each rank's [`LoaderState`](foldex_loader::LoaderState)
+    /// resumes that rank's part.
+    pub fn shard<D: Loadable, C, M>(&self, loader: Loader<D, C, M>) -> Loader<D, C, M> {
+        loader.shard(self.rank(), self.size())
     }
 
     /// The communicator the executor's messages travel on.

@@ -224,3 +224,114 @@ ranks!(
         assert_eq!(foldex_mpi::initialize().unwrap_err(), MpiError::Finalized);
     }
 );
+
+/// Every rank's `items`, concatenated in rank order, on rank 0 (empty elsewhere).
+fn gather_to_root(ex: &MpiEx, items: &[u64]) -> Vec<u64> {
+    use foldex_mpi::mpi::datatype::PartitionMut;
+    use foldex_mpi::mpi::traits::*;
+    use foldex_mpi::mpi::Count;
+    let comm = ex.communicator();
+    let root = comm.process_at_rank(0);
+    let count = items.len() as Count;
+    if ex.rank() == 0 {
+        let mut counts = vec![0 as Count; ex.size()];
+        root.gather_into_root(&count, &mut counts[..]);
+        let displs: Vec<Count> = counts
+            .iter()
+            .scan(0, |at, &n| {
+                let start = *at;
+                *at += n;
+                Some(start)
+            })
+            .collect();
+        let mut all = vec![0u64; counts.iter().map(|&n| n as usize).sum()];
+        let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+        root.gather_varcount_into_root(items, &mut partition);
+        all
+    } else {
+        root.gather_into(&count);
+        root.gather_varcount_into(items);
+        Vec::new()
+    }
+}
+
+ranks!(
+    every_ranks_part_of_a_loaders_epoch_together_is_the_dataset_once,
+    || {
+        use foldex_loader::{from_fn, Loader, Tail};
+        let (_mpi, ex) = world();
+        for (len, tail) in [
+            (1_000usize, Tail::Uneven),
+            (1_001, Tail::Drop),
+            (7, Tail::Pad),
+            (2, Tail::Uneven),
+        ] {
+            let loader = ex.shard(
+                Loader::new(from_fn(len, |i| i as u64))
+                    .batch_size(16)
+                    .shuffle(5)
+                    .shard_tail(tail),
+            );
+            for epoch in 0..2u64 {
+                let mine: Vec<u64> = loader.iter().flatten().collect();
+                let all = gather_to_root(&ex, &mine);
+                if ex.rank() == 0 {
+                    let mut sorted = all.clone();
+                    sorted.sort_unstable();
+                    let size = ex.size();
+                    match tail {
+                        Tail::Uneven => assert_eq!(sorted, (0..len as u64).collect::<Vec<_>>()),
+                        Tail::Drop => {
+                            // Every rank the same count; the last `len % size` of the order left out.
+                            assert_eq!(all.len(), len / size * size);
+                            sorted.dedup();
+                            assert_eq!(sorted.len(), all.len(), "no observation twice");
+                        }
+                        Tail::Pad => {
+                            assert_eq!(all.len(), len.div_ceil(size) * size);
+                            sorted.dedup();
+                            assert_eq!(sorted, (0..len as u64).collect::<Vec<_>>());
+                        }
+                    }
+                    // The same order on every rank: rank r took positions r, r + size, ...
+                    let order = loader.epoch_order(epoch);
+                    let mut at = 0;
+                    for r in 0..size {
+                        let part = loader_part_len(len, size, r, tail);
+                        for (k, &index) in all[at..at + part].iter().enumerate() {
+                            let position = (r + k * size) % len.max(1);
+                            assert_eq!(index as usize, order.get(position), "rank {r}, item {k}");
+                        }
+                        at += part;
+                    }
+                }
+            }
+        }
+    }
+);
+
+/// How many observations rank `r` loads of an epoch of `len` under `tail`.
+fn loader_part_len(len: usize, size: usize, r: usize, tail: foldex_loader::Tail) -> usize {
+    foldex_loader::Shard::new(r, size, tail).len(len)
+}
+
+ranks!(each_rank_resumes_its_own_part, || {
+    use foldex_loader::{from_fn, Loader};
+    let (_mpi, ex) = world();
+    let loader = || {
+        ex.shard(
+            Loader::new(from_fn(500, |i| i as u64))
+                .batch_size(8)
+                .shuffle(9),
+        )
+    };
+    let whole: Vec<Vec<u64>> = loader().iter().collect();
+    let first = loader();
+    let mut iter = first.iter();
+    let mut got: Vec<Vec<u64>> = iter.by_ref().take(3).collect();
+    let state = iter.state();
+    drop(iter);
+    assert_eq!(state.shard, Some((ex.rank(), ex.size())));
+    got.extend(loader().resume(&state).unwrap());
+    assert_eq!(got, whole, "rank {}", ex.rank());
+});
