@@ -58,3 +58,19 @@ pub(crate) fn gather(comm: &SimpleCommunicator, mine: &Outcome) -> Vec<Outcome> 
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_partial_travels_in_a_few_bytes() {
+        // A `u64` sum of 0 encodes in one byte; its outcome in three (variant, length, byte).
+        let partial = postcard::to_stdvec(&0u64).unwrap();
+        assert_eq!(partial.len(), 1);
+        let outcome = postcard::to_stdvec(&Outcome::Done(partial)).unwrap();
+        assert_eq!(outcome.len(), 3);
+        let stopped = postcard::to_stdvec(&Outcome::Stopped).unwrap();
+        assert_eq!(stopped.len(), 1);
+    }
+}
