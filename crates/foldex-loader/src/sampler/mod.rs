@@ -99,8 +99,8 @@ impl Sampler for Shuffled {
     }
 }
 
-/// Why a sampler's order does not fit the dataset: the message of
-/// [`IterError::Sampler`](crate::IterError::Sampler).
+/// The sampler's order of `epoch`, checked against a dataset of `dataset_len`; `Err` says why it
+/// does not fit (the message of [`IterError::Sampler`](crate::IterError::Sampler)).
 pub(crate) fn checked_order(
     sampler: &dyn Sampler,
     dataset_len: usize,
