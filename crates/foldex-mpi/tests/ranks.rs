@@ -33,6 +33,23 @@ macro_rules! ranks {
 }
 
 fn under_mpirun(test: &str, ranks: usize) {
+    let (status, stdout, stderr) = run_under_mpirun(test, ranks);
+    assert!(
+        status.success(),
+        "{test} on {ranks} ranks failed ({status}):\n{stdout}\n{stderr}"
+    );
+    // Each rank ran the test (a filter that matched nothing would pass vacuously).
+    let ran = stdout.matches("test result: ok. 1 passed").count();
+    assert_eq!(
+        ran, ranks,
+        "{test}: {ran} of {ranks} ranks ran it:\n{stdout}"
+    );
+}
+
+/// Runs this binary's test `test` under `mpirun -n ranks`: its exit status and output. Panics
+/// if it runs past [`TIMEOUT`] (after killing it).
+fn run_under_mpirun(test: &str, ranks: usize) -> (std::process::ExitStatus, String, String) {
+    use std::io::Read;
     let exe = std::env::current_exe().expect("the test binary");
     let mut child = Command::new("mpirun")
         .args(["-n", &ranks.to_string()])
@@ -43,30 +60,29 @@ fn under_mpirun(test: &str, ranks: usize) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("mpirun (install MPICH: see the README's scale-out section)");
+    // Drained as it comes, so that a full pipe never holds the ranks up.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
     let started = Instant::now();
-    loop {
+    let status = loop {
         if let Some(status) = child.try_wait().expect("wait for mpirun") {
-            let out = child.wait_with_output().expect("mpirun's output");
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                status.success(),
-                "{test} on {ranks} ranks failed ({status}):\n{stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            // Each rank ran the test (a filter that matched nothing would pass vacuously).
-            let ran = stdout.matches("test result: ok. 1 passed").count();
-            assert_eq!(
-                ran, ranks,
-                "{test}: {ran} of {ranks} ranks ran it:\n{stdout}"
-            );
-            return;
+            break status;
         }
         if started.elapsed() > TIMEOUT {
             let _ = child.kill();
             panic!("{test} on {ranks} ranks did not finish within {TIMEOUT:?}: a hang");
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
+    };
+    let text = |reader: std::thread::JoinHandle<String>| reader.join().unwrap_or_default();
+    (status, text(stdout), text(stderr))
 }
 
 /// MPI for this rank, and the executor over every rank.
@@ -335,3 +351,29 @@ ranks!(each_rank_resumes_its_own_part, || {
     got.extend(loader().resume(&state).unwrap());
     assert_eq!(got, whole, "rank {}", ex.rank());
 });
+
+#[test]
+fn a_rank_that_dies_ends_the_job_with_an_error_and_no_rank_hangs() {
+    if std::env::var_os("FOLDEX_MPI_CHILD").is_some() {
+        let (_mpi, ex) = world();
+        let last = ex.size() - 1;
+        // The last rank dies in the middle of its block; the others wait in the gather.
+        let _ = ex.fold(
+            0..ex.size() * 1000,
+            || 0u64,
+            |s, i| {
+                if ex.rank() == last && i == last * 1000 + 500 {
+                    std::process::abort();
+                }
+                s + 1
+            },
+            |a, b| a + b,
+        );
+        return;
+    }
+    for n in 2..=3 {
+        let test = "a_rank_that_dies_ends_the_job_with_an_error_and_no_rank_hangs";
+        let (status, _, _) = run_under_mpirun(test, n);
+        assert!(!status.success(), "on {n} ranks mpirun reported success");
+    }
+}
