@@ -89,17 +89,11 @@ pub struct RandomCrop {
 impl Transform<RgbImage> for RandomCrop {
     type Output = RgbImage;
     fn apply(&self, image: RgbImage, rng: &mut ItemRng) -> RgbImage {
-        let (w, h) = image.dimensions();
-        if w < self.width || h < self.height {
-            let grown = Resize {
-                width: w.max(self.width),
-                height: h.max(self.height),
-            };
-            return self.apply(grown.apply(image, rng), rng);
-        }
-        let x = rng.gen_range(0..(w - self.width + 1) as usize) as u32;
-        let y = rng.gen_range(0..(h - self.height + 1) as usize) as u32;
-        imageops::crop_imm(&image, x, y, self.width, self.height).to_image()
+        crop(image, (self.width, self.height), |w, h| {
+            let x = rng.gen_range(0..(w - self.width + 1) as usize) as u32;
+            let y = rng.gen_range(0..(h - self.height + 1) as usize) as u32;
+            (x, y)
+        })
     }
 }
 
@@ -115,18 +109,28 @@ pub struct CenterCrop {
 
 impl Transform<RgbImage> for CenterCrop {
     type Output = RgbImage;
-    fn apply(&self, image: RgbImage, rng: &mut ItemRng) -> RgbImage {
-        let (w, h) = image.dimensions();
-        if w < self.width || h < self.height {
-            let grown = Resize {
-                width: w.max(self.width),
-                height: h.max(self.height),
-            };
-            return self.apply(grown.apply(image, rng), rng);
-        }
-        let (x, y) = ((w - self.width) / 2, (h - self.height) / 2);
-        imageops::crop_imm(&image, x, y, self.width, self.height).to_image()
+    fn apply(&self, image: RgbImage, _: &mut ItemRng) -> RgbImage {
+        crop(image, (self.width, self.height), |w, h| {
+            ((w - self.width) / 2, (h - self.height) / 2)
+        })
     }
+}
+
+/// The `width × height` window of `image` whose corner `corner(w, h)` picks from the image's
+/// size, the image first resized up to cover the window when it is smaller.
+fn crop(
+    image: RgbImage,
+    (width, height): (u32, u32),
+    corner: impl FnOnce(u32, u32) -> (u32, u32),
+) -> RgbImage {
+    let (w, h) = image.dimensions();
+    let image = if w < width || h < height {
+        imageops::resize(&image, w.max(width), h.max(height), FilterType::Triangle)
+    } else {
+        image
+    };
+    let (x, y) = corner(image.width(), image.height());
+    imageops::crop_imm(&image, x, y, width, height).to_image()
 }
 
 /// Mirrors left to right with probability `p`.

@@ -2,7 +2,7 @@
 //! in which order they start, how many run at once, helping, bad settings, and the pool's
 //! lifetime, and a caller that stands in for a helper.
 use foldex_core::exec::stand_in_for_helper;
-use foldex_core::{Executor, ExecutorExt, Job, Partial, SpawnExt};
+use foldex_core::{Executor, ExecutorExt, FoldHandle, Job, Partial, SpawnExt};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use std::collections::HashSet;
@@ -537,6 +537,28 @@ fn a_caller_whose_workers_wait_for_it_runs_its_own_fold() {
 /// A caller standing in for a helper whose workers are all blocked takes back only their lanes:
 /// the lane left to the helper stays queued, so two items that must run at the same time (as a
 /// loader's turns wait for its consumer) still meet, one on the caller and one on the helper.
+/// Keeps both of `pool`'s workers busy (a background fold of two items that wait) until the
+/// returned flag is set; returns once both are inside it.
+fn hold_both_workers(pool: &TaskPoolEx) -> (Arc<AtomicBool>, FoldHandle<()>) {
+    let release = Arc::new(AtomicBool::new(false));
+    let entered = Arc::new(AtomicUsize::new(0));
+    let blocker = {
+        let (release, entered) = (Arc::clone(&release), Arc::clone(&entered));
+        pool.clone()
+            .background(true)
+            .spawn_for_each(0..2usize, move |_| {
+                entered.fetch_add(1, Ordering::SeqCst);
+                while !release.load(Ordering::SeqCst) {
+                    thread::sleep(Duration::from_micros(100));
+                }
+            })
+    };
+    while entered.load(Ordering::SeqCst) < 2 {
+        thread::sleep(Duration::from_micros(100));
+    }
+    (release, blocker)
+}
+
 #[test]
 fn a_helper_on_the_workers_lane_hands_it_on_before_its_chunk_runs() {
     // The helper comes first and takes the first lane it may: the workers' one (the caller's
@@ -545,22 +567,7 @@ fn a_helper_on_the_workers_lane_hands_it_on_before_its_chunk_runs() {
     // strand the other item behind a lane only helpers may take.
     watchdog("a helper's item that waits for another", || {
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
-        let release = Arc::new(AtomicBool::new(false));
-        let entered = Arc::new(AtomicUsize::new(0));
-        let blocker = {
-            let (release, entered) = (Arc::clone(&release), Arc::clone(&entered));
-            pool.clone()
-                .background(true)
-                .spawn_for_each(0..2usize, move |_| {
-                    entered.fetch_add(1, Ordering::SeqCst);
-                    while !release.load(Ordering::SeqCst) {
-                        thread::sleep(Duration::from_micros(100));
-                    }
-                })
-        };
-        while entered.load(Ordering::SeqCst) < 2 {
-            thread::sleep(Duration::from_micros(100));
-        }
+        let (release, blocker) = hold_both_workers(&pool);
         let barrier = std::sync::Barrier::new(2);
         let (done, helping) = (AtomicBool::new(false), AtomicBool::new(false));
         let got = thread::scope(|s| {
@@ -598,22 +605,7 @@ fn a_helper_on_the_workers_lane_hands_it_on_before_its_chunk_runs() {
 fn a_stalled_caller_standing_in_leaves_the_helper_its_lane() {
     watchdog("a stalled stand-in's items that meet", || {
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
-        let release = Arc::new(AtomicBool::new(false));
-        let entered = Arc::new(AtomicUsize::new(0));
-        let blocker = {
-            let (release, entered) = (Arc::clone(&release), Arc::clone(&entered));
-            pool.clone()
-                .background(true)
-                .spawn_for_each(0..2usize, move |_| {
-                    entered.fetch_add(1, Ordering::SeqCst);
-                    while !release.load(Ordering::SeqCst) {
-                        thread::sleep(Duration::from_micros(100));
-                    }
-                })
-        };
-        while entered.load(Ordering::SeqCst) < 2 {
-            thread::sleep(Duration::from_micros(100));
-        }
+        let (release, blocker) = hold_both_workers(&pool);
         let barrier = std::sync::Barrier::new(2);
         let done = AtomicBool::new(false);
         let got = thread::scope(|s| {

@@ -2,7 +2,7 @@
 //! the pools into batches, shuffle the batches (torchtext's `BucketIterator`; the "bucketing"
 //! of tf.data's `bucket_by_sequence_length`).
 
-use super::Sampler;
+use super::{one_per_observation, Sampler};
 use crate::order::EpochOrder;
 use crate::permutation::Permutation;
 use foldex_core::ConfigError;
@@ -104,15 +104,7 @@ impl Sampler for ByLength {
     }
 
     fn check(&self, dataset_len: usize) -> Result<(), String> {
-        if self.lengths.len() == dataset_len {
-            Ok(())
-        } else {
-            Err(format!(
-                "ByLength has {} lengths for a dataset of {dataset_len} observations; give one \
-                 length per observation",
-                self.lengths.len()
-            ))
-        }
+        one_per_observation("ByLength", "length", self.lengths.len(), dataset_len)
     }
 
     fn seed(&self) -> Option<u64> {

@@ -126,6 +126,23 @@ pub(crate) fn checked_order(
     Ok(order)
 }
 
+/// `Ok` when a sampler holds one `what` (weight, length) per observation, else why not.
+fn one_per_observation(
+    sampler: &str,
+    what: &str,
+    given: usize,
+    dataset_len: usize,
+) -> Result<(), String> {
+    if given == dataset_len {
+        Ok(())
+    } else {
+        Err(format!(
+            "{sampler} has {given} {what}s for a dataset of {dataset_len} observations; give one \
+             {what} per observation"
+        ))
+    }
+}
+
 /// A sampler behind a pointer, as a loader keeps it.
 #[derive(Clone)]
 pub(crate) struct SharedSampler(pub std::sync::Arc<dyn Sampler>);

@@ -1,7 +1,7 @@
 //! Weighted sampling, with replacement (cumulative weights searched per draw) or without
 //! (Efraimidis–Spirakis keys: each index draws `ln(u) / w` and the largest keys win, in order).
 
-use super::Sampler;
+use super::{one_per_observation, Sampler};
 use crate::order::EpochOrder;
 use crate::rng::{rng_for, ItemRng};
 use std::fmt;
@@ -215,15 +215,7 @@ impl Sampler for Weighted {
     }
 
     fn check(&self, dataset_len: usize) -> Result<(), String> {
-        if self.table.len() == dataset_len {
-            Ok(())
-        } else {
-            Err(format!(
-                "Weighted has {} weights for a dataset of {dataset_len} observations; give one \
-                 weight per observation",
-                self.table.len()
-            ))
-        }
+        one_per_observation("Weighted", "weight", self.table.len(), dataset_len)
     }
 
     fn seed(&self) -> Option<u64> {
