@@ -25,7 +25,6 @@ use foldex::data::{ImageFolder, RandomFlip, Resize, Stack, ToChw, Transform};
 use foldex::loader::{in_place, rng_for, Checked, Dataset, ErrorPolicy, Loader, VecCollate};
 use foldex::ThreadedEx;
 use image::imageops::{self, FilterType};
-use image::{ImageFormat, Rgb, RgbImage};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -38,24 +37,11 @@ const SIDE: u32 = 64;
 const BATCH: usize = 16;
 
 fn write_images(root: &Path) -> Vec<PathBuf> {
-    (0..IMAGES)
-        .map(|i| {
-            let dir = root.join(["cats", "dogs"][i % 2]);
-            std::fs::create_dir_all(&dir).unwrap();
-            let (w, h) = (128 + (i % 4) as u32 * 32, 96 + (i % 3) as u32 * 64);
-            let img = RgbImage::from_fn(w, h, |x, y| {
-                Rgb([(x + i as u32) as u8, (y * 3) as u8, (x * y) as u8])
-            });
-            let (name, format) = if i % 3 == 0 {
-                (format!("{i:04}.jpg"), ImageFormat::Jpeg)
-            } else {
-                (format!("{i:04}.png"), ImageFormat::Png)
-            };
-            let path = dir.join(name);
-            img.save_with_format(&path, format).unwrap();
-            path
-        })
-        .collect()
+    foldex_benches::write_images(
+        IMAGES,
+        |i| root.join(["cats", "dogs"][i % 2]),
+        |i| i % 3 == 0,
+    )
 }
 
 /// Decodes, resizes and converts one image to `[0, 1]` CHW in `chw`, flipping it first when

@@ -18,7 +18,6 @@ use crossbeam_channel::bounded;
 use foldex::loader::{from_fn, in_place, rng_for, Dataset, Loader};
 use foldex::{Executor, SequentialEx, TaskPoolEx, ThreadedEx};
 use image::imageops::{self, FilterType};
-use image::{ImageFormat, Rgb, RgbImage};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -60,23 +59,7 @@ impl Dataset for ImageFolder {
 }
 
 fn write_images(folder: &Path) -> Vec<PathBuf> {
-    std::fs::create_dir_all(folder).unwrap();
-    (0..IMAGES)
-        .map(|i| {
-            let (w, h) = (128 + (i % 4) as u32 * 32, 96 + (i % 3) as u32 * 64);
-            let img = RgbImage::from_fn(w, h, |x, y| {
-                Rgb([(x + i as u32) as u8, (y * 3) as u8, (x * y) as u8])
-            });
-            let (name, format) = if i % 2 == 0 {
-                (format!("{i:04}.jpg"), ImageFormat::Jpeg)
-            } else {
-                (format!("{i:04}.png"), ImageFormat::Png)
-            };
-            let path = folder.join(name);
-            img.save_with_format(&path, format).unwrap();
-            path
-        })
-        .collect()
+    foldex_benches::write_images(IMAGES, |_| folder.to_path_buf(), |i| i % 2 == 0)
 }
 
 fn images(c: &mut Criterion) {

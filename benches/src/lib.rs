@@ -40,3 +40,33 @@ pub fn rayon_crossbeam_epoch(
             .fold(0usize, |acc, x| acc.wrapping_add(std::hint::black_box(x)))
     })
 }
+
+/// Writes `count` images of mixed sizes (128 to 224 wide, 96 to 224 high) to the folders
+/// `folder_of(i)` picks, each a PNG or, where `jpeg(i)`, a JPEG; returns their paths in order.
+/// The pixels depend on `i`, so that decoding does real work.
+pub fn write_images(
+    count: usize,
+    folder_of: impl Fn(usize) -> std::path::PathBuf,
+    jpeg: impl Fn(usize) -> bool,
+) -> Vec<std::path::PathBuf> {
+    use image::{ImageFormat, Rgb, RgbImage};
+    (0..count)
+        .map(|i| {
+            let folder = folder_of(i);
+            std::fs::create_dir_all(&folder).expect("a folder for the images");
+            let (w, h) = (128 + (i % 4) as u32 * 32, 96 + (i % 3) as u32 * 64);
+            let img = RgbImage::from_fn(w, h, |x, y| {
+                Rgb([(x + i as u32) as u8, (y * 3) as u8, (x * y) as u8])
+            });
+            let (name, format) = if jpeg(i) {
+                (format!("{i:04}.jpg"), ImageFormat::Jpeg)
+            } else {
+                (format!("{i:04}.png"), ImageFormat::Png)
+            };
+            let path = folder.join(name);
+            img.save_with_format(&path, format)
+                .expect("an image written");
+            path
+        })
+        .collect()
+}
