@@ -1,9 +1,12 @@
 //! One fold on the pool: a shared cursor over numbered chunks, and the lanes that claim them.
 //!
-//! A fold gets `ntasks` *lanes*. A lane is at most one chunk in flight: a queued task that
-//! claims the next chunk from the cursor and runs it, again and again, so that chunks leave the
-//! cursor in index order and at most `ntasks` run at once. A lane taken by a helper (a loader's
-//! consumer) runs one chunk and queues itself again, so the helper is lent for one chunk only.
+//! A fold gets `ntasks` *lanes*. A lane is a queued task that claims the next chunk from the
+//! cursor and runs it, again and again, so that chunks leave the cursor in index order and at
+//! most `ntasks` run at once on the pool's workers and the caller. A lane taken by a helper (a
+//! loader's consumer) claims one chunk, queues the lane again and only then runs the chunk, so
+//! that the helper is lent for one chunk and never holds the lane while its chunk runs (a chunk
+//! that waits for a later one must not keep that chunk's lane from the workers); each helper
+//! adds at most one chunk in flight.
 //!
 //! Who ends the fold: a lane on a worker runs chunks until the cursor is empty or the job says
 //! it is stopped, then *closes* the fold (no more chunks, queued lanes taken back). A helper
