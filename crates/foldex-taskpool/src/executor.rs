@@ -261,8 +261,8 @@ impl Executor for TaskPoolEx {
     /// With background off: takes the next chunk of a fold in flight on this pool in
     /// foreground mode, whose lane waits for a thread (the lane a caller standing in for a
     /// helper left, or one queued for the workers), and runs it on the calling thread; the
-    /// lane goes back to the queue before the chunk runs. Exactly one chunk per call. With background on:
-    /// always `false`. Chunks of folds in background mode are never lent to a helper.
+    /// lane goes back to the queue before the chunk runs. Exactly one chunk per call. With
+    /// background on: always `false`. Chunks of folds in background mode are never lent to a helper.
     fn help(&self) -> bool {
         if self.background {
             return false;
