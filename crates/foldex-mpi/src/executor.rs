@@ -282,8 +282,12 @@ enum Local<A> {
     Stopped,
 }
 
+/// `a` encoded, or why not: an error, or a panic in its `Serialize` (caught, since every other
+/// rank is about to wait for this one in the gather).
 fn encoded<A: Serialize>(a: &A) -> Result<Vec<u8>, String> {
-    postcard::to_stdvec(a).map_err(|e| e.to_string())
+    panic::catch_unwind(AssertUnwindSafe(|| postcard::to_stdvec(a)))
+        .map_err(|payload| format!("encoding panicked: {}", panic_message(&*payload)))?
+        .map_err(|e| e.to_string())
 }
 
 /// Every rank's outcome combined left to right, as a sequential fold would: the first block

@@ -377,3 +377,52 @@ fn a_rank_that_dies_ends_the_job_with_an_error_and_no_rank_hangs() {
         assert!(!status.success(), "on {n} ranks mpirun reported success");
     }
 }
+
+/// Set on the rank whose partial refuses to encode.
+static POISONED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A count whose `Serialize` panics on the poisoned rank.
+#[derive(serde::Deserialize)]
+struct Fussy(u64);
+
+impl serde::Serialize for Fussy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if POISONED.load(std::sync::atomic::Ordering::Relaxed) {
+            panic!("this partial will not be written");
+        }
+        s.serialize_u64(self.0)
+    }
+}
+
+ranks!(
+    a_partial_that_cannot_be_encoded_is_an_error_on_every_rank,
+    || {
+        let (_mpi, ex) = world();
+        let last = ex.size() - 1;
+        POISONED.store(ex.rank() == last, std::sync::atomic::Ordering::Relaxed);
+        let got = ex.fold(
+            0..100usize,
+            || Fussy(0),
+            |f, _| Fussy(f.0 + 1),
+            |a, b| Fussy(a.0 + b.0),
+        );
+        match got {
+            Err(MpiError::Codec { rank, why }) => {
+                assert_eq!(rank, last);
+                assert!(why.contains("this partial will not be written"), "{why}");
+            }
+            other => panic!("expected a codec error, got {:?}", other.map(|f| f.0)),
+        }
+        POISONED.store(false, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(
+            ex.fold(
+                0..100usize,
+                || Fussy(0),
+                |f, _| Fussy(f.0 + 1),
+                |a, b| Fussy(a.0 + b.0)
+            )
+            .map(|f| f.0),
+            Ok(100)
+        );
+    }
+);
