@@ -149,12 +149,32 @@ pub trait DatasetExt: Dataset + Sized {
         seed: u64,
     ) -> Result<Vec<Subset<Self>>, DataError> {
         check_len("labels", self.len(), labels.len())?;
-        part_sizes(fractions, 0)?;
+        // The parts' sizes are those of a random split; each class gives each part its share
+        // rounded down, and its leftover observations one by one to the part furthest below
+        // its size, so that ties do not all go to the first part.
+        let mut deficit = part_sizes(fractions, self.len())?;
         let mut parts = vec![Vec::new(); fractions.len()];
         for (class, members) in classes(labels).into_values().enumerate() {
             let order = Permutation::new(members.len(), seed, class as u64);
+            let mut sizes: Vec<usize> = fractions
+                .iter()
+                .map(|f| (f * members.len() as f64).floor() as usize)
+                .collect();
+            for (d, &n) in deficit.iter_mut().zip(&sizes) {
+                *d = d.saturating_sub(n);
+            }
+            for _ in sizes.iter().sum::<usize>()..members.len() {
+                let (k, _) = deficit
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .max_by_key(|&(_, d)| *d)
+                    .expect("a part");
+                sizes[k] += 1;
+                deficit[k] = deficit[k].saturating_sub(1);
+            }
             let mut start = 0;
-            for (part, size) in parts.iter_mut().zip(part_sizes(fractions, members.len())?) {
+            for (part, size) in parts.iter_mut().zip(sizes) {
                 part.extend((start..start + size).map(|p| members[order.get(p)]));
                 start += size;
             }
@@ -279,7 +299,8 @@ fn part_sizes(fractions: &[f64], len: usize) -> Result<Vec<usize>, DataError> {
     if fractions.is_empty() || !valid || (sum - 1.0).abs() > SUM_TOLERANCE {
         return Err(DataError::Fractions(fractions.to_vec()));
     }
-    let exact: Vec<f64> = fractions.iter().map(|f| f * len as f64).collect();
+    // As fractions of their sum, so that rounding down never gives more than `len`.
+    let exact: Vec<f64> = fractions.iter().map(|f| f / sum * len as f64).collect();
     let mut sizes: Vec<usize> = exact
         .iter()
         .map(|e| (e.floor() as usize).min(len))
@@ -306,6 +327,8 @@ mod tests {
         assert_eq!(part_sizes(&[0.5, 0.5], 7).unwrap(), vec![4, 3]);
         assert_eq!(part_sizes(&[1.0 / 3.0; 3], 10).unwrap(), vec![4, 3, 3]);
         assert_eq!(part_sizes(&[0.9, 0.1], 0).unwrap(), vec![0, 0]);
+        let huge = part_sizes(&[0.5 + 4e-10; 2], 10_000_000_000).unwrap();
+        assert_eq!(huge.iter().sum::<usize>(), 10_000_000_000);
         for bad in [&[0.5, 0.4][..], &[1.2, -0.2], &[f64::NAN, 1.0], &[]] {
             let err = part_sizes(bad, 10).unwrap_err();
             assert!(err

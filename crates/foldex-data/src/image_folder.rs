@@ -5,6 +5,7 @@ use crate::error::DataError;
 use crate::transform::{Identity, Transform};
 use foldex_loader::{rng_for, Dataset, ItemContext};
 use image::RgbImage;
+use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -81,7 +82,7 @@ impl ImageFolder {
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
             );
             let mut images = Vec::new();
-            collect_images(dir, &mut images)?;
+            collect_images(dir, &mut images, &mut HashSet::new())?;
             images.sort();
             labels.extend(std::iter::repeat_n(label, images.len()));
             files.extend(images);
@@ -163,11 +164,20 @@ fn entries(dir: &Path) -> Result<Vec<PathBuf>, DataError> {
         .collect()
 }
 
-/// Adds the images in `dir` and below it to `images`.
-fn collect_images(dir: &Path, images: &mut Vec<PathBuf>) -> Result<(), DataError> {
+/// Adds the images in `dir` and below it to `images`, following links to directories but
+/// entering each directory once (`seen` holds their canonical paths), so a link loop ends.
+fn collect_images(
+    dir: &Path,
+    images: &mut Vec<PathBuf>,
+    seen: &mut HashSet<PathBuf>,
+) -> Result<(), DataError> {
+    let canonical = dir.canonicalize().map_err(|e| DataError::io(dir, e))?;
+    if !seen.insert(canonical) {
+        return Ok(());
+    }
     for path in entries(dir)? {
         if path.is_dir() {
-            collect_images(&path, images)?;
+            collect_images(&path, images, seen)?;
         } else if is_image(&path) {
             images.push(path);
         }

@@ -173,3 +173,14 @@ fn empty_or_missing_folders_are_refused_by_name() {
     assert!(matches!(missing, DataError::Io { .. }), "{missing}");
     std::fs::remove_dir_all(root).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_loop_below_a_class_ends() {
+    let root = scratch("loop");
+    write_image(&root.join("cat"), 0, 0, ImageFormat::Png);
+    std::os::unix::fs::symlink(root.join("cat"), root.join("cat").join("again")).unwrap();
+    let folder = ImageFolder::open(&root).unwrap();
+    assert_eq!(folder.len(), 1);
+    std::fs::remove_dir_all(root).unwrap();
+}

@@ -333,3 +333,18 @@ fn resuming_a_split_under_a_sampler_gives_the_same_remaining_batches() {
         .flatten()
         .all(|i| train.source_indices().contains(i)));
 }
+
+#[test]
+fn stratified_parts_keep_the_fractions_when_every_class_is_small() {
+    let sizes = |labels: &[usize], fractions: &[f64]| -> Vec<usize> {
+        let parts = numbers(labels.len())
+            .stratified_split(fractions, labels, 1)
+            .unwrap();
+        parts.iter().map(Dataset::len).collect()
+    };
+    let triples: Vec<usize> = (0..300).map(|i| i / 3).collect();
+    assert_eq!(sizes(&triples, &[0.5, 0.5]), vec![150, 150]);
+    let singletons: Vec<usize> = (0..10).collect();
+    assert_eq!(sizes(&singletons, &[0.5, 0.5]), vec![5, 5]);
+    assert_eq!(sizes(&singletons, &[0.8, 0.2]), vec![8, 2]);
+}

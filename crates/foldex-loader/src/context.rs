@@ -35,12 +35,16 @@ pub struct ItemContext {
     /// The loaded dataset's index; a stream loader's window adds `offset` to it.
     index: usize,
     offset: usize,
+    /// The generator's key when it is not the index (a draw of a sampler's list).
+    key: Option<usize>,
     worker: usize,
 }
 
 thread_local! {
-    /// The observation this thread is loading, if any; left behind by a load that panicked.
+    /// The observation this thread is loading, if any.
     static CURRENT: Cell<Option<ItemContext>> = const { Cell::new(None) };
+    /// The index of the innermost load that a panic unwound through, until taken.
+    static PANICKED: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
 impl ItemContext {
@@ -78,32 +82,71 @@ impl ItemContext {
     }
 
     /// This observation's generator, [`rng_for`]`(seed, epoch, index)`: the same draws on
-    /// every executor, thread count and resumption. Each call starts the stream afresh.
+    /// every executor, thread count and resumption. Each call starts the stream afresh. Under
+    /// a sampler that lists the epoch's indices ([`Weighted`](crate::Weighted),
+    /// [`ByLength`](crate::ByLength), your own), which may draw an index more than once, the
+    /// key is the draw's position in the epoch's order instead of the index, so that each draw
+    /// gets its own augmentation.
     pub fn rng(&self) -> ItemRng {
-        rng_for(self.seed, self.epoch, self.index())
+        rng_for(
+            self.seed,
+            self.epoch,
+            self.key.unwrap_or_else(|| self.index()),
+        )
     }
 }
 
-/// Runs `load` for observation `index` with its context set. If it panics, the context stays
-/// behind for [`take_loading`] on this thread; if it returns, the one before it is back.
-pub(crate) fn loading<R>(cx: &LoadContext<'_>, index: usize, load: impl FnOnce() -> R) -> R {
+/// Runs `load` for observation `index` with its context set, and puts the context it found
+/// back however `load` ends (a load may run another loader's batches on this thread, whose
+/// loads nest inside it). If `load` panics, its index stays behind for [`take_loading`].
+pub(crate) fn loading<R>(
+    cx: &LoadContext<'_>,
+    index: usize,
+    key: Option<usize>,
+    load: impl FnOnce() -> R,
+) -> R {
+    struct Restore {
+        before: Option<ItemContext>,
+        index: usize,
+    }
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                // The innermost load the panic left is the one to blame.
+                PANICKED.with(|p| {
+                    if p.get().is_none() {
+                        p.set(Some(self.index));
+                    }
+                });
+            }
+            CURRENT.with(|cell| cell.set(self.before));
+        }
+    }
     let item = ItemContext {
         seed: cx.seed,
         epoch: cx.epoch,
         index,
         offset: cx.offset,
+        key,
         worker: cx.worker,
     };
-    let before = CURRENT.with(|cell| cell.replace(Some(item)));
-    let loaded = load();
-    CURRENT.with(|cell| cell.set(before));
-    loaded
+    let _restore = Restore {
+        before: CURRENT.with(|cell| cell.replace(Some(item))),
+        index,
+    };
+    load()
+}
+
+/// Forgets any index a panic left behind: called before a batch is made, so that a panic
+/// caught elsewhere (inside a dataset) is never blamed on a later batch.
+pub(crate) fn clear_loading() {
+    PANICKED.with(|p| p.set(None));
 }
 
 /// The index of the observation whose load panicked on this thread in the loaded dataset
 /// (without a stream window's offset), if a load panicked (a panic in `collate` leaves none).
 pub(crate) fn take_loading() -> Option<usize> {
-    CURRENT.with(Cell::take).map(|item| item.index)
+    PANICKED.with(Cell::take)
 }
 
 #[cfg(test)]
@@ -122,20 +165,32 @@ mod tests {
 
     #[test]
     fn a_panicking_load_leaves_its_index_and_a_finished_one_does_not() {
-        assert_eq!(loading(&cx(), 3, || 7), 7);
+        assert_eq!(loading(&cx(), 3, None, || 7), 7);
         assert_eq!(take_loading(), None);
-        let unwound = std::panic::catch_unwind(|| loading(&cx(), 11, || panic!("boom")));
+        let unwound = std::panic::catch_unwind(|| loading(&cx(), 11, None, || panic!("boom")));
         assert!(unwound.is_err());
         assert_eq!(take_loading(), Some(11));
         assert_eq!(take_loading(), None, "taken once");
     }
 
     #[test]
+    fn a_nested_load_that_panics_leaves_the_outer_context_and_its_own_index() {
+        let (outer, blamed) = loading(&cx(), 4, None, || {
+            let caught = std::panic::catch_unwind(|| loading(&cx(), 9, None, || panic!("inner")));
+            assert!(caught.is_err());
+            (ItemContext::current().map(|c| c.index()), take_loading())
+        });
+        assert_eq!((outer, blamed), (Some(4), Some(9)));
+        assert_eq!(ItemContext::current(), None);
+        assert_eq!(take_loading(), None);
+    }
+
+    #[test]
     fn the_context_is_set_during_a_load_and_restored_after_a_nested_one() {
         assert_eq!(ItemContext::current(), None);
-        let (outer, inner, after) = loading(&cx(), 4, || {
+        let (outer, inner, after) = loading(&cx(), 4, None, || {
             let outer = ItemContext::current().unwrap();
-            let inner = loading(&cx(), 9, || ItemContext::current().unwrap().index());
+            let inner = loading(&cx(), 9, None, || ItemContext::current().unwrap().index());
             (outer, inner, ItemContext::current().unwrap().index())
         });
         assert_eq!(

@@ -20,7 +20,7 @@
 //! taken. Without helping there is one round.
 
 use crate::channel::{Channel, Failure, Lead, Maker};
-use crate::context::take_loading;
+use crate::context::{clear_loading, take_loading};
 use crate::loadable::LoadContext;
 use crate::order::{Batches, EpochOrder};
 use crate::produce::{Delivered, Produce};
@@ -30,11 +30,12 @@ use crate::stats::{Recorder, Run};
 use crate::transport::{CostMeter, MAX_PARCEL};
 use foldex_core::{Brand, Executor, Job, Partial};
 use std::cell::Cell;
+use std::collections::HashSet;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::thread::{self, JoinHandle};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle, ThreadId};
 use std::time::Instant;
 
 thread_local! {
@@ -94,6 +95,8 @@ pub(crate) struct Epoch<P: Produce> {
     /// Which worker numbers ran `items.init` (each number is one thread's, but the last one
     /// when more threads produce than the recorder has room for).
     initialised: Box<[AtomicBool]>,
+    /// The threads sharing the last worker number that ran `items.init`.
+    overflow: Mutex<HashSet<ThreadId>>,
 }
 
 /// What runs on a thread before its first load of an epoch: [`Loader::worker_init`](crate::Loader::worker_init).
@@ -148,6 +151,7 @@ impl<P: Produce> Epoch<P> {
             initialised: (0..recorder.room())
                 .map(|_| AtomicBool::new(false))
                 .collect(),
+            overflow: Mutex::default(),
             recorder,
         }
     }
@@ -193,6 +197,7 @@ impl<P: Produce> Epoch<P> {
             }
         };
         // `None`: the epoch was stopped while the batches were computed.
+        clear_loading();
         let made = panic::catch_unwind(AssertUnwindSafe(|| {
             if self.parcel == 1 {
                 let delivered = self.compute(buffer, t)?;
@@ -218,13 +223,16 @@ impl<P: Produce> Epoch<P> {
         self.tickets.load(Ordering::Relaxed) >= self.ticket_count
     }
 
-    /// The dataset index at `position` of this rank's part of the epoch.
-    fn index(&self, position: usize) -> usize {
+    /// The dataset index at `position` of this rank's part of the epoch, and the key of its
+    /// generator when that is not the index: an order a sampler listed may hold an index more
+    /// than once, and each draw gets a generator of its own, keyed by its place in the epoch.
+    fn index(&self, position: usize) -> (usize, Option<usize>) {
         let position = match self.shard {
             Some(shard) => shard.position(self.order.len(), position),
             None => position,
         };
-        self.order.get(position)
+        let key = matches!(self.order, EpochOrder::Listed(_)).then_some(position);
+        (self.order.get(position), key)
     }
 
     /// Pushes ticket `t`'s batches, the first `batches` of `staged`; through the cell beside
@@ -269,14 +277,26 @@ impl<P: Produce> Epoch<P> {
     }
 
     /// This thread's worker number, after running the loader's `worker_init` on it if this is
-    /// its first batch of the epoch. A panicking `init` leaves the number uninitialised.
+    /// its first batch of the epoch. A panicking `init` leaves the thread uninitialised. The
+    /// last number is shared by every thread beyond the recorder's room: those are told apart
+    /// by their ids.
     fn worker(&self) -> usize {
         let worker = self.recorder.worker();
-        if let Some(init) = &self.items.init {
+        let Some(init) = &self.items.init else {
+            return worker;
+        };
+        if worker + 1 < self.initialised.len() {
             let done = &self.initialised[worker];
             if !done.load(Ordering::Relaxed) {
                 init(worker);
                 done.store(true, Ordering::Relaxed);
+            }
+        } else {
+            let me = thread::current().id();
+            let lock = || self.overflow.lock().unwrap_or_else(|e| e.into_inner());
+            if !lock().contains(&me) {
+                init(worker);
+                lock().insert(me);
             }
         }
         worker

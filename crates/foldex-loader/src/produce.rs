@@ -32,12 +32,13 @@ pub(crate) trait Produce: Send + Sync {
     fn buffer(&self, may_wait: impl FnMut() -> bool) -> Option<Self::Buffer>;
 
     /// Makes the batch of the epoch `positions`; `index(p)` is the dataset index at position
-    /// `p`. `None` if `stopped()` turned true meanwhile.
+    /// `p`, and the key of its generator when that is not the index (see `Epoch::index`).
+    /// `None` if `stopped()` turned true meanwhile.
     fn make(
         &self,
         buffer: Self::Buffer,
         positions: Range<usize>,
-        index: impl Fn(usize) -> usize,
+        index: impl Fn(usize) -> (usize, Option<usize>),
         cx: &LoadContext<'_>,
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<Self::Out>, usize)>;
@@ -67,13 +68,13 @@ where
         &self,
         (): (),
         positions: Range<usize>,
-        index: impl Fn(usize) -> usize,
+        index: impl Fn(usize) -> (usize, Option<usize>),
         cx: &LoadContext<'_>,
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<C::Batch>, usize)> {
         if positions.len() == 1 {
-            let i = index(positions.start);
-            return Some(match loading(cx, i, || self.dataset.load(i, cx)) {
+            let (i, key) = index(positions.start);
+            return Some(match loading(cx, i, key, || self.dataset.load(i, cx)) {
                 Some(item) => (Some(self.collate.collate_one(item)), 1),
                 None => (self.collate.collate_empty(), 0),
             });
@@ -83,8 +84,8 @@ where
             if stopped() {
                 return None;
             }
-            let i = index(position);
-            items.extend(loading(cx, i, || self.dataset.load(i, cx)));
+            let (i, key) = index(position);
+            items.extend(loading(cx, i, key, || self.dataset.load(i, cx)));
         }
         let count = items.len();
         if count == 0 {
@@ -121,7 +122,7 @@ where
         &self,
         mut buffer: Self::Buffer,
         positions: Range<usize>,
-        index: impl Fn(usize) -> usize,
+        index: impl Fn(usize) -> (usize, Option<usize>),
         cx: &LoadContext<'_>,
         stopped: impl Fn() -> bool,
     ) -> Option<(Option<Self::Out>, usize)> {
@@ -131,10 +132,10 @@ where
             if stopped() {
                 return None;
             }
-            let i = index(position);
+            let (i, key) = index(position);
             if let Some(buf) = buffers.items.get_mut(filled) {
-                filled += usize::from(loading(cx, i, || self.dataset.load_into(i, buf, cx)));
-            } else if let Some(item) = loading(cx, i, || self.dataset.load(i, cx)) {
+                filled += usize::from(loading(cx, i, key, || self.dataset.load_into(i, buf, cx)));
+            } else if let Some(item) = loading(cx, i, key, || self.dataset.load(i, cx)) {
                 buffers.items.push(item);
                 filled += 1;
             }

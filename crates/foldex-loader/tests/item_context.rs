@@ -153,3 +153,14 @@ fn a_stream_loaders_items_see_their_stream_positions_and_epoch() {
         assert_eq!(got, expected, "epoch {epoch}");
     }
 }
+
+#[test]
+fn each_draw_of_a_weighted_sampler_gets_its_own_generator() {
+    use foldex_loader::Weighted;
+    let draws = from_fn(2, |_| ItemContext::current().unwrap().rng().next_u64());
+    let loader = Loader::new(draws)
+        .sampler(Weighted::with_replacement(vec![1.0, 3.0], 100, 4).unwrap())
+        .unbatched();
+    let got: HashSet<u64> = loader.iter().collect();
+    assert_eq!(got.len(), 100, "repeated indices drew alike");
+}

@@ -241,6 +241,11 @@ fn an_order_that_does_not_fit_is_refused_before_the_epoch_starts() {
         ),
         other => panic!("expected a sampler error, got {:?}", other.map(|_| ())),
     }
+    assert_eq!(
+        loader.next_epoch(),
+        0,
+        "a refused order leaves its epoch number"
+    );
     let short_weights = Weighted::with_replacement(vec![1.0; 4], 10, 0).unwrap();
     let err = Loader::new(from_fn(5, |i| i))
         .sampler(short_weights)

@@ -58,11 +58,21 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             return Err(IterError::InsideExecutorPool);
         }
         self.check_size()?;
-        let epoch = self
-            .next_epoch
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |e| e.checked_add(1))
-            .map_err(|_| IterError::LastEpoch)?;
-        let order = self.checked_order(epoch)?;
+        // The order is checked before its epoch number is taken, so that a refused order
+        // leaves the number to the next try; if another thread took it meanwhile, the next
+        // number's order is made instead.
+        let (epoch, order) = loop {
+            let epoch = self.next_epoch.load(Ordering::Relaxed);
+            let next = epoch.checked_add(1).ok_or(IterError::LastEpoch)?;
+            let order = self.checked_order(epoch)?;
+            if self
+                .next_epoch
+                .compare_exchange(epoch, next, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                break (epoch, order);
+            }
+        };
         Ok(start(&self.initial_state(epoch), order))
     }
 

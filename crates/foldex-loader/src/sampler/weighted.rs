@@ -97,11 +97,13 @@ impl Weighted {
         seed: u64,
     ) -> Result<Self, WeightsError> {
         let weights = checked(weights.into(), samples)?;
+        // Summed as fractions of the largest, so that finite weights never sum to infinity.
+        let largest = weights.iter().copied().fold(0.0, f64::max);
         let mut total = 0.0;
         let table = weights
             .iter()
             .map(|w| {
-                total += w;
+                total += w / largest;
                 total
             })
             .collect();
@@ -267,6 +269,13 @@ mod tests {
             assert_eq!(drawn, vec![1, 3]);
         }
         assert_ne!(with.draw_with_replacement(0), with.draw_with_replacement(1));
+        let huge = Weighted::with_replacement(vec![1e308, 1e308, 0.0], 1_000, 2).unwrap();
+        let drawn = huge.draw_with_replacement(0);
+        let first = drawn.iter().filter(|&&i| i == 0).count();
+        assert!(
+            (400..600).contains(&first),
+            "weights near f64::MAX: {first} of 1000"
+        );
         assert_eq!(with.draw_with_replacement(2), with.draw_with_replacement(2));
     }
 
