@@ -49,6 +49,9 @@ pub struct MpiEx {
     /// Always `Some` until dropped: taken out on drop when MPI was finalised already, when
     /// freeing it would be an MPI call after finalisation.
     comm: Option<SimpleCommunicator>,
+    /// The communicator's rank and size, kept so that reading them needs no MPI call.
+    rank: usize,
+    size: usize,
     local: Arc<dyn Executor>,
 }
 
@@ -77,8 +80,11 @@ impl MpiEx {
     /// [`MpiError::NotInitialized`] before MPI is initialised, [`MpiError::Finalized`] after.
     pub fn world() -> Result<Self, MpiError> {
         check_running()?;
+        let comm = SimpleCommunicator::world().duplicate();
         Ok(Self {
-            comm: Some(SimpleCommunicator::world().duplicate()),
+            rank: comm.rank() as usize,
+            size: comm.size() as usize,
+            comm: Some(comm),
             local: Arc::new(ThreadedEx::new()),
         })
     }
@@ -91,12 +97,12 @@ impl MpiEx {
 
     /// This process's rank, `0..size()`.
     pub fn rank(&self) -> usize {
-        self.communicator().rank() as usize
+        self.rank
     }
 
     /// The number of ranks.
     pub fn size(&self) -> usize {
-        self.communicator().size() as usize
+        self.size
     }
 
     /// This rank's part of `loader`'s epochs (PyTorch's `DistributedSampler`):
@@ -109,8 +115,8 @@ impl MpiEx {
         loader.shard(self.rank(), self.size())
     }
 
-    /// The communicator the executor's messages travel on.
-    pub fn communicator(&self) -> &SimpleCommunicator {
+    /// The communicator the executor's messages travel on (its own duplicate of the world).
+    fn communicator(&self) -> &SimpleCommunicator {
         self.comm
             .as_ref()
             .expect("present until the executor is dropped")
@@ -190,10 +196,13 @@ impl MpiEx {
         C: Fn(A, A) -> A + Sync,
     {
         check_running()?;
-        self.same_length_everywhere(source.len())?;
+        // A `len` that panics on one rank must not leave the others in the comparison.
+        let len = panic::catch_unwind(AssertUnwindSafe(|| source.len()));
+        self.same_length_everywhere(len.as_ref().ok().copied())?;
+        let len = len.unwrap_or_else(|payload| panic::resume_unwind(payload));
         let (rank, size) = (self.rank(), self.size());
         let mut notices = Notices::new(self.communicator());
-        let mine = block(source.len(), size, rank);
+        let mine = block(len, size, rank);
         let folded = panic::catch_unwind(AssertUnwindSafe(|| {
             self.fold_block(&source, mine, &mut notices, &init, &step, &combine)
         }));
@@ -211,17 +220,18 @@ impl MpiEx {
         if outcome.sent_notices() {
             notices.tell_later_ranks();
         }
-        let all = gather(self.communicator(), &outcome);
-        notices.settle(all[..rank].iter().filter(|o| o.sent_notices()).count());
-        combine_in_rank_order(all, rank, payload, init, combine)
+        let gathered = gather(self.communicator(), &outcome);
+        notices.settle(gathered.sent_notices[..rank].iter().filter(|&&s| s).count());
+        combine_in_rank_order(gathered.outcomes?, rank, payload, init, combine)
     }
 
-    /// Compares the ranks' lengths collectively: an error on every rank if any differs.
-    fn same_length_everywhere(&self, len: usize) -> Result<(), MpiError> {
+    /// Compares the ranks' lengths collectively: an error on every rank if any differs (a
+    /// rank whose `len` panicked, `None`, counts as `u64::MAX`).
+    fn same_length_everywhere(&self, len: Option<usize>) -> Result<(), MpiError> {
+        let len = len.map_or(u64::MAX, |len| len as u64);
         let mut per_rank = vec![0u64; self.size()];
-        self.communicator()
-            .all_gather_into(&(len as u64), &mut per_rank[..]);
-        if per_rank.iter().all(|&l| l == len as u64) {
+        self.communicator().all_gather_into(&len, &mut per_rank[..]);
+        if per_rank.iter().all(|&l| l == len) {
             Ok(())
         } else {
             Err(MpiError::Lengths { per_rank })
@@ -266,8 +276,11 @@ impl MpiEx {
                 ControlFlow::Continue(a) => partial = Some(join(partial, a)),
                 ControlFlow::Break(a) => return Local::Broke(join(partial, a)),
             }
-            if started.elapsed() < PIECE_TIME / 2 {
+            let took = started.elapsed();
+            if took < PIECE_TIME / 2 {
                 piece = piece.saturating_mul(2);
+            } else if took > PIECE_TIME * 2 {
+                piece = (piece / 2).max(1);
             }
             at = end;
         }
@@ -310,13 +323,6 @@ where
             why: e.to_string(),
         })
     };
-    // A partial that could not be encoded is an error wherever it sits.
-    if let Some((r, why)) = all.iter().enumerate().find_map(|(r, o)| match o {
-        Outcome::Unencodable(why) => Some((r, why.clone())),
-        _ => None,
-    }) {
-        return Err(MpiError::Codec { rank: r, why });
-    }
     let mut acc: Option<A> = None;
     for (r, outcome) in all.iter().enumerate() {
         match outcome {
@@ -338,7 +344,14 @@ where
                 Some(payload) if r == rank => panic::resume_unwind(payload),
                 _ => panic::resume_unwind(Box::new(message.clone())),
             },
-            Outcome::Stopped | Outcome::Unencodable(_) => {
+            // Needed only where no earlier block broke or panicked, as in a sequential fold.
+            Outcome::Unencodable(why) => {
+                return Err(MpiError::Codec {
+                    rank: r,
+                    why: why.clone(),
+                })
+            }
+            Outcome::Stopped => {
                 unreachable!("a block stops only after an earlier one broke or panicked")
             }
         }

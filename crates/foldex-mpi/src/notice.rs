@@ -27,6 +27,17 @@ pub(crate) struct Notices<'c> {
     stopped: bool,
 }
 
+impl Drop for Notices<'_> {
+    /// Reached without [`Notices::settle`] only when the fold unwinds between the sends and
+    /// the gather: the sends are left to MPI (their buffer is static), since a request dropped
+    /// before it completes would panic again during the unwind.
+    fn drop(&mut self) {
+        for request in self.sent.drain(..) {
+            std::mem::forget(request);
+        }
+    }
+}
+
 impl<'c> Notices<'c> {
     pub fn new(comm: &'c SimpleCommunicator) -> Self {
         Self {
@@ -62,14 +73,14 @@ impl<'c> Notices<'c> {
     }
 
     /// Receives the `expected` notices addressed to this rank and completes this rank's sends.
-    pub fn settle(self, expected: usize) {
+    pub fn settle(mut self, expected: usize) {
         for _ in 0..expected {
             let mut byte = [0u8; 1];
             self.comm
                 .any_process()
                 .receive_into_with_tag(&mut byte[..], STOP);
         }
-        for request in self.sent {
+        for request in self.sent.drain(..) {
             request.wait();
         }
     }

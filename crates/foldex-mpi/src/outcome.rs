@@ -1,5 +1,6 @@
 //! What each rank's block came to, encoded, and gathered on every rank.
 
+use crate::error::MpiError;
 use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -28,35 +29,70 @@ impl Outcome {
     }
 }
 
-/// Every rank's outcome, by rank, on every rank (one gather of lengths, one of bytes).
-pub(crate) fn gather(comm: &SimpleCommunicator, mine: &Outcome) -> Vec<Outcome> {
+/// What every rank learns from the gather: which ranks sent stop notices, and every rank's
+/// outcome by rank (or the same error on every rank when the outcomes together exceed what
+/// one MPI count can number).
+pub(crate) struct Gathered {
+    pub sent_notices: Vec<bool>,
+    pub outcomes: Result<Vec<Outcome>, MpiError>,
+}
+
+/// Every rank's outcome on every rank: one gather of sizes and notice flags, one of bytes.
+pub(crate) fn gather(comm: &SimpleCommunicator, mine: &Outcome) -> Gathered {
     let bytes = postcard::to_stdvec(mine).expect("an outcome encodes");
     let size = comm.size() as usize;
-    let mut counts: Vec<Count> = vec![0; size];
-    let count = Count::try_from(bytes.len()).expect("a partial under 2 GiB");
-    comm.all_gather_into(&count, &mut counts[..]);
-    let displs: Vec<Count> = counts
-        .iter()
-        .scan(0, |at, &n| {
-            let start = *at;
-            *at += n;
-            Some(start)
-        })
-        .collect();
-    let total: usize = counts.iter().map(|&n| n as usize).sum();
-    let mut all = vec![0u8; total];
+    let mut pairs = vec![0u64; 2 * size];
+    let me = [bytes.len() as u64, u64::from(mine.sent_notices())];
+    comm.all_gather_into(&me[..], &mut pairs[..]);
+    let sent_notices = pairs.chunks(2).map(|pair| pair[1] == 1).collect();
+    let sizes: Vec<u64> = pairs.chunks(2).map(|pair| pair[0]).collect();
+    Gathered {
+        sent_notices,
+        outcomes: gather_bytes(comm, &bytes, &sizes),
+    }
+}
+
+fn gather_bytes(
+    comm: &SimpleCommunicator,
+    bytes: &[u8],
+    sizes: &[u64],
+) -> Result<Vec<Outcome>, MpiError> {
+    let size = sizes.len();
+    // Offsets and the total are counted in `u64`; MPI counts them in `i32`.
+    let mut at = 0u64;
+    let mut displs: Vec<Count> = Vec::with_capacity(size);
+    for (rank, &n) in sizes.iter().enumerate() {
+        let fits = |x: u64| Count::try_from(x).ok();
+        match (fits(at), fits(at + n)) {
+            (Some(start), Some(_)) => displs.push(start),
+            _ => {
+                return Err(MpiError::Codec {
+                    rank,
+                    why: format!(
+                        "the ranks' partials up to this one take {} bytes, more than one MPI \
+                         gather can carry ({} bytes)",
+                        at + n,
+                        Count::MAX
+                    ),
+                })
+            }
+        }
+        at += n;
+    }
+    let counts: Vec<Count> = sizes.iter().map(|&n| n as Count).collect();
+    let mut all = vec![0u8; at as usize];
     {
         let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-        comm.all_gather_varcount_into(&bytes[..], &mut partition);
+        comm.all_gather_varcount_into(bytes, &mut partition);
     }
-    counts
+    Ok(counts
         .iter()
         .zip(&displs)
-        .map(|(&n, &at)| {
-            let slice = &all[at as usize..(at + n) as usize];
+        .map(|(&n, &start)| {
+            let slice = &all[start as usize..(start + n) as usize];
             postcard::from_bytes(slice).expect("an outcome decodes")
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ macro_rules! ranks {
             if std::env::var_os("FOLDEX_MPI_CHILD").is_some() {
                 let body: fn() = $body;
                 body();
+                mark_done();
             } else {
                 for n in 1..=3 {
                     under_mpirun(stringify!($name), n);
@@ -33,17 +34,36 @@ macro_rules! ranks {
 }
 
 fn under_mpirun(test: &str, ranks: usize) {
+    let marks = marks_dir(test, ranks);
+    let _ = std::fs::remove_dir_all(&marks);
+    std::fs::create_dir_all(&marks).expect("a folder for the marks");
     let (status, stdout, stderr) = run_under_mpirun(test, ranks);
     assert!(
         status.success(),
         "{test} on {ranks} ranks failed ({status}):\n{stdout}\n{stderr}"
     );
-    // Each rank ran the test (a filter that matched nothing would pass vacuously).
-    let ran = stdout.matches("test result: ok. 1 passed").count();
+    // Each rank ran the test to its end (a filter that matched nothing would pass vacuously).
+    let ran = std::fs::read_dir(&marks).map_or(0, Iterator::count);
+    let _ = std::fs::remove_dir_all(&marks);
     assert_eq!(
         ran, ranks,
         "{test}: {ran} of {ranks} ranks ran it:\n{stdout}"
     );
+}
+
+/// Where each rank of `test` on `ranks` ranks leaves a file once it finished the test's body.
+fn marks_dir(test: &str, ranks: usize) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!(
+        "foldex-mpi-marks-{}-{test}-{ranks}",
+        std::process::id()
+    ))
+}
+
+/// Leaves this rank's mark (MPICH's launcher names the rank in `PMI_RANK`).
+fn mark_done() {
+    let dir = std::env::var_os("FOLDEX_MPI_MARKS").expect("set by the parent");
+    let rank = std::env::var("PMI_RANK").unwrap_or_else(|_| "0".into());
+    std::fs::write(std::path::Path::new(&dir).join(rank), b"done").expect("a mark");
 }
 
 /// Runs this binary's test `test` under `mpirun -n ranks`: its exit status and output. Panics
@@ -56,6 +76,7 @@ fn run_under_mpirun(test: &str, ranks: usize) -> (std::process::ExitStatus, Stri
         .arg(exe)
         .args([test, "--exact", "--nocapture", "--test-threads", "1"])
         .env("FOLDEX_MPI_CHILD", "1")
+        .env("FOLDEX_MPI_MARKS", marks_dir(test, ranks))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -246,7 +267,7 @@ fn gather_to_root(ex: &MpiEx, items: &[u64]) -> Vec<u64> {
     use foldex_mpi::mpi::datatype::PartitionMut;
     use foldex_mpi::mpi::traits::*;
     use foldex_mpi::mpi::Count;
-    let comm = ex.communicator();
+    let comm = foldex_mpi::mpi::topology::SimpleCommunicator::world();
     let root = comm.process_at_rank(0);
     let count = items.len() as Count;
     if ex.rank() == 0 {
@@ -356,25 +377,37 @@ ranks!(each_rank_resumes_its_own_part, || {
 fn a_rank_that_dies_ends_the_job_with_an_error_and_no_rank_hangs() {
     if std::env::var_os("FOLDEX_MPI_CHILD").is_some() {
         let (_mpi, ex) = world();
-        let last = ex.size() - 1;
+        let (rank, last) = (ex.rank(), ex.size() - 1);
         // The last rank dies in the middle of its block; the others wait in the gather.
         let _ = ex.fold(
             0..ex.size() * 1000,
             || 0u64,
             |s, i| {
-                if ex.rank() == last && i == last * 1000 + 500 {
+                if rank == last && i == last * 1000 + 500 {
                     std::process::abort();
                 }
                 s + 1
             },
             |a, b| a + b,
         );
+        println!("rank {rank} returned from a fold whose last rank died");
         return;
     }
     for n in 2..=3 {
         let test = "a_rank_that_dies_ends_the_job_with_an_error_and_no_rank_hangs";
-        let (status, _, _) = run_under_mpirun(test, n);
+        let (status, stdout, stderr) = run_under_mpirun(test, n);
         assert!(!status.success(), "on {n} ranks mpirun reported success");
+        assert!(
+            !stdout.contains("returned from a fold"),
+            "a rank went on: {stdout}"
+        );
+        // It failed because a rank died, not earlier.
+        assert!(
+            format!("{stdout}{stderr}").contains("BAD TERMINATION")
+                || stderr.contains("signal")
+                || stderr.contains("Aborted"),
+            "{stdout}\n{stderr}"
+        );
     }
 }
 
@@ -426,3 +459,37 @@ ranks!(
         );
     }
 );
+
+ranks!(the_ranks_after_a_break_stop_early, || {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (_mpi, ex) = world();
+    let ex = ex.local(SequentialEx);
+    let per_rank = 20_000usize;
+    let folded = AtomicUsize::new(0);
+    let flow = ex
+        .try_fold(
+            0..per_rank * ex.size(),
+            || 0usize,
+            |n, i| {
+                if i == 10 {
+                    return ControlFlow::Break(n);
+                }
+                folded.fetch_add(1, Ordering::Relaxed);
+                let started = std::time::Instant::now();
+                while started.elapsed() < std::time::Duration::from_micros(20) {}
+                ControlFlow::Continue(n + 1)
+            },
+            |a, b| a + b,
+        )
+        .unwrap();
+    assert_eq!(flow, ControlFlow::Break(10));
+    if ex.rank() > 0 {
+        // A whole block takes 400 ms; the notice comes within milliseconds.
+        let n = folded.load(Ordering::Relaxed);
+        assert!(
+            n < per_rank / 2,
+            "rank {} folded {n} of {per_rank} items",
+            ex.rank()
+        );
+    }
+});
