@@ -20,12 +20,11 @@
 //! Ratio to report: images/s of `ImageFolder` over `hand-written` (time hand-written / time
 //! ImageFolder).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use crossbeam_channel::bounded;
 use foldex::data::{ImageFolder, RandomFlip, Resize, Stack, ToChw, Transform};
 use foldex::loader::{in_place, rng_for, Checked, Dataset, ErrorPolicy, Loader, VecCollate};
 use foldex::ThreadedEx;
+use foldex_benches::rayon_crossbeam;
 use image::imageops::{self, FilterType};
-use rayon::prelude::*;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -182,16 +181,13 @@ fn image_folder(c: &mut Criterion) {
 
     group.bench_function("rayon+crossbeam (decode only)", |b| {
         b.iter(|| {
-            let (tx, rx) = bounded(8);
-            std::thread::scope(|s| {
-                s.spawn(|| {
-                    files.par_iter().for_each_with(tx, |tx, path| {
-                        let mut chw = Vec::new();
-                        decode_into(path, false, &mut chw);
-                        tx.send(chw).unwrap();
-                    })
-                });
-                rx.iter().fold(0.0f32, |acc, chw| acc + black_box(chw[0]))
+            let decode = |i: usize| {
+                let mut chw = Vec::new();
+                decode_into(&files[i], false, &mut chw);
+                chw
+            };
+            rayon_crossbeam(files.len(), 8, decode, 0.0f32, |acc, chw| {
+                acc + black_box(chw[0])
             })
         })
     });

@@ -14,11 +14,10 @@
 #![forbid(unsafe_code)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use crossbeam_channel::bounded;
 use foldex::loader::{from_fn, in_place, rng_for, Dataset, Loader};
 use foldex::{Executor, SequentialEx, TaskPoolEx, ThreadedEx};
+use foldex_benches::rayon_crossbeam;
 use image::imageops::{self, FilterType};
-use rayon::prelude::*;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -107,16 +106,13 @@ fn images(c: &mut Criterion) {
     }
     group.bench_function("rayon+crossbeam (reference)", |b| {
         b.iter(|| {
-            let (tx, rx) = bounded(8);
-            std::thread::scope(|s| {
-                s.spawn(|| {
-                    files.par_iter().for_each_with(tx, |tx, path| {
-                        let mut chw = Vec::new();
-                        decode_into(path, &mut chw);
-                        tx.send(chw).unwrap();
-                    })
-                });
-                rx.iter().fold(0.0f32, |acc, chw| acc + black_box(chw[0]))
+            let decode = |i: usize| {
+                let mut chw = Vec::new();
+                decode_into(&files[i], &mut chw);
+                chw
+            };
+            rayon_crossbeam(files.len(), 8, decode, 0.0f32, |acc, chw| {
+                acc + black_box(chw[0])
             })
         })
     });

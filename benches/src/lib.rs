@@ -20,14 +20,16 @@ pub fn spin_for(nanos: u64) {
     }
 }
 
-/// One epoch of the loader's reference pipeline: rayon's `for_each_with` computing `item(i)`
-/// for `i` in `0..n` and sending it into crossbeam-channel's `bounded(buffer)`, drained by the
-/// calling thread; returns the wrapping sum of what arrived.
-pub fn rayon_crossbeam_epoch(
+/// The reference pipeline: rayon's `for_each_with` computing `item(i)` for `i` in `0..n` and
+/// sending it into crossbeam-channel's `bounded(buffer)`, drained by the calling thread with
+/// `take`, starting from `init`.
+pub fn rayon_crossbeam<T: Send, A>(
     n: usize,
     buffer: usize,
-    item: impl Fn(usize) -> usize + Sync + Send,
-) -> usize {
+    item: impl Fn(usize) -> T + Sync + Send,
+    init: A,
+    take: impl FnMut(A, T) -> A,
+) -> A {
     use rayon::prelude::*;
     let (tx, rx) = crossbeam_channel::bounded(buffer);
     std::thread::scope(|s| {
@@ -36,8 +38,19 @@ pub fn rayon_crossbeam_epoch(
                 .into_par_iter()
                 .for_each_with(tx, |tx, i| tx.send(item(i)).unwrap())
         });
-        rx.iter()
-            .fold(0usize, |acc, x| acc.wrapping_add(std::hint::black_box(x)))
+        rx.iter().fold(init, take)
+    })
+}
+
+/// One epoch of the loader's reference pipeline ([`rayon_crossbeam`]); returns the wrapping
+/// sum of what arrived.
+pub fn rayon_crossbeam_epoch(
+    n: usize,
+    buffer: usize,
+    item: impl Fn(usize) -> usize + Sync + Send,
+) -> usize {
+    rayon_crossbeam(n, buffer, item, 0usize, |acc, x| {
+        acc.wrapping_add(std::hint::black_box(x))
     })
 }
 

@@ -559,6 +559,42 @@ fn hold_both_workers(pool: &TaskPoolEx) -> (Arc<AtomicBool>, FoldHandle<()>) {
     (release, blocker)
 }
 
+/// Folds two items that wait for each other (`first` runs in each before it waits), on a caller
+/// standing in for a helper, beside a helper thread that starts helping after `helper_delay`;
+/// the fold's sum of indices.
+fn two_items_that_meet_with_a_helper(
+    pool: &TaskPoolEx,
+    helper_delay: Duration,
+    first: impl Fn() + Sync,
+) -> usize {
+    let barrier = std::sync::Barrier::new(2);
+    let done = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| {
+            thread::sleep(helper_delay);
+            while !done.load(Ordering::Acquire) {
+                if !pool.help() {
+                    thread::yield_now();
+                }
+            }
+        });
+        let got = stand_in_for_helper(|| {
+            pool.map_reduce(
+                0..2usize,
+                |i| {
+                    first();
+                    barrier.wait();
+                    i
+                },
+                || 0,
+                |a, b| a + b,
+            )
+        });
+        done.store(true, Ordering::Release);
+        got
+    })
+}
+
 #[test]
 fn a_helper_on_the_workers_lane_hands_it_on_before_its_chunk_runs() {
     // The helper comes first and takes the first lane it may: the workers' one (the caller's
@@ -568,33 +604,12 @@ fn a_helper_on_the_workers_lane_hands_it_on_before_its_chunk_runs() {
     watchdog("a helper's item that waits for another", || {
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
         let (release, blocker) = hold_both_workers(&pool);
-        let barrier = std::sync::Barrier::new(2);
-        let (done, helping) = (AtomicBool::new(false), AtomicBool::new(false));
-        let got = thread::scope(|s| {
-            s.spawn(|| {
-                while !done.load(Ordering::Acquire) {
-                    if !pool.help() {
-                        thread::yield_now();
-                    }
-                }
-            });
-            let got = stand_in_for_helper(|| {
-                pool.map_reduce(
-                    0..2usize,
-                    |i| {
-                        if !helping.swap(true, Ordering::SeqCst) {
-                            // The first item is under way: free the workers.
-                            release.store(true, Ordering::SeqCst);
-                        }
-                        barrier.wait();
-                        i
-                    },
-                    || 0,
-                    |a, b| a + b,
-                )
-            });
-            done.store(true, Ordering::Release);
-            got
+        let helping = AtomicBool::new(false);
+        let got = two_items_that_meet_with_a_helper(&pool, Duration::ZERO, || {
+            if !helping.swap(true, Ordering::SeqCst) {
+                // The first item is under way: free the workers.
+                release.store(true, Ordering::SeqCst);
+            }
         });
         blocker.join();
         assert_eq!(got, 1);
@@ -606,32 +621,8 @@ fn a_stalled_caller_standing_in_leaves_the_helper_its_lane() {
     watchdog("a stalled stand-in's items that meet", || {
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
         let (release, blocker) = hold_both_workers(&pool);
-        let barrier = std::sync::Barrier::new(2);
-        let done = AtomicBool::new(false);
-        let got = thread::scope(|s| {
-            s.spawn(|| {
-                // The helper comes late: the caller has found its fold stalled by then.
-                thread::sleep(Duration::from_millis(20));
-                while !done.load(Ordering::Acquire) {
-                    if !pool.help() {
-                        thread::yield_now();
-                    }
-                }
-            });
-            let got = stand_in_for_helper(|| {
-                pool.map_reduce(
-                    0..2usize,
-                    |i| {
-                        barrier.wait();
-                        i
-                    },
-                    || 0,
-                    |a, b| a + b,
-                )
-            });
-            done.store(true, Ordering::Release);
-            got
-        });
+        // The helper comes late: the caller has found its fold stalled by then.
+        let got = two_items_that_meet_with_a_helper(&pool, Duration::from_millis(20), || {});
         release.store(true, Ordering::SeqCst);
         blocker.join();
         assert_eq!(got, 1);
