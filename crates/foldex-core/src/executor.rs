@@ -1,6 +1,7 @@
 //! The object-safe protocol between a fold and the executor that runs it.
 
 use crate::audited::Partial;
+use crate::codec::PartialCodec;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -32,6 +33,13 @@ pub trait Job<'a>: Sync {
     /// caught). An executor should then stop splitting and scheduling work from `from` on;
     /// `run` of such a range returns at once.
     fn is_stopped(&self, from: usize) -> bool;
+
+    /// How this job's partials become bytes and back, for an executor that runs pieces in
+    /// other processes; `None` (the default) when the fold's caller gave no
+    /// [`Codec`](crate::Codec), and then the job cannot leave this process.
+    fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
+        None
+    }
 }
 
 /// Runs a [`Job`]: decides how to split `0..len`, where the pieces run, and in which tree their

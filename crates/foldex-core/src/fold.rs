@@ -32,6 +32,7 @@
 //! `sum` included, re-raises the panic the sequential fold would have met first, whatever the
 //! timing.
 
+mod encode;
 mod in_place;
 mod input;
 mod stream;
@@ -39,6 +40,7 @@ mod stream;
 pub use input::Input;
 
 use crate::audited::Partial;
+use crate::codec::{Codec, PartialCodec};
 use crate::coverage::{self, Bugs, Kind, Piece, Pieces};
 use crate::executor::{Executor, Job};
 use crate::panic::{LeftmostPanic, PanicPayload};
@@ -208,6 +210,8 @@ struct FoldJob<'c, S, L, I, C, A> {
     /// up on the result: every index counts as stopped, so executors stop scheduling and
     /// running pieces as they would after an early `Break` at index 0.
     cancel: Option<&'c AtomicBool>,
+    /// The accumulator's codec, when the caller gave one ([`Job::codec`]).
+    codec: Option<&'c dyn Codec<A>>,
 }
 
 impl<S, L, I, C, A> FoldJob<'_, S, L, I, C, A>
@@ -350,6 +354,12 @@ where
     fn is_stopped(&self, from: usize) -> bool {
         self.stopped(from)
     }
+
+    fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
+        self.codec
+            .is_some()
+            .then_some(self as &dyn PartialCodec<'a>)
+    }
 }
 
 fn drive<E, S, L, I, C, A>(
@@ -383,6 +393,7 @@ pub(crate) fn drive_cancellable<E, S, L, I, C, A>(
     init: I,
     combine: C,
     cancel: Option<&AtomicBool>,
+    codec: Option<&dyn Codec<A>>,
 ) -> Option<ControlFlow<A, A>>
 where
     E: Executor + ?Sized,
@@ -393,7 +404,7 @@ where
     A: Send,
 {
     let len = source.len();
-    let job = FoldJob::new(source, leaf, init, combine, len, cancel);
+    let job = FoldJob::new(source, leaf, init, combine, len, cancel, codec);
     let partial = executor.execute(&job);
     job.conclude(partial, len)
 }
@@ -414,6 +425,7 @@ where
         combine: C,
         len: usize,
         cancel: Option<&'c AtomicBool>,
+        codec: Option<&'c dyn Codec<A>>,
     ) -> Self {
         Self {
             source,
@@ -427,6 +439,7 @@ where
             panics: LeftmostPanic::default(),
             bugs: Bugs::default(),
             cancel,
+            codec,
         }
     }
 
@@ -557,6 +570,66 @@ pub trait ExecutorExt: Executor {
         C: Fn(A, A) -> A + Sync,
     {
         drive(self, source, ProbedStep(step), init, combine)
+    }
+
+    /// [`fold`](ExecutorExt::fold) whose partials can cross processes: `codec` writes the
+    /// accumulator as bytes and reads it back, for an executor that folds pieces in other
+    /// processes (`foldex-mpi`'s `MpiEx`); every other executor ignores it. An indexable
+    /// [`Source`] only: a stream cannot be split across processes.
+    fn fold_encoded<S, A, I, F, C>(
+        &self,
+        source: S,
+        init: I,
+        step: F,
+        combine: C,
+        codec: &dyn Codec<A>,
+    ) -> A
+    where
+        S: Source,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, S::Item) -> A + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        let flow = drive_cancellable(
+            self,
+            source,
+            PlainStep(step),
+            init,
+            combine,
+            None,
+            Some(codec),
+        );
+        into_inner(flow.expect("a fold without a cancel flag is never cancelled"))
+    }
+
+    /// [`try_fold_probed`](ExecutorExt::try_fold_probed) whose partials can cross processes,
+    /// as in [`fold_encoded`](ExecutorExt::fold_encoded).
+    fn try_fold_encoded<S, A, I, F, C>(
+        &self,
+        source: S,
+        init: I,
+        step: F,
+        combine: C,
+        codec: &dyn Codec<A>,
+    ) -> ControlFlow<A, A>
+    where
+        S: Source,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, S::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        drive_cancellable(
+            self,
+            source,
+            ProbedStep(step),
+            init,
+            combine,
+            None,
+            Some(codec),
+        )
+        .expect("a fold without a cancel flag is never cancelled")
     }
 
     /// Calls `f` on every item.

@@ -32,6 +32,7 @@
 mod audited;
 mod chunk;
 mod claim;
+mod codec;
 mod config;
 mod coverage;
 mod executor;
@@ -48,6 +49,7 @@ mod stream;
 mod sync;
 
 pub use audited::{Brand, MutSlice, OwnedVec, Partial};
+pub use codec::Codec;
 pub use config::{available_parallelism, Basesize, ConfigError};
 pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, Input, StopProbe, Summand};
@@ -67,6 +69,8 @@ pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 ///   back: [`offer`](exec::offer).
 /// - Completion: [`Latch`](exec::Latch), [`JoinLatch`](exec::JoinLatch),
 ///   [`ScopeLatch`](exec::ScopeLatch); panics: [`PanicSlot`](exec::PanicSlot).
+/// - Partials that cross processes: [`PartialCodec`](exec::PartialCodec), from
+///   [`Job::codec`]; a panic's message: [`message`](exec::message).
 /// - Threads that run work while they wait: [`as_helper`](exec::as_helper) /
 ///   [`is_helping`](exec::is_helping), and [`stand_in_for_helper`](exec::stand_in_for_helper)
 ///   for a thread that calls `execute` on behalf of one that helps.
@@ -81,11 +85,12 @@ pub mod exec {
         Written,
     };
     pub use crate::chunk::{chunk, chunks, split, OrderedCombiner};
+    pub use crate::codec::PartialCodec;
     pub use crate::first_items::{
         measure_first_items, FirstItems, Rest, LEAF_TIME, MEASURE_FOR, WAKE_UP,
     };
     pub use crate::helping::{as_helper, is_helping};
     pub use crate::latch::{JoinLatch, Latch, ScopeLatch};
-    pub use crate::panic::{PanicPayload, PanicSlot};
+    pub use crate::panic::{message, PanicPayload, PanicSlot};
     pub use crate::stand_in::{is_standing_in, stand_in_for_helper};
 }

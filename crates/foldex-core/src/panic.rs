@@ -87,8 +87,25 @@ impl LeftmostPanic {
         drop(dropped);
     }
 
+    /// The held panic's index and message, leaving it held.
+    pub(crate) fn placed(&self) -> Option<(usize, String)> {
+        let held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        held.as_ref()
+            .map(|(at, payload)| (*at, message(&**payload)))
+    }
+
     /// Takes the held panic and its index, if any.
     pub(crate) fn take(&self) -> Option<(usize, PanicPayload)> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
+}
+
+/// A panic payload's message: the `&str` or `String` that `panic!` makes, or a note saying the
+/// payload is something else.
+pub fn message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic whose payload is not a string".to_owned())
 }

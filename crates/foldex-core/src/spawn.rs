@@ -146,6 +146,7 @@ pub trait SpawnExt: Executor {
                 init,
                 combine,
                 Some(cancel),
+                None,
             )?;
             match flow {
                 ControlFlow::Continue(acc) | ControlFlow::Break(acc) => Some(acc),
@@ -178,6 +179,7 @@ pub trait SpawnExt: Executor {
                 init,
                 combine,
                 Some(cancel),
+                None,
             )
         })
     }

@@ -74,7 +74,7 @@ impl<S: Source> Input for S {
         C: Fn(A, A) -> A + Sync,
         A: Send,
     {
-        drive_cancellable(executor, self, leaf, init, combine, None)
+        drive_cancellable(executor, self, leaf, init, combine, None, None)
             .expect("a fold without a cancel flag is never cancelled")
     }
 

@@ -321,7 +321,7 @@ where
     let batches = Batches {
         held: Mutex::new(Vec::new()),
     };
-    let items = FoldJob::new(&batches, leaf, init, combine, usize::MAX, None);
+    let items = FoldJob::new(&batches, leaf, init, combine, usize::MAX, None, None);
     let fold = StreamFold {
         puller: Mutex::new(Puller {
             iter: stream.iter,
@@ -336,7 +336,15 @@ where
         auto_batch: AtomicUsize::new(1),
     };
     loop {
-        let turns = FoldJob::new(0..TURNS, Turns(&fold), || (), |(), ()| (), TURNS, None);
+        let turns = FoldJob::new(
+            0..TURNS,
+            Turns(&fold),
+            || (),
+            |(), ()| (),
+            TURNS,
+            None,
+            None,
+        );
         let partial = executor.execute(&turns);
         // The turns' accumulators are `()`: what matters is that the executor ran them right
         // (raised here as an executor bug otherwise) and whether the stream is over.

@@ -1,0 +1,166 @@
+//! Partials through bytes: an executor that sends every piece's partial through
+//! `PartialCodec` before combining gives the sequential answer, Breaks and panics included.
+
+use foldex_core::{Codec, Executor, ExecutorExt, Job, Partial, StopProbe};
+use foldex_seq::SequentialEx;
+use proptest::prelude::*;
+use std::ops::ControlFlow::{Break, Continue};
+use std::panic::{self, AssertUnwindSafe};
+
+/// Runs `pieces` ranges in order, each partial encoded and decoded before it is combined, as
+/// if every piece ran in a process of its own.
+struct ThroughBytes {
+    pieces: usize,
+}
+
+impl Executor for ThroughBytes {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        let codec = job.codec().expect("these tests give a codec");
+        let len = job.len();
+        let mut acc: Option<Partial<'a>> = None;
+        for p in 0..self.pieces {
+            let range = len * p / self.pieces..len * (p + 1) / self.pieces;
+            let bytes = codec.encode(job.run(range)).expect("encodes");
+            let part = codec.decode(&bytes).expect("decodes");
+            acc = Some(match acc {
+                Some(left) => job.combine(left, part),
+                None => part,
+            });
+        }
+        acc.unwrap_or_else(|| job.run(0..0))
+    }
+}
+
+/// `Vec<u32>` as little-endian words.
+struct Words;
+
+impl Codec<Vec<u32>> for Words {
+    fn encode(&self, acc: &Vec<u32>, out: &mut Vec<u8>) -> Result<(), String> {
+        acc.iter()
+            .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+        Ok(())
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<Vec<u32>, String> {
+        if bytes.len() % 4 != 0 {
+            return Err(format!("{} bytes", bytes.len()));
+        }
+        Ok(bytes
+            .chunks(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect())
+    }
+}
+
+fn append(mut a: Vec<u32>, b: Vec<u32>) -> Vec<u32> {
+    a.extend(b);
+    a
+}
+
+proptest! {
+    #[test]
+    fn a_fold_through_bytes_is_the_sequential_fold(len in 0usize..3000, pieces in 1usize..7, stop in 0usize..3500) {
+        let ex = ThroughBytes { pieces };
+        let step = |mut v: Vec<u32>, i: usize| {
+            if i == stop {
+                v.push(i as u32);
+                return Break(v);
+            }
+            if i % 97 == 0 {
+                v.push(i as u32);
+            }
+            Continue(v)
+        };
+        let got = ex.try_fold_encoded(0..len, Vec::new, |v, i, _: &StopProbe| step(v, i), append, &Words);
+        prop_assert_eq!(got, (0..len).try_fold(Vec::new(), step));
+        let all = ex.fold_encoded(0..len, Vec::new, |mut v, i| { v.push(i as u32); v }, append, &Words);
+        prop_assert_eq!(all, (0..len as u32).collect::<Vec<_>>());
+    }
+}
+
+#[cfg(panic = "unwind")]
+#[test]
+fn a_panic_travels_as_its_message_and_a_break_before_it_wins() {
+    let ex = ThroughBytes { pieces: 4 };
+    let fold = |brk: Option<usize>| {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            ex.try_fold_encoded(
+                0..1000usize,
+                Vec::new,
+                |v: Vec<u32>, i, _: &StopProbe| match i {
+                    _ if Some(i) == brk => Break(v),
+                    900 => panic!("item {i} is bad"),
+                    _ => Continue(v),
+                },
+                append,
+                &Words,
+            )
+        }))
+    };
+    let payload = fold(None).expect_err("the panic is raised");
+    assert_eq!(foldex_core::exec::message(&*payload), "item 900 is bad");
+    assert_eq!(fold(Some(10)).unwrap(), Break(vec![]));
+}
+
+#[test]
+fn what_cannot_be_written_or_read_is_an_error_naming_why() {
+    struct Refuses;
+    impl Codec<u8> for Refuses {
+        fn encode(&self, _: &u8, _: &mut Vec<u8>) -> Result<(), String> {
+            Err("no room".into())
+        }
+        fn decode(&self, _: &[u8]) -> Result<u8, String> {
+            panic!("never read")
+        }
+    }
+    struct Check;
+    impl Executor for Check {
+        fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+            let codec = job.codec().unwrap();
+            assert_eq!(codec.encode(job.run(0..1)).unwrap_err(), "no room");
+            for bad in [&[][..], &[9][..], &[1, 0, 0][..]] {
+                assert!(codec.decode(bad).is_err(), "{bad:?}");
+            }
+            // A range past the end is refused, not believed.
+            let mut past = vec![1u8];
+            past.extend(0u64.to_le_bytes());
+            past.extend(99u64.to_le_bytes());
+            past.extend(u64::MAX.to_le_bytes());
+            past.push(0);
+            assert!(codec.decode(&past).unwrap_err().contains("past"));
+            // A decode that panics is an error with its message.
+            past[9..17].copy_from_slice(&1u64.to_le_bytes());
+            assert!(codec.decode(&past).unwrap_err().contains("never read"));
+            job.run(0..job.len())
+        }
+    }
+    assert_eq!(
+        Check.fold_encoded(0..1usize, || 0u8, |a, _| a, |a, _| a, &Refuses),
+        0
+    );
+}
+
+#[test]
+fn a_fold_without_a_codec_offers_none() {
+    struct NoCodec;
+    impl Executor for NoCodec {
+        fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+            assert!(job.codec().is_none());
+            job.run(0..job.len())
+        }
+    }
+    assert_eq!(NoCodec.sum::<usize>(0..10usize), 45);
+    // Every other executor ignores a codec.
+    assert_eq!(
+        SequentialEx.fold_encoded(
+            0..4usize,
+            Vec::new,
+            |mut v, i| {
+                v.push(i as u32);
+                v
+            },
+            append,
+            &Words
+        ),
+        vec![0, 1, 2, 3]
+    );
+}
