@@ -41,7 +41,7 @@ impl Codec<Vec<u32>> for Words {
         Ok(())
     }
     fn decode(&self, bytes: &[u8]) -> Result<Vec<u32>, String> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return Err(format!("{} bytes", bytes.len()));
         }
         Ok(bytes
@@ -65,7 +65,7 @@ proptest! {
                 v.push(i as u32);
                 return Break(v);
             }
-            if i % 97 == 0 {
+            if i.is_multiple_of(97) {
                 v.push(i as u32);
             }
             Continue(v)
