@@ -1,7 +1,5 @@
-//! Cutting `0..len` into one contiguous block per rank, and a rank's block as a source of its
-//! own.
+//! Cutting `0..len` into one contiguous block per rank.
 
-use foldex_core::{RangeVisitor, Source};
 use std::ops::Range;
 
 /// Rank `rank`'s block of `0..len` among `size` ranks: block `r` starts at `r * len / size`, so
@@ -10,30 +8,6 @@ use std::ops::Range;
 pub(crate) fn block(len: usize, size: usize, rank: usize) -> Range<usize> {
     let start = |r: usize| (len as u128 * r as u128 / size as u128) as usize;
     start(rank)..start(rank + 1)
-}
-
-/// `range` of `source`, indexed from 0.
-pub(crate) struct Slice<'s, S> {
-    pub source: &'s S,
-    pub range: Range<usize>,
-}
-
-impl<S: Source> Source for Slice<'_, S> {
-    type Item = S::Item;
-
-    fn len(&self) -> usize {
-        self.range.end - self.range.start
-    }
-
-    fn get(&self, index: usize) -> S::Item {
-        self.source.get(self.range.start + index)
-    }
-
-    fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
-        let offset = self.range.start;
-        self.source
-            .visit_range(offset + range.start..offset + range.end, visitor)
-    }
 }
 
 #[cfg(test)]

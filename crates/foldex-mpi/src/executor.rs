@@ -1,27 +1,21 @@
 //! [`MpiEx`]: a fold's input cut into one block per rank, each folded on a local executor, the
 //! partials combined in rank order on every rank.
 
-use crate::block::{block, Slice};
+use crate::across::{OnError, Ranks, Refused};
+use crate::codec::Postcard;
 use crate::error::MpiError;
-use crate::notice::Notices;
-use crate::outcome::{gather, Outcome};
-use foldex_core::{Executor, ExecutorExt, Source};
+use foldex_core::exec::PartialCodec;
+use foldex_core::{Executor, ExecutorExt, Job, Partial, Source, StopProbe};
 use foldex_loader::{Loadable, Loader};
 use foldex_threaded::ThreadedEx;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::any::Any;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// How long a piece of a rank's block folds before the rank looks for a stop notice: the
-/// latency of early termination across ranks, against one local fold's start per piece.
-const PIECE_TIME: Duration = Duration::from_millis(4);
 
 /// Folds across the ranks of an MPI job (SPMD: every rank runs the same program and calls the
 /// same folds in the same order). `0..len` is cut into one contiguous block per rank; each rank
@@ -53,6 +47,8 @@ pub struct MpiEx {
     rank: usize,
     size: usize,
     local: Arc<dyn Executor>,
+    /// The thread that made it: the one that may call MPI (`MPI_THREAD_FUNNELED`).
+    thread: std::thread::ThreadId,
 }
 
 impl Drop for MpiEx {
@@ -86,6 +82,7 @@ impl MpiEx {
             size: comm.size() as usize,
             comm: Some(comm),
             local: Arc::new(ThreadedEx::new()),
+            thread: std::thread::current().id(),
         })
     }
 
@@ -120,6 +117,16 @@ impl MpiEx {
         self.comm
             .as_ref()
             .expect("present until the executor is dropped")
+    }
+
+    /// The communicator, this rank and the local executor, for one fold.
+    fn ranks(&self) -> Ranks<'_> {
+        Ranks {
+            comm: self.communicator(),
+            rank: self.rank,
+            size: self.size,
+            local: &*self.local,
+        }
     }
 
     /// `fold` across ranks: every rank returns `combine` of all blocks' partials in rank order.
@@ -173,11 +180,14 @@ impl MpiEx {
     }
 
     /// `try_fold` across ranks, with the sequential answer: the first `Break` in index order
-    /// decides, blocks after it stop early, blocks before it are combined whole.
+    /// decides, blocks after it stop early, blocks before it are combined whole. The same
+    /// fold as [`ExecutorExt::try_fold_encoded`](foldex_core::ExecutorExt::try_fold_encoded)
+    /// with [`Postcard`](crate::Postcard) on this executor, with errors returned instead of
+    /// raised.
     ///
     /// # Errors
     /// The ranks' lengths differ ([`MpiError::Lengths`]), a partial cannot be encoded or
-    /// decoded ([`MpiError::Codec`]), or MPI is finalised; the same error on every rank.
+    /// decoded ([`MpiError::Codec`]), or MPI is not running; the same error on every rank.
     ///
     /// # Panics
     /// With the first panicking block's message, on every rank, when no `Break` comes before it.
@@ -199,30 +209,18 @@ impl MpiEx {
         // A `len` that panics on one rank must not leave the others in the comparison.
         let len = panic::catch_unwind(AssertUnwindSafe(|| source.len()));
         self.same_length_everywhere(len.as_ref().ok().copied())?;
-        let len = len.unwrap_or_else(|payload| panic::resume_unwind(payload));
-        let (rank, size) = (self.rank(), self.size());
-        let mut notices = Notices::new(self.communicator());
-        let mine = block(len, size, rank);
-        let folded = panic::catch_unwind(AssertUnwindSafe(|| {
-            self.fold_block(&source, mine, &mut notices, &init, &step, &combine)
-        }));
-        let mut payload: Option<Box<dyn Any + Send>> = None;
-        let outcome = match folded {
-            Ok(Local::Done(a)) => encoded(&a).map_or_else(Outcome::Unencodable, Outcome::Done),
-            Ok(Local::Broke(a)) => encoded(&a).map_or_else(Outcome::Unencodable, Outcome::Broke),
-            Ok(Local::Stopped) => Outcome::Stopped,
-            Err(p) => {
-                let message = panic_message(&*p);
-                payload = Some(p);
-                Outcome::Panicked(message)
-            }
-        };
-        if outcome.sent_notices() {
-            notices.tell_later_ranks();
+        if let Err(payload) = len {
+            panic::resume_unwind(payload);
         }
-        let gathered = gather(self.communicator(), &outcome);
-        notices.settle(gathered.sent_notices[..rank].iter().filter(|&&s| s).count());
-        combine_in_rank_order(gathered.outcomes?, rank, payload, init, combine)
+        let compared = LengthsCompared(self);
+        let step = |a, x, _: &StopProbe| step(a, x);
+        let run = || compared.try_fold_encoded(source, init, step, combine, &Postcard);
+        panic::catch_unwind(AssertUnwindSafe(run)).map_err(|payload| {
+            match payload.downcast::<Refused>() {
+                Ok(refused) => refused.0,
+                Err(payload) => panic::resume_unwind(payload),
+            }
+        })
     }
 
     /// Compares the ranks' lengths collectively: an error on every rank if any differs (a
@@ -238,133 +236,62 @@ impl MpiEx {
         }
     }
 
-    /// Folds `range` of `source` in pieces of about [`PIECE_TIME`], probing for a stop notice
-    /// between pieces; tells nobody anything (the caller does).
-    fn fold_block<S, A, I, F, C>(
-        &self,
-        source: &S,
-        range: std::ops::Range<usize>,
-        notices: &mut Notices<'_>,
-        init: &I,
-        step: &F,
-        combine: &C,
-    ) -> Local<A>
-    where
-        S: Source,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, S::Item) -> ControlFlow<A, A> + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        let (mut at, mut piece) = (range.start, 1usize);
-        let mut partial: Option<A> = None;
-        let join = |left: Option<A>, right: A| match left {
-            Some(left) => combine(left, right),
-            None => right,
-        };
-        while at < range.end {
-            if notices.stopped() {
-                return Local::Stopped;
-            }
-            let end = at.saturating_add(piece).min(range.end);
-            let started = Instant::now();
-            let slice = Slice {
-                source,
-                range: at..end,
-            };
-            match self.local.try_fold(slice, init, step, combine) {
-                ControlFlow::Continue(a) => partial = Some(join(partial, a)),
-                ControlFlow::Break(a) => return Local::Broke(join(partial, a)),
-            }
-            let took = started.elapsed();
-            if took < PIECE_TIME / 2 {
-                piece = piece.saturating_mul(2);
-            } else if took > PIECE_TIME * 2 {
-                piece = (piece / 2).max(1);
-            }
-            at = end;
+    /// The codec of a job given to this executor; panics, the same on every rank, where there
+    /// is none, or where MPI cannot be called from here.
+    fn codec_of<'j, 'a>(&self, job: &'j dyn Job<'a>) -> &'j dyn PartialCodec<'a> {
+        if let Err(error) = check_running() {
+            panic!("{error}");
         }
-        Local::Done(partial.unwrap_or_else(init))
-    }
-}
-
-/// What a rank's own block came to.
-enum Local<A> {
-    Done(A),
-    Broke(A),
-    Stopped,
-}
-
-/// `a` encoded, or why not: an error, or a panic in its `Serialize` (caught, since every other
-/// rank is about to wait for this one in the gather).
-fn encoded<A: Serialize>(a: &A) -> Result<Vec<u8>, String> {
-    panic::catch_unwind(AssertUnwindSafe(|| postcard::to_stdvec(a)))
-        .map_err(|payload| format!("encoding panicked: {}", panic_message(&*payload)))?
-        .map_err(|e| e.to_string())
-}
-
-/// Every rank's outcome combined left to right, as a sequential fold would: the first block
-/// that broke or panicked decides.
-fn combine_in_rank_order<A, I, C>(
-    all: Vec<Outcome>,
-    rank: usize,
-    own_panic: Option<Box<dyn Any + Send>>,
-    init: I,
-    combine: C,
-) -> Result<ControlFlow<A, A>, MpiError>
-where
-    A: DeserializeOwned,
-    I: Fn() -> A,
-    C: Fn(A, A) -> A,
-{
-    let decode = |r: usize, bytes: &[u8]| -> Result<A, MpiError> {
-        postcard::from_bytes(bytes).map_err(|e| MpiError::Codec {
-            rank: r,
-            why: e.to_string(),
+        if std::thread::current().id() != self.thread {
+            panic!(
+                "foldex-mpi: a fold across ranks was started on a thread other than the one \
+                 that made its MpiEx (only that thread calls MPI); start it there, not from \
+                 inside another fold"
+            );
+        }
+        job.codec().unwrap_or_else(|| {
+            panic!(
+                "foldex-mpi: this fold's partials cannot cross ranks: it was given no codec. \
+                 Run it with `fold_encoded` / `try_fold_encoded` and `foldex_mpi::Postcard`, \
+                 a pipeline's `encoded` reductions, or MpiEx's own `fold` / `try_fold`; a \
+                 stream cannot be split across ranks"
+            )
         })
-    };
-    let mut acc: Option<A> = None;
-    for (r, outcome) in all.iter().enumerate() {
-        match outcome {
-            Outcome::Done(bytes) => {
-                let a = decode(r, bytes)?;
-                acc = Some(match acc {
-                    Some(left) => combine(left, a),
-                    None => a,
-                });
-            }
-            Outcome::Broke(bytes) => {
-                let a = decode(r, bytes)?;
-                return Ok(ControlFlow::Break(match acc {
-                    Some(left) => combine(left, a),
-                    None => a,
-                }));
-            }
-            Outcome::Panicked(message) => match own_panic {
-                Some(payload) if r == rank => panic::resume_unwind(payload),
-                _ => panic::resume_unwind(Box::new(message.clone())),
-            },
-            // Needed only where no earlier block broke or panicked, as in a sequential fold.
-            Outcome::Unencodable(why) => {
-                return Err(MpiError::Codec {
-                    rank: r,
-                    why: why.clone(),
-                })
-            }
-            Outcome::Stopped => {
-                unreachable!("a block stops only after an earlier one broke or panicked")
-            }
-        }
     }
-    Ok(ControlFlow::Continue(acc.unwrap_or_else(init)))
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a rank panicked with a payload that is not a string".to_owned())
+/// Runs every fold across the ranks, as the typed methods do, raising as a panic (the same on
+/// every rank) what they return as an error. The job needs a codec: folds from
+/// [`ExecutorExt::fold_encoded`](foldex_core::ExecutorExt::fold_encoded) and
+/// [`try_fold_encoded`](foldex_core::ExecutorExt::try_fold_encoded), and pipelines' encoded
+/// reductions, have one; any other panics with a message saying so, on every rank.
+impl Executor for MpiEx {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        let codec = self.codec_of(job);
+        if let Err(error) = self.same_length_everywhere(Some(job.len())) {
+            panic!("{error}");
+        }
+        self.ranks().run(job, codec, OnError::Panic)
+    }
+
+    fn workers(&self) -> usize {
+        self.local.workers()
+    }
+}
+
+/// `MpiEx` for a fold whose lengths the typed methods compared already, returning what fails
+/// on every rank as a [`Refused`] payload.
+struct LengthsCompared<'e>(&'e MpiEx);
+
+impl Executor for LengthsCompared<'_> {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        let codec = self.0.codec_of(job);
+        self.0.ranks().run(job, codec, OnError::Unwind)
+    }
+
+    fn workers(&self) -> usize {
+        self.0.local.workers()
+    }
 }
 
 /// Refuses to touch MPI before it is initialised or after it is finalised.

@@ -22,12 +22,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod across;
 mod block;
+mod codec;
 mod error;
 mod executor;
 mod notice;
 mod outcome;
 
+pub use codec::Postcard;
 pub use error::MpiError;
 pub use executor::MpiEx;
 pub use mpi;

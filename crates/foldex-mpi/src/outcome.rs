@@ -10,23 +10,14 @@ use serde::{Deserialize, Serialize};
 /// One rank's block, as every rank sees it after the gather.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum Outcome {
-    /// The block folded whole: its partial, encoded.
-    Done(Vec<u8>),
-    /// The block broke: its partial up to the `Break`, encoded.
-    Broke(Vec<u8>),
-    /// The block panicked, with this message.
-    Panicked(String),
+    /// The block's partial, encoded by the job's codec (what it came to, a `Break` or a panic
+    /// in it included).
+    Part(Vec<u8>),
     /// An earlier rank broke or panicked, so this block stopped; its part is not needed.
     Stopped,
-    /// The block's partial could not be encoded, for this reason.
-    Unencodable(String),
-}
-
-impl Outcome {
-    /// Whether this rank told the later ranks to stop.
-    pub fn sent_notices(&self) -> bool {
-        matches!(self, Outcome::Broke(_) | Outcome::Panicked(_))
-    }
+    /// The block's partial could not be encoded, or its local executor failed, for this
+    /// reason.
+    Failed(String),
 }
 
 /// What every rank learns from the gather: which ranks sent stop notices, and every rank's
@@ -38,11 +29,11 @@ pub(crate) struct Gathered {
 }
 
 /// Every rank's outcome on every rank: one gather of sizes and notice flags, one of bytes.
-pub(crate) fn gather(comm: &SimpleCommunicator, mine: &Outcome) -> Gathered {
+pub(crate) fn gather(comm: &SimpleCommunicator, mine: &Outcome, sent_notices: bool) -> Gathered {
     let bytes = postcard::to_stdvec(mine).expect("an outcome encodes");
     let size = comm.size() as usize;
     let mut pairs = vec![0u64; 2 * size];
-    let me = [bytes.len() as u64, u64::from(mine.sent_notices())];
+    let me = [bytes.len() as u64, u64::from(sent_notices)];
     comm.all_gather_into(&me[..], &mut pairs[..]);
     let sent_notices = pairs.chunks(2).map(|pair| pair[1] == 1).collect();
     let sizes: Vec<u64> = pairs.chunks(2).map(|pair| pair[0]).collect();
@@ -101,11 +92,9 @@ mod tests {
 
     #[test]
     fn a_small_partial_travels_in_a_few_bytes() {
-        // A `u64` sum of 0 encodes in one byte; its outcome in three (variant, length, byte).
-        let partial = postcard::to_stdvec(&0u64).unwrap();
-        assert_eq!(partial.len(), 1);
-        let outcome = postcard::to_stdvec(&Outcome::Done(partial)).unwrap();
-        assert_eq!(outcome.len(), 3);
+        // A partial of 30 bytes travels in 32 (variant, length, bytes).
+        let outcome = postcard::to_stdvec(&Outcome::Part(vec![7; 30])).unwrap();
+        assert_eq!(outcome.len(), 32);
         let stopped = postcard::to_stdvec(&Outcome::Stopped).unwrap();
         assert_eq!(stopped.len(), 1);
     }

@@ -1,0 +1,139 @@
+//! `MpiEx` as an `Executor`: the typed API's encoded folds across 1, 2 and 3 ranks, and what
+//! it refuses, the same on every rank (each test a subprocess under `mpirun`: `common`).
+
+mod common;
+
+use common::world;
+use foldex_core::{Executor, ExecutorExt, StopProbe};
+use foldex_mpi::Postcard;
+use std::ops::ControlFlow::{Break, Continue};
+use std::panic::{self, AssertUnwindSafe};
+
+/// The message of the panic `f` raises.
+fn panic_message(f: impl FnOnce()) -> String {
+    let payload = panic::catch_unwind(AssertUnwindSafe(f)).expect_err("it panics");
+    foldex_core::exec::message(&*payload)
+}
+
+ranks!(encoded_folds_give_the_sequential_answer, || {
+    let (_mpi, ex) = world();
+    let as_dyn: &dyn Executor = &ex;
+    for len in [0usize, 1, 2, 3, 5, 97, 100_003] {
+        let sum = as_dyn.fold_encoded(
+            0..len,
+            || 0u64,
+            |s, i| s + i as u64,
+            |a, b| a + b,
+            &Postcard,
+        );
+        assert_eq!(sum, (0..len as u64).sum::<u64>(), "len {len}");
+        let digits = ex.fold_encoded(
+            0..len.min(300),
+            String::new,
+            |mut s, i| {
+                s.push(char::from(b'0' + (i % 10) as u8));
+                s
+            },
+            |a, b| a + &b,
+            &Postcard,
+        );
+        let expected: String = (0..len.min(300))
+            .map(|i| char::from(b'0' + (i % 10) as u8))
+            .collect();
+        assert_eq!(digits, expected);
+        for first in [0, len / 3, len / 2, len.saturating_sub(1), len] {
+            // A polynomial hash of the items: associative, not commutative, identity (1, 0).
+            let push = |(p, v): (u64, u64), i: usize| {
+                (
+                    p.wrapping_mul(31),
+                    v.wrapping_mul(31).wrapping_add(i as u64),
+                )
+            };
+            let join = |(p, v): (u64, u64), (q, w): (u64, u64)| {
+                (p.wrapping_mul(q), v.wrapping_mul(q).wrapping_add(w))
+            };
+            let step = |acc, i: usize| {
+                if i >= first && i % 5 == first % 5 {
+                    Break(push(acc, i))
+                } else {
+                    Continue(push(acc, i))
+                }
+            };
+            let got = as_dyn.try_fold_encoded(
+                0..len,
+                || (1, 0),
+                |acc, i, _: &StopProbe| step(acc, i),
+                join,
+                &Postcard,
+            );
+            assert_eq!(
+                got,
+                (0..len).try_fold((1, 0), step),
+                "len {len}, break from {first}"
+            );
+        }
+    }
+});
+
+ranks!(
+    a_panic_is_raised_on_every_rank_and_the_executor_goes_on,
+    || {
+        let (_mpi, ex) = world();
+        let message = panic_message(|| {
+            ex.fold_encoded(
+                0..3000usize,
+                || 0u64,
+                |s, i| {
+                    if i == 2999 {
+                        panic!("item {i} is corrupt")
+                    } else {
+                        s + 1
+                    }
+                },
+                |a, b| a + b,
+                &Postcard,
+            );
+        });
+        assert_eq!(message, "item 2999 is corrupt");
+        assert_eq!(
+            ex.fold_encoded(0..10usize, || 0, |s, i| s + i, |a, b| a + b, &Postcard),
+            45
+        );
+    }
+);
+
+ranks!(
+    what_cannot_run_across_ranks_is_refused_on_every_rank,
+    || {
+        let (_mpi, ex) = world();
+        // No codec: the typed API's plain folds cannot cross ranks.
+        let message = panic_message(|| {
+            ExecutorExt::sum::<u64>(&ex, &[1u64, 2, 3][..]);
+        });
+        assert!(message.contains("given no codec"), "{message}");
+        // Ranks that fold different lengths.
+        if ex.size() > 1 {
+            let len = 100 + ex.rank();
+            let message = panic_message(|| {
+                ex.fold_encoded(0..len, || 0usize, |s, _| s + 1, |a, b| a + b, &Postcard);
+            });
+            assert!(message.contains("different lengths"), "{message}");
+        }
+        // A fold across ranks started on another thread (MPI is called from one thread only).
+        let message = std::thread::scope(|s| {
+            s.spawn(|| {
+                panic_message(|| {
+                    ex.fold_encoded(0..10usize, || 0, |s, i| s + i, |a, b| a + b, &Postcard);
+                })
+            })
+            .join()
+            .unwrap()
+        });
+        assert!(message.contains("thread other than"), "{message}");
+        // Still usable.
+        assert_eq!(
+            ex.fold_encoded(0..10usize, || 0, |s, i| s + i, |a, b| a + b, &Postcard),
+            45
+        );
+    }
+);
