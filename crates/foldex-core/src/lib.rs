@@ -42,6 +42,8 @@ mod helping;
 mod latch;
 mod once_bits;
 mod panic;
+#[cfg(feature = "serde")]
+mod postcard;
 mod source;
 mod spawn;
 mod stand_in;
@@ -53,6 +55,8 @@ pub use codec::Codec;
 pub use config::{available_parallelism, Basesize, ConfigError};
 pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, Input, StopProbe, Summand};
+#[cfg(feature = "serde")]
+pub use postcard::Postcard;
 pub use source::{RangeVisitor, Source};
 pub use spawn::{FoldHandle, SpawnExt};
 pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};

@@ -3,33 +3,10 @@
 
 use foldex_core::{Codec, Executor, ExecutorExt, Job, Partial, StopProbe};
 use foldex_seq::SequentialEx;
+use foldex_testkit::ThroughBytes;
 use proptest::prelude::*;
 use std::ops::ControlFlow::{Break, Continue};
 use std::panic::{self, AssertUnwindSafe};
-
-/// Runs `pieces` ranges in order, each partial encoded and decoded before it is combined, as
-/// if every piece ran in a process of its own.
-struct ThroughBytes {
-    pieces: usize,
-}
-
-impl Executor for ThroughBytes {
-    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-        let codec = job.codec().expect("these tests give a codec");
-        let len = job.len();
-        let mut acc: Option<Partial<'a>> = None;
-        for p in 0..self.pieces {
-            let range = len * p / self.pieces..len * (p + 1) / self.pieces;
-            let bytes = codec.encode(job.run(range)).expect("encodes");
-            let part = codec.decode(&bytes).expect("decodes");
-            acc = Some(match acc {
-                Some(left) => job.combine(left, part),
-                None => part,
-            });
-        }
-        acc.unwrap_or_else(|| job.run(0..0))
-    }
-}
 
 /// `Vec<u32>` as little-endian words.
 struct Words;

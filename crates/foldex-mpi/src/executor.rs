@@ -2,10 +2,9 @@
 //! partials combined in rank order on every rank.
 
 use crate::across::{OnError, Ranks, Refused};
-use crate::codec::Postcard;
 use crate::error::MpiError;
 use foldex_core::exec::PartialCodec;
-use foldex_core::{Executor, ExecutorExt, Job, Partial, Source, StopProbe};
+use foldex_core::{Executor, ExecutorExt, Job, Partial, Postcard, Source, StopProbe};
 use foldex_loader::{Loadable, Loader};
 use foldex_threaded::ThreadedEx;
 use mpi::topology::SimpleCommunicator;

@@ -24,15 +24,14 @@
 
 mod across;
 mod block;
-mod codec;
 mod error;
 mod executor;
 mod notice;
 mod outcome;
 
-pub use codec::Postcard;
 pub use error::MpiError;
 pub use executor::MpiEx;
+pub use foldex_core::Postcard;
 pub use mpi;
 
 use mpi::environment::{Threading, Universe};

@@ -137,3 +137,46 @@ ranks!(
         );
     }
 );
+
+ranks!(pipelines_run_across_ranks, || {
+    use foldex_pipeline::IntoPipeline;
+    let (_mpi, ex) = world();
+    let words: Vec<String> = (0..20_011u64).map(|i| format!("w{}", i % 97)).collect();
+    let long = words
+        .pipe()
+        .filter(|w| w.len() == 3)
+        .map(|w| w.len() as u64);
+    let std_long = || {
+        words
+            .iter()
+            .filter(|w| w.len() == 3)
+            .map(|w| w.len() as u64)
+    };
+    let e = long.encoded(Postcard);
+    assert_eq!(e.count(&ex), std_long().count());
+    assert_eq!(e.sum::<u64>(&ex), std_long().sum::<u64>());
+    let first = words
+        .pipe()
+        .position_first(&foldex_seq::SequentialEx, |w| w == "w96");
+    let across = words
+        .pipe()
+        .encoded(Postcard)
+        .position_first(&ex, |w| w == "w96");
+    assert_eq!(across, first);
+    // Items the ranks send back are owned: a borrowed `&String` has no codec (it does not compile).
+    let found = words
+        .pipe()
+        .cloned()
+        .encoded(Postcard)
+        .find_first(&ex, |w| w.ends_with("42"));
+    assert_eq!(found.as_ref(), words.iter().find(|w| w.ends_with("42")));
+    let order = words
+        .pipe()
+        .map(|w| w.len() as u8)
+        .encoded(Postcard)
+        .collect_vec(&ex);
+    assert_eq!(
+        order,
+        words.iter().map(|w| w.len() as u8).collect::<Vec<_>>()
+    );
+});

@@ -40,6 +40,7 @@
 #![forbid(unsafe_code)]
 
 mod collect;
+mod encoded;
 mod fallible;
 pub mod group;
 mod indexed;
@@ -52,6 +53,7 @@ mod streamed;
 pub mod transform;
 
 pub use collect::FromPipeline;
+pub use encoded::Encoded;
 pub use fallible::Outcome;
 pub use pipeline::{IntoPipeline, Pipeline};
 pub use sources::{from_source, from_stream, from_vec};

@@ -6,13 +6,15 @@
 //! index (a `Break` there), so nothing to its right runs longer than it takes to notice.
 
 use crate::collect::FromPipeline;
+use crate::indexed::ByRef;
 use crate::indexed::OneToOne;
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::Transform;
-use foldex_core::{Executor, ExecutorExt, StopProbe};
+use foldex_core::{Codec, Executor, ExecutorExt, StopProbe};
 use std::cmp::Ordering;
 use std::iter::{Product, Sum};
+use std::marker::PhantomData;
 use std::ops::{Add, ControlFlow, Mul};
 
 fn into_inner<A>(flow: ControlFlow<A, A>) -> A {
@@ -48,7 +50,26 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
     {
-        self.run(ex, true, init, step, combine)
+        self.run(ex, None, true, init, step, combine)
+    }
+
+    /// [`try_fold`](Pipeline::try_fold) with a codec, as in `fold_encoded`.
+    pub(crate) fn try_fold_encoded<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<A>>,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        self.run(ex, codec, true, init, step, combine)
     }
 
     /// As [`try_fold`](Pipeline::try_fold) with a `step` that never stops the fold: the fold
@@ -68,8 +89,29 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         F: Fn(A, X::Out) -> A + Sync,
         C: Fn(A, A) -> A + Sync,
     {
+        self.fold_encoded(ex, None, init, step, combine)
+    }
+
+    /// [`fold`](Pipeline::fold), its partials written with `codec` where the executor sends
+    /// them to other processes.
+    pub(crate) fn fold_encoded<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<A>>,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> A
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> A + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
         into_inner(self.run(
             ex,
+            codec,
             false,
             init,
             |acc, item| ControlFlow::Continue(step(acc, item)),
@@ -78,10 +120,13 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// The one fold every reduction runs: the accumulator of a piece is the transforms' state
-    /// beside the reduction's; `breaks` says whether `step` may return `Break`.
-    fn run<E, A, I, F, C>(
+    /// beside the reduction's; `breaks` says whether `step` may return `Break`; `codec`, when
+    /// given, writes the reduction's accumulator for executors that send partials to other
+    /// processes (a piece's transform state is scratch, made afresh on the other side).
+    pub(crate) fn run<E, A, I, F, C>(
         &self,
         ex: &E,
+        codec: Option<&dyn Codec<A>>,
         breaks: bool,
         init: I,
         step: F,
@@ -95,10 +140,10 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         C: Fn(A, A) -> A + Sync,
     {
         if X::MERGES {
+            assert!(codec.is_none(), "{HELD_ITEMS_STAY}");
             return self.run_merging(ex, breaks, init, step, combine);
         }
         let transform = &self.transform;
-        let source = self.source.input();
         let init = || (transform.start(), init());
         let combine = |(state, a): (X::State, A), (_, b): (X::State, A)| (state, combine(a, b));
         let piece_step = |(mut state, acc): (X::State, A), item: S::Item, probe: &StopProbe| {
@@ -108,15 +153,31 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
                 ControlFlow::Break(acc) => ControlFlow::Break((state, acc)),
             }
         };
-        if breaks || X::BREAKS {
-            match ex.try_fold_probed(source, init, piece_step, combine) {
-                ControlFlow::Continue((_, acc)) => ControlFlow::Continue(acc),
-                ControlFlow::Break((_, acc)) => ControlFlow::Break(acc),
+        let codec = codec.map(|reduction| Scratch {
+            reduction,
+            transform,
+            items: PhantomData,
+        });
+        let indexed = || match self.source.as_indexed() {
+            Some(source) => ByRef(source),
+            None => panic!("{STREAMS_STAY}"),
+        };
+        let flow = if breaks || X::BREAKS {
+            match &codec {
+                Some(codec) => ex.try_fold_encoded(indexed(), init, piece_step, combine, codec),
+                None => ex.try_fold_probed(self.source.input(), init, piece_step, combine),
             }
         } else {
             // Nothing here breaks: the stages get a probe that never reports a stop.
             let plain = |acc, item| into_inner(piece_step(acc, item, &StopProbe::NEVER));
-            ControlFlow::Continue(ex.fold(source, init, plain, combine).1)
+            ControlFlow::Continue(match &codec {
+                Some(codec) => ex.fold_encoded(indexed(), init, plain, combine, codec),
+                None => ex.fold(self.source.input(), init, plain, combine),
+            })
+        };
+        match flow {
+            ControlFlow::Continue((_, acc)) => ControlFlow::Continue(acc),
+            ControlFlow::Break((_, acc)) => ControlFlow::Break(acc),
         }
     }
 
@@ -232,7 +293,14 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// assert_eq!((0..100).pipe().filter(|x| x % 7 == 0).count(&SequentialEx), 15);
     /// ```
     pub fn count<E: Executor + ?Sized>(&self, ex: &E) -> usize {
-        self.fold(ex, || 0, |n, _| n + 1, |a, b| a + b)
+        self.count_encoded(ex, None)
+    }
+
+    pub(crate) fn count_encoded<E>(&self, ex: &E, codec: Option<&dyn Codec<usize>>) -> usize
+    where
+        E: Executor + ?Sized,
+    {
+        self.fold_encoded(ex, codec, || 0, |n, _| n + 1, |a, b| a + b)
     }
 
     /// The sum of the items, as `Iterator::sum` (the empty sum is `T`'s zero).
@@ -246,8 +314,25 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         T: Add<X::Out, Output = T> + Sum<T> + Send,
     {
+        self.sum_encoded(ex, None)
+    }
+
+    pub(crate) fn sum_encoded<T>(
+        &self,
+        ex: &(impl Executor + ?Sized),
+        codec: Option<&dyn Codec<T>>,
+    ) -> T
+    where
+        T: Add<X::Out, Output = T> + Sum<T> + Send,
+    {
         let zero = || std::iter::empty::<T>().sum();
-        self.fold(ex, zero, |a, x| a + x, |a, b| [a, b].into_iter().sum())
+        self.fold_encoded(
+            ex,
+            codec,
+            zero,
+            |a, x| a + x,
+            |a, b| [a, b].into_iter().sum(),
+        )
     }
 
     /// The product of the items, as `Iterator::product` (the empty product is `T`'s one).
@@ -299,11 +384,25 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         X::Out: Send,
         F: Fn(X::Out, X::Out) -> X::Out + Sync,
     {
+        self.reduce_with_encoded(ex, None, op)
+    }
+
+    pub(crate) fn reduce_with_encoded<E, F>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<Option<X::Out>>>,
+        op: F,
+    ) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(X::Out, X::Out) -> X::Out + Sync,
+    {
         let join = |a: Option<X::Out>, b: Option<X::Out>| match (a, b) {
             (Some(a), Some(b)) => Some(op(a, b)),
             (a, b) => a.or(b),
         };
-        self.fold(ex, || None, |acc, x| join(acc, Some(x)), join)
+        self.fold_encoded(ex, codec, || None, |acc, x| join(acc, Some(x)), join)
     }
 
     /// The least item (the first of equals), as `Iterator::min`.
@@ -349,10 +448,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         X::Out: Send,
         F: Fn(&X::Out, &X::Out) -> Ordering + Sync,
     {
-        self.reduce_with(ex, |a, b| match compare(&b, &a) {
-            Ordering::Less => b,
-            _ => a,
-        })
+        self.reduce_with(ex, first_min(compare))
     }
 
     /// The greatest item by `compare` (the last of equals), as `Iterator::max_by`.
@@ -369,10 +465,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         X::Out: Send,
         F: Fn(&X::Out, &X::Out) -> Ordering + Sync,
     {
-        self.reduce_with(ex, |a, b| match compare(&b, &a) {
-            Ordering::Less => a,
-            _ => b,
-        })
+        self.reduce_with(ex, last_max(compare))
     }
 
     /// The item with the least key (the first of equals), as `Iterator::min_by_key`; `key`
@@ -391,7 +484,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         K: Ord + Send,
         F: Fn(&X::Out) -> K + Sync,
     {
-        self.keyed(ex, key, |b: &K, a: &K| b < a)
+        self.keyed(ex, None, key, first_min_key)
     }
 
     /// The item with the greatest key (the last of equals), as `Iterator::max_by_key`.
@@ -410,17 +503,24 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         K: Ord + Send,
         F: Fn(&X::Out) -> K + Sync,
     {
-        self.keyed(ex, key, |b: &K, a: &K| b >= a)
+        self.keyed(ex, None, key, last_max_key)
     }
 
     /// The item whose key wins: `right_wins(right key, left key)` decides between neighbours.
-    fn keyed<E, K, F, W>(&self, ex: &E, key: F, right_wins: W) -> Option<X::Out>
+    /// The item whose key wins: `right_wins(b, a)` says whether key `b`, to the right of `a`,
+    /// replaces it.
+    pub(crate) fn keyed<E, K, F>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<Option<(K, X::Out)>>>,
+        key: F,
+        right_wins: fn(&K, &K) -> bool,
+    ) -> Option<X::Out>
     where
         E: Executor + ?Sized,
         X::Out: Send,
         K: Ord + Send,
         F: Fn(&X::Out) -> K + Sync,
-        W: Fn(&K, &K) -> bool + Sync,
     {
         let join = |a: Option<(K, X::Out)>, b: Option<(K, X::Out)>| match (a, b) {
             (Some(a), Some(b)) => Some(if right_wins(&b.0, &a.0) { b } else { a }),
@@ -433,7 +533,8 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
                 _ => Some((k, x)),
             }
         };
-        self.fold(ex, || None, step, join).map(|(_, x)| x)
+        self.fold_encoded(ex, codec, || None, step, join)
+            .map(|(_, x)| x)
     }
 
     /// `true` if `f` holds for some item; stops at the first such item.
@@ -448,11 +549,19 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         F: Fn(X::Out) -> bool + Sync,
     {
+        self.any_encoded(ex, None, f)
+    }
+
+    pub(crate) fn any_encoded<E, F>(&self, ex: &E, codec: Option<&dyn Codec<bool>>, f: F) -> bool
+    where
+        E: Executor + ?Sized,
+        F: Fn(X::Out) -> bool + Sync,
+    {
         let step = |_, x| match f(x) {
             true => ControlFlow::Break(true),
             false => ControlFlow::Continue(false),
         };
-        into_inner(self.try_fold(ex, || false, step, |a, b| a || b))
+        into_inner(self.try_fold_encoded(ex, codec, || false, step, |a, b| a || b))
     }
 
     /// `true` if `f` holds for every item; stops at the first item for which it fails.
@@ -484,11 +593,26 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         X::Out: Send,
         F: Fn(&X::Out) -> bool + Sync,
     {
+        self.find_first_encoded(ex, None, f)
+    }
+
+    pub(crate) fn find_first_encoded<E, F>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<Option<X::Out>>>,
+        f: F,
+    ) -> Option<X::Out>
+    where
+        E: Executor + ?Sized,
+        X::Out: Send,
+        F: Fn(&X::Out) -> bool + Sync,
+    {
         let step = |_, x| match f(&x) {
             true => ControlFlow::Break(Some(x)),
             false => ControlFlow::Continue(None),
         };
-        into_inner(self.try_fold(ex, || None, step, |a: Option<_>, b| a.or(b)))
+        let first = |a: Option<_>, b| a.or(b);
+        into_inner(self.try_fold_encoded(ex, codec, || None, step, first))
     }
 
     /// An item for which `f` holds: the first one, since foldex's search is deterministic
@@ -538,12 +662,25 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         F: Fn(X::Out) -> bool + Sync,
     {
-        let step = |(seen, _): (usize, Option<usize>), x| match f(x) {
+        self.position_first_encoded(ex, None, f)
+    }
+
+    pub(crate) fn position_first_encoded<E, F>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<Seen>>,
+        f: F,
+    ) -> Option<usize>
+    where
+        E: Executor + ?Sized,
+        F: Fn(X::Out) -> bool + Sync,
+    {
+        let step = |(seen, _): Seen, x| match f(x) {
             true => ControlFlow::Break((seen + 1, Some(seen))),
             false => ControlFlow::Continue((seen + 1, None)),
         };
-        let found = self.try_fold(ex, || (0, None), step, join_positions(|a, b| a.or(b)));
-        into_inner(found).1
+        let join = join_positions(|a, b| a.or(b));
+        into_inner(self.try_fold_encoded(ex, codec, || (0, None), step, join)).1
     }
 
     /// The position (among the pipeline's items) of the last item for which `f` holds.
@@ -599,13 +736,39 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         C: FromPipeline<X::Out>,
     {
-        let acc = self.run(ex, C::BREAKS, C::start, C::push, C::merge);
+        let acc = self.run(ex, None, C::BREAKS, C::start, C::push, C::merge);
         C::finish(into_inner(acc))
     }
 }
 
+/// `op` of `min_by`: the first of equal items wins.
+pub(crate) fn first_min<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T) -> T {
+    move |a, b| match compare(&b, &a) {
+        Ordering::Less => b,
+        _ => a,
+    }
+}
+
+/// `op` of `max_by`: the last of equal items wins.
+pub(crate) fn last_max<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T) -> T {
+    move |a, b| match compare(&b, &a) {
+        Ordering::Less => a,
+        _ => b,
+    }
+}
+
+/// `right_wins` of `min_by_key`: a key to the right wins only when smaller.
+pub(crate) fn first_min_key<K: Ord>(right: &K, left: &K) -> bool {
+    right < left
+}
+
+/// `right_wins` of `max_by_key`: a key to the right wins when not smaller.
+pub(crate) fn last_max_key<K: Ord>(right: &K, left: &K) -> bool {
+    right >= left
+}
+
 /// Items seen by a piece, and the position of the one it found (if any) among them.
-type Seen = (usize, Option<usize>);
+pub(crate) type Seen = (usize, Option<usize>);
 
 /// Joins the [`Seen`] of adjacent pieces; `pick` chooses between the left position and the
 /// right one (already offset by the left piece's count).
@@ -613,4 +776,32 @@ fn join_positions(
     pick: fn(Option<usize>, Option<usize>) -> Option<usize>,
 ) -> impl Fn(Seen, Seen) -> Seen + Sync {
     move |(seen_a, a), (seen_b, b)| (seen_a + seen_b, pick(a, b.map(|p| seen_a + p)))
+}
+
+/// Why a pipeline with `dedup`, `unique` or `skip_while` cannot carry a codec.
+const HELD_ITEMS_STAY: &str = "foldex: a pipeline with dedup, unique or skip_while cannot send \
+     its partials to other processes: those stages hold items at a piece's edge, which have no \
+     codec; run it on an executor in this process";
+
+/// Why a pipeline over a stream cannot carry a codec.
+const STREAMS_STAY: &str = "foldex: a pipeline over a stream cannot send its partials to other \
+     processes: a stream is pulled in one process; collect it, or index the input";
+
+/// A piece's accumulator, the transforms' scratch state beside the reduction's, written as the
+/// reduction's alone: the state is scratch for the items of one piece (`combine` keeps the
+/// left one, and no item is folded after a combine), so the other side starts a fresh one.
+struct Scratch<'c, A, In, X> {
+    reduction: &'c dyn Codec<A>,
+    transform: &'c X,
+    items: PhantomData<fn(In)>,
+}
+
+impl<A, In, X: Transform<In>> Codec<(X::State, A)> for Scratch<'_, A, In, X> {
+    fn encode(&self, (_, acc): &(X::State, A), out: &mut Vec<u8>) -> Result<(), String> {
+        self.reduction.encode(acc, out)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<(X::State, A), String> {
+        Ok((self.transform.start(), self.reduction.decode(bytes)?))
+    }
 }

@@ -29,6 +29,8 @@
 //! against `std::iter`, and [`check_streams`] every fold over a `Stream` (both part of
 //! [`conformance_tests!`]).
 //!
+//! [`ThroughBytes`] sends every partial through the job's codec, as between processes.
+//!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
 
@@ -38,6 +40,7 @@ mod reducer;
 pub mod spawn_failure;
 mod stand_in;
 mod streams;
+mod through_bytes;
 
 pub use pipelines::{
     check_pipeline_adapters, check_pipeline_collect, check_pipeline_in_place,
@@ -51,6 +54,7 @@ pub use streams::{
     check_stream_panics, check_stream_pipelines, check_stream_try_fold, check_streams,
     stream_lengths,
 };
+pub use through_bytes::ThroughBytes;
 
 use foldex_core::{Basesize, Executor, ExecutorExt};
 use proptest::prelude::*;

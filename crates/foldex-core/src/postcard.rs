@@ -1,24 +1,23 @@
-//! [`Postcard`]: the codec that carries serde accumulators across ranks.
+//! [`Postcard`]: a codec for any serde accumulator (the `serde` feature).
 
-use foldex_core::Codec;
+use crate::Codec;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Writes any serde accumulator with `postcard`: compact (a `u64` of 0 is one byte: integers
-/// are varints), with no schema in the bytes, which every rank shares anyway since every rank
-/// runs the same program. Give it to [`ExecutorExt::fold_encoded`] or a pipeline's encoded
-/// reductions to run them on [`MpiEx`](crate::MpiEx).
+/// are varints), with no schema in the bytes, which every process shares anyway since every
+/// process runs the same program. Give it to [`ExecutorExt::fold_encoded`] or a pipeline's
+/// encoded reductions to run them on `foldex_mpi::MpiEx`.
 ///
 /// ```
-/// use foldex_core::ExecutorExt;
-/// use foldex_mpi::Postcard;
+/// use foldex_core::{ExecutorExt, Postcard};
 /// use foldex_seq::SequentialEx;
-/// // Any executor accepts a codec; MpiEx needs one.
+/// // Any executor accepts a codec; an executor of other processes needs one.
 /// let n = SequentialEx.fold_encoded(0..100usize, || 0u64, |n, _| n + 1, |a, b| a + b, &Postcard);
 /// assert_eq!(n, 100);
 /// ```
 ///
-/// [`ExecutorExt::fold_encoded`]: foldex_core::ExecutorExt::fold_encoded
+/// [`ExecutorExt::fold_encoded`]: crate::ExecutorExt::fold_encoded
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Postcard;
 
