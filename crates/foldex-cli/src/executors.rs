@@ -31,10 +31,16 @@ pub enum Kind {
     #[serde(rename = "rayon")]
     #[value(name = "rayon", alias = "reference")]
     Rayon,
+    /// `MpiEx`: each row's items folded across the ranks of an MPI job, one thread per rank
+    /// (only in foldex-mpi's `foldex` binary, under `mpirun`).
+    #[serde(rename = "mpi")]
+    #[value(name = "mpi", alias = "MpiEx")]
+    Mpi,
 }
 
 impl Kind {
-    /// Every family, in the order rows are printed.
+    /// Every family of one process, in the order rows are printed (`Mpi` runs only when asked
+    /// for, in an MPI job).
     pub const ALL: [Kind; 6] = [
         Kind::Sequential,
         Kind::Auto,
@@ -46,7 +52,7 @@ impl Kind {
 
     /// Whether the family has a worker count to choose (`AutoEx` chooses its own).
     pub fn has_workers(self) -> bool {
-        !matches!(self, Kind::Sequential | Kind::Auto)
+        !matches!(self, Kind::Sequential | Kind::Auto | Kind::Mpi)
     }
 
     /// Whether the family is a `TaskPoolEx`, whose worker count is `ntasks`.
@@ -61,7 +67,7 @@ pub struct Choice {
     /// The family.
     pub kind: Kind,
     /// Threads (`ThreadedEx`, rayon) or `ntasks` (`TaskPoolEx`); 1 for `SequentialEx`; the
-    /// cores for `AutoEx`.
+    /// cores for `AutoEx`; the ranks for `MpiEx`.
     pub workers: usize,
     /// A fixed basesize, or `None` for the executor's default.
     pub basesize: Option<usize>,
@@ -84,6 +90,7 @@ impl fmt::Display for Choice {
                 self.workers
             ),
             Kind::Rayon => write!(f, "rayon+channel(threads={})", self.workers),
+            Kind::Mpi => write!(f, "MpiEx(ranks={}, 1 thread each)", self.workers),
         }
     }
 }

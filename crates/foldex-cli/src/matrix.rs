@@ -1,5 +1,6 @@
 //! The benchmark matrix: which workloads and executors run, in which order, and running them.
 
+use crate::across::Across;
 use crate::cli::BenchArgs;
 use crate::executors::{Choice, Kind};
 use crate::measure::{self, Measurement};
@@ -43,12 +44,17 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Builds the plan from the options, with `cores` as the default worker count.
-    pub fn from_args(args: &BenchArgs, cores: usize) -> Result<Self, String> {
+    /// Builds the plan from the options, with `cores` as the default worker count; `ranks` is
+    /// the size of the MPI job the run is part of, if any.
+    pub fn from_args(args: &BenchArgs, cores: usize, ranks: Option<usize>) -> Result<Self, String> {
         let defaults: &[(usize, Duration)] = if args.full { &FULL } else { &QUICK };
         let workloads = pair_up(&args.n, &args.t, defaults)?;
         let variants = or_default(&args.variant, &Variant::ALL);
-        let kinds = or_default(&args.executors, &Kind::ALL);
+        let kinds = match ranks {
+            None => or_default(&args.executors, &Kind::ALL),
+            Some(_) => or_default(&args.executors, &[Kind::Mpi]),
+        };
+        check_ranks(&kinds, ranks)?;
         check_settings(args, &kinds, cores)?;
         let mut cases = Vec::new();
         for &variant in &variants {
@@ -70,6 +76,10 @@ impl Plan {
                 }
                 if kinds.contains(&Kind::Auto) {
                     cases.push((data, choice(Kind::Auto, cores, None)));
+                }
+                if let Some(ranks) = ranks {
+                    cases.push((data, choice(Kind::Mpi, ranks, None)));
+                    continue;
                 }
                 for &workers in &counts {
                     for &kind in Kind::ALL
@@ -109,6 +119,22 @@ pub const MAX_WORKERS: usize = 1024;
 
 /// See [`MAX_WORKERS`].
 pub const MAX_WORKERS_PER_CORE: usize = 64;
+
+/// Refuses the `mpi` executor outside an MPI job, and every other executor inside one: there,
+/// the ranks that wait for rank 0 would take cores from its rows.
+fn check_ranks(kinds: &[Kind], ranks: Option<usize>) -> Result<(), String> {
+    match ranks {
+        None if kinds.contains(&Kind::Mpi) => Err("--executors mpi runs in an MPI job: build \
+             foldex-mpi's foldex binary and start it with mpirun (see the README's scale-out \
+             section)"
+            .to_owned()),
+        Some(_) if kinds.iter().any(|&k| k != Kind::Mpi) => Err("in an MPI job only \
+             --executors mpi runs (ranks waiting for rank 0 would take cores from the other \
+             executors' rows): run those with the plain foldex binary"
+            .to_owned()),
+        _ => Ok(()),
+    }
+}
 
 /// Refuses worker counts over the cap and settings that no chosen executor would use.
 fn check_settings(args: &BenchArgs, kinds: &[Kind], cores: usize) -> Result<(), String> {
@@ -240,6 +266,7 @@ pub enum Event {
 /// `on_item` is called after every item consumed.
 pub fn run(
     plan: &Plan,
+    across: Option<&dyn Across>,
     stop: &AtomicBool,
     on_item: &(dyn Fn() + Sync),
     report: &mut dyn FnMut(Event),
@@ -253,14 +280,11 @@ pub fn run(
         // pipeline (an executor's bug, re-raised on the consumer; a pool that starts lazily and
         // cannot) fail their row, not the whole run.
         let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let prepared = pipeline::prepare(choice).map_err(|e| format!("{choice}: {e}"))?;
+            let prepared =
+                pipeline::prepare(choice, across).map_err(|e| format!("{choice}: {e}"))?;
             let mut runs: Vec<Measurement> = Vec::with_capacity(plan.repeat);
             for _ in 0..plan.repeat {
-                let m = measure::consume(
-                    || prepared.items(data, choice.workers, plan.buffer),
-                    stop,
-                    on_item,
-                );
+                let m = prepared.measure(data, choice.workers, plan.buffer, stop, on_item);
                 if m.interrupted {
                     break;
                 }
@@ -318,7 +342,28 @@ mod tests {
         let crate::cli::Command::Bench(bench) = cli.command else {
             unreachable!()
         };
-        Plan::from_args(&bench, 2)
+        Plan::from_args(&bench, 2, None)
+    }
+
+    #[test]
+    fn in_an_mpi_job_only_the_mpi_rows_run() {
+        let cli = crate::cli::Cli::try_parse_from(["foldex", "bench"]).unwrap();
+        let crate::cli::Command::Bench(bench) = cli.command else {
+            unreachable!()
+        };
+        let plan = Plan::from_args(&bench, 2, Some(3)).unwrap();
+        // 4 workloads × 2 variants, one row each.
+        assert_eq!(plan.cases.len(), 8);
+        assert!(plan
+            .cases
+            .iter()
+            .all(|(_, c)| c.kind == Kind::Mpi && c.workers == 3));
+        let cli = crate::cli::Cli::try_parse_from(["foldex", "bench", "-e", "mpi,threaded"]);
+        let crate::cli::Command::Bench(bench) = cli.unwrap().command else {
+            unreachable!()
+        };
+        let refused = Plan::from_args(&bench, 2, Some(3)).unwrap_err();
+        assert!(refused.contains("only --executors mpi"), "{refused}");
     }
 
     #[test]

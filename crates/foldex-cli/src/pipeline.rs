@@ -1,11 +1,14 @@
 //! Building a row's pipeline: the executor (or the rayon pool) is made before the clock starts,
 //! then the items of the workload flow through it to the consumer.
 
+use crate::across::{self, Across};
 use crate::executors::{Choice, Kind};
+use crate::measure::{self, Measurement};
 use crate::reference;
 use crate::workload::TimeDataset;
 use foldex::{Executor, ExecutorExt};
 use rayon::ThreadPool;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// An executor, or the reference's pool, ready to run.
@@ -14,13 +17,19 @@ pub enum Prepared {
     Foldex(Arc<dyn Executor>),
     /// The rayon pool of the reference pipeline.
     Rayon(Arc<ThreadPool>),
+    /// An executor over the ranks of an MPI job, which folds the items across them.
+    Across(Box<dyn Executor>),
 }
 
 /// Builds the executor `choice` names (its threads start here, outside the timed span). An
 /// error says why it could not be made; a `TaskPoolEx` whose threads cannot start panics on its
 /// first fold, here, with the message.
-pub fn prepare(choice: Choice) -> Result<Prepared, String> {
+pub fn prepare(choice: Choice, across: Option<&dyn Across>) -> Result<Prepared, String> {
     let executor: Arc<dyn Executor> = match choice.kind {
+        Kind::Mpi => {
+            let across = across.ok_or("not in an MPI job")?;
+            return across.executor().map(Prepared::Across);
+        }
         Kind::Sequential => Arc::new(foldex::SequentialEx),
         Kind::Auto => Arc::new(foldex::AutoEx::new()),
         Kind::Threaded => {
@@ -57,8 +66,24 @@ pub fn default_buffer(workers: usize) -> usize {
 }
 
 impl Prepared {
+    /// One run over `data`: the pipeline consumed to its end (or until `stop`), or the fold
+    /// across ranks.
+    pub fn measure(
+        &self,
+        data: TimeDataset,
+        workers: usize,
+        buffer: Option<usize>,
+        stop: &AtomicBool,
+        on_item: &(dyn Fn() + Sync),
+    ) -> Measurement {
+        match self {
+            Prepared::Across(executor) => across::fold(&**executor, data, on_item),
+            _ => measure::consume(|| self.items(data, workers, buffer), stop, on_item),
+        }
+    }
+
     /// Starts the pipeline over `data`; the consumer iterates what this returns.
-    pub fn items(
+    fn items(
         &self,
         data: TimeDataset,
         workers: usize,
@@ -70,6 +95,7 @@ impl Prepared {
                 let buffer = buffer.unwrap_or_else(|| default_buffer(workers));
                 Box::new(reference::items(data, Arc::clone(pool), buffer))
             }
+            Prepared::Across(_) => unreachable!("a fold across ranks has no item stream"),
         }
     }
 }

@@ -135,7 +135,7 @@ fn csv_and_svg() {
 
 #[test]
 fn bad_input_exits_with_2_and_says_why() {
-    let cases: [(&[&str], &str); 15] = [
+    let cases: [(&[&str], &str); 16] = [
         (&["bench", "--executors", "fastest"], "fastest"),
         (&["bench", "--n", "0"], "at least 1, got 0"),
         (&["bench", "--n", "-5"], "at least 1, got -5"),
@@ -168,6 +168,10 @@ fn bad_input_exits_with_2_and_says_why() {
         (
             &["advise", "--cost", "1s", "--t", "1ms", "--n", "10"],
             "--t is the item time of a --workload",
+        ),
+        (
+            &["bench", "-e", "mpi"],
+            "--executors mpi runs in an MPI job",
         ),
     ];
     for (args, expected) in cases {

@@ -48,8 +48,9 @@ impl std::fmt::Debug for Mpi {
     }
 }
 
-/// Initialises MPI for this process (only the calling thread calls MPI; the local executors'
-/// threads never do).
+/// Initialises MPI for this process, for calls from one thread at a time
+/// (`MPI_THREAD_SERIALIZED`): each [`MpiEx`] makes its MPI calls from the thread that made it;
+/// the local executors' threads never call MPI.
 ///
 /// # Errors
 /// [`MpiError::AlreadyInitialized`] if MPI was initialised already (take the world with
@@ -58,8 +59,8 @@ pub fn initialize() -> Result<Mpi, MpiError> {
     if mpi::environment::is_finalized() {
         return Err(MpiError::Finalized);
     }
-    let (universe, _) =
-        mpi::initialize_with_threading(Threading::Funneled).ok_or(MpiError::AlreadyInitialized)?;
+    let (universe, _) = mpi::initialize_with_threading(Threading::Serialized)
+        .ok_or(MpiError::AlreadyInitialized)?;
     Ok(Mpi {
         _universe: universe,
     })
