@@ -98,4 +98,26 @@ mod tests {
         let stopped = postcard::to_stdvec(&Outcome::Stopped).unwrap();
         assert_eq!(stopped.len(), 1);
     }
+
+    #[test]
+    fn an_empty_sum_moves_29_bytes_per_rank() {
+        use foldex_core::{Executor, ExecutorExt, Job, Partial, Postcard};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        /// Runs the job whole and keeps the size of its partial's outcome.
+        struct Size(AtomicUsize);
+        impl Executor for Size {
+            fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+                let codec = job.codec().unwrap();
+                let bytes = codec.encode(job.run(0..job.len())).unwrap();
+                let outcome = postcard::to_stdvec(&Outcome::Part(bytes.clone())).unwrap();
+                self.0.store(outcome.len(), Ordering::Relaxed);
+                codec.decode(&bytes).unwrap()
+            }
+        }
+        let size = Size(AtomicUsize::new(0));
+        let sum = size.fold_encoded(0..0usize, || 0u64, |s, _| s + 1, |a, b| a + b, &Postcard);
+        assert_eq!(sum, 0);
+        // The partial's 27 (kind, range, Break, panic flag, a one-byte varint) in an outcome.
+        assert_eq!(size.0.load(Ordering::Relaxed), 29);
+    }
 }
