@@ -51,7 +51,7 @@ fn bench(args: &BenchArgs, across: Option<Arc<dyn Across>>) -> ExitCode {
     let plan = Plan::from_args(args, cores, ranks).unwrap_or_else(|e| usage_error(e));
     // In an MPI job every rank runs the rows; rank 0 alone reports.
     let root = across.as_ref().is_none_or(|a| a.rank() == 0);
-    if let Some(path) = &args.svg {
+    if let Some(path) = args.svg.as_ref().filter(|_| root) {
         // Found out now, not after the whole run.
         let writable = std::fs::OpenOptions::new()
             .write(true)

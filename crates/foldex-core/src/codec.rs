@@ -61,7 +61,8 @@ impl<A, C: Codec<A> + ?Sized> Codec<A> for &C {
 /// [`Job::codec`](crate::Job::codec) returns when the fold's caller gave a [`Codec`].
 ///
 /// The bytes hold what the partial covers, what it came to (folded whole, stopped by a
-/// `Break`, skipped), its accumulator, and what the job knows that the receiving copy of the
+/// `Break`, skipped), its accumulator (not a skipped piece's, which never counts), and what the
+/// job knows that the receiving copy of the
 /// fold needs in order to give the same answer: where the leftmost `Break` is, and the leftmost
 /// panic's place and message (its payload, if not a string, cannot travel). Decoding them in
 /// another process's copy of the same fold (SPMD: every process builds the same job) gives a

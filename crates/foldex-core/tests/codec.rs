@@ -141,3 +141,36 @@ fn a_fold_without_a_codec_offers_none() {
         vec![0, 1, 2, 3]
     );
 }
+
+#[test]
+fn a_skipped_piece_travels_without_its_accumulator() {
+    /// Refuses to write the identity, which only skipped pieces hold here.
+    struct NoIdentity;
+    impl Codec<u8> for NoIdentity {
+        fn encode(&self, acc: &u8, out: &mut Vec<u8>) -> Result<(), String> {
+            if *acc == u8::MAX {
+                return Err("the identity was sent".into());
+            }
+            out.push(*acc);
+            Ok(())
+        }
+        fn decode(&self, bytes: &[u8]) -> Result<u8, String> {
+            bytes.first().copied().ok_or_else(|| "empty".into())
+        }
+    }
+    // The first piece breaks at its second item; the second is skipped, holding `init()`.
+    let got = ThroughBytes { pieces: 2 }.try_fold_encoded(
+        0..10usize,
+        || u8::MAX,
+        |m, i, _: &StopProbe| {
+            if i == 1 {
+                Break(m.min(i as u8))
+            } else {
+                Continue(m.min(i as u8))
+            }
+        },
+        |a, b| a.min(b),
+        &NoIdentity,
+    );
+    assert_eq!(got, Break(0));
+}

@@ -69,6 +69,7 @@ impl<'e> Ranks<'e> {
         codec: &dyn PartialCodec<'a>,
         on_error: OnError,
     ) -> Partial<'a> {
+        let _inside = Inside::enter();
         let blocks: Vec<Range<usize>> = (0..self.size)
             .map(|r| block(job.len(), self.size, r))
             .collect();
@@ -77,23 +78,24 @@ impl<'e> Ranks<'e> {
         let folded = panic::catch_unwind(AssertUnwindSafe(|| {
             self.fold_block(job, &mine, &mut notices)
         }));
-        let (outcome, mut local, mut own_payload) = match folded {
-            Ok(local) if local.told_to_stop => (Outcome::Stopped, Some(local), None),
+        let (outcome, mut local, lost) = match folded {
+            _ if mine.is_empty() => (Outcome::Empty, None, false),
+            Ok(local) if local.told_to_stop => (Outcome::Stopped, Some(local), false),
             Ok(local) => {
                 let whole = complete(job, local, mine.end);
                 let outcome = codec
                     .encode(whole)
                     .map_or_else(Outcome::Failed, Outcome::Part);
-                (outcome, None, None)
+                (outcome, None, false)
             }
             Err(payload) => {
                 let why = format!("its local executor panicked: {}", message(&*payload));
-                (Outcome::Failed(why), None, Some(payload))
+                (Outcome::Failed(why), None, true)
             }
         };
         // A Break or a panic in this block, or a block lost: nothing after it counts.
-        let sent = !matches!(outcome, Outcome::Stopped)
-            && (job.is_stopped(mine.end) || own_payload.is_some());
+        let sent = matches!(outcome, Outcome::Part(_) | Outcome::Failed(_))
+            && (job.is_stopped(mine.end) || lost);
         if sent {
             notices.tell_later_ranks();
         }
@@ -108,17 +110,20 @@ impl<'e> Ranks<'e> {
 
         let mut acc: Option<Partial<'a>> = None;
         for (r, (outcome, range)) in outcomes.into_iter().zip(&blocks).enumerate() {
-            let mut failed = |why: String| -> Partial<'a> {
+            // Every rank knows the same about the indices before `range` here (what it decoded),
+            // so every rank takes the same branch.
+            let after_a_stop = job.is_stopped(range.start);
+            let failed = |why: String| -> Partial<'a> {
                 // Needed only where no earlier block broke or panicked, as sequentially.
-                if job.is_stopped(range.start) {
+                if after_a_stop {
                     return job.run(range.clone());
                 }
-                match own_payload.take() {
-                    Some(payload) if r == self.rank => panic::resume_unwind(payload),
-                    _ => on_error.raise(MpiError::Codec { rank: r, why }),
-                }
+                on_error.raise(MpiError::Codec { rank: r, why })
             };
             let part = match outcome {
+                Outcome::Empty => continue,
+                // Nothing in it counts: not even decoded.
+                Outcome::Part(_) if after_a_stop => job.run(range.clone()),
                 Outcome::Part(bytes) => codec.decode(&bytes).unwrap_or_else(failed),
                 Outcome::Failed(why) => failed(why),
                 // Stopped by an earlier block, whose decoded partial stopped this job there:
@@ -133,7 +138,8 @@ impl<'e> Ranks<'e> {
                 None => part,
             });
         }
-        acc.expect("there is at least one rank")
+        // Every block empty: the job is, and its one partial is that of `0..0`.
+        acc.unwrap_or_else(|| job.run(0..0))
     }
 
     /// Folds `range` of `job` in pieces of about [`PIECE_TIME`] on the local executor,
@@ -220,6 +226,33 @@ impl<'a> Job<'a> for Offset<'_, 'a> {
     }
 
     fn is_stopped(&self, from: usize) -> bool {
-        self.job.is_stopped(self.start + from)
+        self.job.is_stopped(self.start.saturating_add(from))
     }
+}
+
+thread_local! {
+    /// Set while this thread runs a fold across ranks.
+    static INSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as running a fold across ranks, until dropped.
+struct Inside;
+
+impl Inside {
+    fn enter() -> Self {
+        INSIDE.with(|inside| inside.set(true));
+        Inside
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        INSIDE.with(|inside| inside.set(false));
+    }
+}
+
+/// Whether the calling thread is running a fold across ranks: one started there now (from a
+/// step of that fold) would make collective calls inside it, on some ranks only.
+pub(crate) fn inside_a_fold_across_ranks() -> bool {
+    INSIDE.with(std::cell::Cell::get)
 }

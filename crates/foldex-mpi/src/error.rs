@@ -15,6 +15,13 @@ pub enum MpiError {
     /// MPI was already initialised when [`initialize`](crate::initialize) was called (by this
     /// crate or another library); take the world with [`MpiEx::world`](crate::MpiEx::world).
     AlreadyInitialized,
+    /// This MPI library provides less thread support than calls from one thread at a time
+    /// (`MPI_THREAD_SERIALIZED`), which each [`MpiEx`](crate::MpiEx) needs (MPI is finalised
+    /// again).
+    ThreadSupport {
+        /// The level it provides.
+        provided: String,
+    },
     /// The ranks built folds of different lengths: every rank must fold the same input.
     Lengths {
         /// Each rank's length, by rank.
@@ -43,6 +50,11 @@ impl fmt::Display for MpiError {
             Self::AlreadyInitialized => f.write_str(
                 "foldex-mpi: MPI was already initialised in this process; take its world with \
                  MpiEx::world()",
+            ),
+            Self::ThreadSupport { provided } => write!(
+                f,
+                "foldex-mpi: this MPI provides thread support {provided}, less than calls from \
+                 one thread at a time (MPI_THREAD_SERIALIZED)"
             ),
             Self::Lengths { per_rank } => write!(
                 f,

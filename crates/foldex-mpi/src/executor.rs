@@ -1,7 +1,7 @@
 //! [`MpiEx`]: a fold's input cut into one block per rank, each folded on a local executor, the
 //! partials combined in rank order on every rank.
 
-use crate::across::{OnError, Ranks, Refused};
+use crate::across::{inside_a_fold_across_ranks, OnError, Ranks, Refused};
 use crate::error::MpiError;
 use foldex_core::exec::PartialCodec;
 use foldex_core::{Executor, ExecutorExt, Job, Partial, Postcard, Source, StopProbe};
@@ -46,7 +46,8 @@ pub struct MpiEx {
     rank: usize,
     size: usize,
     local: Arc<dyn Executor>,
-    /// The thread that made it: the one that may call MPI (`MPI_THREAD_FUNNELED`).
+    /// The thread that made it: the one that calls MPI for it (MPI is initialised for calls
+    /// from one thread at a time, `MPI_THREAD_SERIALIZED`).
     thread: std::thread::ThreadId,
 }
 
@@ -205,6 +206,7 @@ impl MpiEx {
         C: Fn(A, A) -> A + Sync,
     {
         check_running()?;
+        self.refuse_where_ranks_could_part();
         // A `len` that panics on one rank must not leave the others in the comparison.
         let len = panic::catch_unwind(AssertUnwindSafe(|| source.len()));
         self.same_length_everywhere(len.as_ref().ok().copied())?;
@@ -235,12 +237,11 @@ impl MpiEx {
         }
     }
 
-    /// The codec of a job given to this executor; panics, the same on every rank, where there
-    /// is none, or where MPI cannot be called from here.
-    fn codec_of<'j, 'a>(&self, job: &'j dyn Job<'a>) -> &'j dyn PartialCodec<'a> {
-        if let Err(error) = check_running() {
-            panic!("{error}");
-        }
+    /// Panics, before any MPI call, where a fold across ranks could make its collective calls on
+    /// some ranks only: on a thread other than the one that made this executor (only that one
+    /// calls MPI), or inside a step of another fold across ranks (whose items run on some ranks
+    /// only). Either is the same at the same item on every rank, so the panic is too.
+    fn refuse_where_ranks_could_part(&self) {
         if std::thread::current().id() != self.thread {
             panic!(
                 "foldex-mpi: a fold across ranks was started on a thread other than the one \
@@ -248,6 +249,22 @@ impl MpiEx {
                  inside another fold"
             );
         }
+        if inside_a_fold_across_ranks() {
+            panic!(
+                "foldex-mpi: a fold across ranks was started inside a step of another fold \
+                 across ranks, whose items run on some ranks only; fold the inner input on a \
+                 local executor"
+            );
+        }
+    }
+
+    /// The codec of a job given to this executor; panics, the same on every rank, where there
+    /// is none, or where MPI cannot be called from here.
+    fn codec_of<'j, 'a>(&self, job: &'j dyn Job<'a>) -> &'j dyn PartialCodec<'a> {
+        if let Err(error) = check_running() {
+            panic!("{error}");
+        }
+        self.refuse_where_ranks_could_part();
         job.codec().unwrap_or_else(|| {
             panic!(
                 "foldex-mpi: this fold's partials cannot cross ranks: it was given no codec. \

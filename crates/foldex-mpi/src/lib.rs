@@ -54,13 +54,20 @@ impl std::fmt::Debug for Mpi {
 ///
 /// # Errors
 /// [`MpiError::AlreadyInitialized`] if MPI was initialised already (take the world with
-/// [`MpiEx::world`]), [`MpiError::Finalized`] after it was finalised.
+/// [`MpiEx::world`]), [`MpiError::Finalized`] after it was finalised,
+/// [`MpiError::ThreadSupport`] if this MPI cannot take calls from any one thread at a time.
 pub fn initialize() -> Result<Mpi, MpiError> {
     if mpi::environment::is_finalized() {
         return Err(MpiError::Finalized);
     }
-    let (universe, _) = mpi::initialize_with_threading(Threading::Serialized)
+    let (universe, provided) = mpi::initialize_with_threading(Threading::Serialized)
         .ok_or(MpiError::AlreadyInitialized)?;
+    if provided < Threading::Serialized {
+        // Finalised when `universe` drops.
+        return Err(MpiError::ThreadSupport {
+            provided: format!("{provided:?}"),
+        });
+    }
     Ok(Mpi {
         _universe: universe,
     })

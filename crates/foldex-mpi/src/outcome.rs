@@ -15,6 +15,8 @@ pub(crate) enum Outcome {
     Part(Vec<u8>),
     /// An earlier rank broke or panicked, so this block stopped; its part is not needed.
     Stopped,
+    /// The block is empty (more ranks than items): nothing to send.
+    Empty,
     /// The block's partial could not be encoded, or its local executor failed, for this
     /// reason.
     Failed(String),

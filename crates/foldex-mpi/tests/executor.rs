@@ -130,6 +130,23 @@ ranks!(
             .unwrap()
         });
         assert!(message.contains("thread other than"), "{message}");
+        // A fold across ranks inside a step of another: some ranks only would make its collective
+        // calls, so it is refused at the item, and the outer fold raises that on every rank.
+        let one_thread = foldex_mpi::MpiEx::world()
+            .unwrap()
+            .local(foldex_seq::SequentialEx);
+        let message = panic_message(|| {
+            one_thread.fold_encoded(
+                0..5usize,
+                || 0usize,
+                |s, i| {
+                    s + one_thread.fold_encoded(0..i, || 0, |a, _| a + 1, |a, b| a + b, &Postcard)
+                },
+                |a, b| a + b,
+                &Postcard,
+            );
+        });
+        assert!(message.contains("inside a step"), "{message}");
         // Still usable.
         assert_eq!(
             ex.fold_encoded(0..10usize, || 0, |s, i| s + i, |a, b| a + b, &Postcard),

@@ -4,8 +4,9 @@
 //! Layout, integers little-endian: the kind (`0` lost, `1` folded whole, `2` broke, `3`
 //! skipped); unless lost, the start and end as `u64`; the job's leftmost `Break` as a `u64`
 //! (`u64::MAX`: none); `0`, or `1` and the leftmost panic's index (`u64`), its message's length
-//! (`u64`) and the message; then, unless lost, the accumulator's bytes from the fold's
-//! [`Codec`], to the end.
+//! (`u64`) and the message; then, for a piece folded whole or broken, the accumulator's bytes
+//! from the fold's [`Codec`], to the end. A skipped piece's accumulator is a stand-in that never
+//! reaches the result, so it does not travel: the other side makes its own.
 
 use super::{FoldJob, Leaf};
 use crate::audited::Partial;
@@ -58,7 +59,7 @@ where
                 out.extend_from_slice(message.as_bytes());
             }
         }
-        if let Some(piece) = &piece {
+        if let Some(piece) = piece.as_ref().filter(|p| p.kind != Kind::Skipped) {
             std::panic::catch_unwind(AssertUnwindSafe(|| codec.encode(&piece.acc, &mut out)))
                 .map_err(|p| format!("encoding panicked: {}", panic::message(&*p)))??;
         }
@@ -76,7 +77,15 @@ where
             other => return Err(format!("unknown partial kind {other}")),
         };
         let range = match kind {
-            Some(_) => Some((self.position(input.u64()?)?, self.position(input.u64()?)?)),
+            Some(_) => {
+                let (start, end) = (self.position(input.u64()?)?, self.position(input.u64()?)?);
+                if start > end {
+                    return Err(format!(
+                        "a partial of {start}..{end}, which ends before it starts"
+                    ));
+                }
+                Some(start..end)
+            }
             None => None,
         };
         let break_at = input.u64()?;
@@ -90,11 +99,11 @@ where
             }
         };
         let acc = match kind {
-            Some(_) => Some(
+            Some(Kind::Continue | Kind::Break) => Some(
                 std::panic::catch_unwind(AssertUnwindSafe(|| codec.decode(input.0)))
                     .map_err(|p| format!("decoding panicked: {}", panic::message(&*p)))??,
             ),
-            None => None,
+            Some(Kind::Skipped) | None => None,
         };
         // Only a whole, valid partial tells this job of the other process's stops.
         if break_at != u64::MAX {
@@ -106,7 +115,10 @@ where
             self.record_panic(at, Box::new(message));
         }
         let piece = match (kind, range, acc) {
-            (Some(kind), Some((start, end)), Some(acc)) => Some(Piece::new(kind, acc, start, end)),
+            (Some(Kind::Skipped), Some(range), _) => self.skipped(None, range),
+            (Some(kind), Some(range), Some(acc)) => {
+                Some(Piece::new(kind, acc, range.start, range.end))
+            }
             _ => None,
         };
         Ok(self.pieces.wrap(piece))
