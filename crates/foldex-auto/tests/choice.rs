@@ -15,11 +15,13 @@ fn spin(d: Duration) {
 
 #[test]
 fn a_tiny_fold_runs_inline() {
-    let ex = AutoEx::new();
-    assert_eq!(ex.last_choice(), None);
     // A measurement that the scheduler interrupts may hand a fold on: most must stay inline.
+    // A fresh executor each time, since an executor remembers its choice for folds of a length
+    // (one interrupted measurement would decide all ten).
     let inline = (0..10)
         .filter(|_| {
+            let ex = AutoEx::new();
+            assert_eq!(ex.last_choice(), None);
             assert_eq!(ex.sum::<usize>(0..8), 28);
             ex.last_choice() == Some(Choice::Inline)
         })
