@@ -191,10 +191,10 @@ impl<'e> Ranks<'e> {
 /// `local`'s partial extended to `end`: the indices it did not fold are stopped (by this
 /// block's own stop, or by an earlier block's, decoded), so running them is a skip.
 fn complete<'a>(job: &dyn Job<'a>, local: Local<'a>, end: usize) -> Partial<'a> {
-    let rest = job.run(local.upto..end);
     match local.partial {
-        Some(left) => job.combine(left, rest),
-        None => rest,
+        Some(folded) if local.upto == end => folded,
+        Some(left) => job.combine(left, job.run(local.upto..end)),
+        None => job.run(local.upto..end),
     }
 }
 
