@@ -6,8 +6,7 @@
 //! index (a `Break` there), so nothing to its right runs longer than it takes to notice.
 
 use crate::collect::FromPipeline;
-use crate::indexed::ByRef;
-use crate::indexed::OneToOne;
+use crate::indexed::{ByRef, OneToOne};
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::Transform;
