@@ -46,6 +46,7 @@ pub mod group;
 mod indexed;
 mod pipeline;
 mod reduce;
+mod run;
 mod scan;
 mod sources;
 pub mod stateful;
