@@ -31,25 +31,24 @@ impl Across for Ranks {
     }
 }
 
-fn main() -> ExitCode {
-    let mpi = match foldex_mpi::initialize() {
-        Ok(mpi) => mpi,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
+/// Why MPI could not start; `main` returning it prints "Error: " and this, and exits with 1.
+struct Failed(foldex_mpi::MpiError);
+
+impl std::fmt::Debug for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+fn main() -> Result<ExitCode, Failed> {
+    let mpi = foldex_mpi::initialize().map_err(Failed)?;
+    let world = mpi.executor().map_err(Failed)?;
+    let ranks = Ranks {
+        rank: world.rank(),
+        size: world.size(),
     };
-    let ranks = match mpi.executor() {
-        Ok(world) => Ranks {
-            rank: world.rank(),
-            size: world.size(),
-        },
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    drop(world);
     let code = foldex_cli::run_across(Arc::new(ranks));
     drop(mpi);
-    code
+    Ok(code)
 }
