@@ -11,7 +11,10 @@
 //! - `threaded/small_fold`: a fold of `4 × threads` trivial items, latency;
 //! - `threaded/fork_cost`: 10^6 trivial items, basesize 1 vs rayon `with_max_len(1)`, on pools
 //!   of one thread: the cost of a fork (per item) without stealing, and steadier than the
-//!   two-thread groups on a shared machine.
+//!   two-thread groups on a shared machine;
+//! - `threaded/pool_start_{2,16}`: making a pool of 2 and 16 threads (`Pool::new`, whose
+//!   workers start one at a time) vs rayon's `ThreadPoolBuilder::build`; the drop is not timed
+//!   (rayon's drop returns before its threads end).
 use criterion::{criterion_group, criterion_main, Criterion};
 use foldex::prelude::*;
 use foldex_benches::spin_for;
@@ -165,9 +168,34 @@ fn fork_cost(c: &mut Criterion) {
     g.finish();
 }
 
+fn pool_start(c: &mut Criterion) {
+    for threads in [2, 16] {
+        let mut g = c.benchmark_group(format!("threaded/pool_start_{threads}"));
+        g.bench_function("rayon", |b| {
+            b.iter_custom(|iters| timed_starts(iters, || rayon_pool(threads)))
+        });
+        g.bench_function("ThreadedEx", |b| {
+            b.iter_custom(|iters| timed_starts(iters, || Pool::new(threads)))
+        });
+        g.finish();
+    }
+}
+
+/// The time `iters` calls of `start` take, each result dropped outside the timing.
+fn timed_starts<P>(iters: u64, start: impl Fn() -> P) -> std::time::Duration {
+    let mut total = std::time::Duration::ZERO;
+    for _ in 0..iters {
+        let began = std::time::Instant::now();
+        let pool = black_box(start());
+        total += began.elapsed();
+        drop(pool);
+    }
+    total
+}
+
 criterion_group! {
     name = benches;
     config = foldex_benches::fold_criterion();
-    targets = sum, uneven, items_100ns, small_fold, fork_cost
+    targets = sum, uneven, items_100ns, small_fold, fork_cost, pool_start
 }
 criterion_main!(benches);

@@ -49,6 +49,7 @@ mod spawn;
 mod stand_in;
 mod stream;
 mod sync;
+mod worker_start;
 
 pub use audited::{Brand, MutSlice, OwnedVec, Partial};
 pub use codec::Codec;
@@ -78,6 +79,8 @@ pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 /// - Threads that run work while they wait: [`as_helper`](exec::as_helper) /
 ///   [`is_helping`](exec::is_helping), and [`stand_in_for_helper`](exec::stand_in_for_helper)
 ///   for a thread that calls `execute` on behalf of one that helps.
+/// - A pool's worker threads, started one at a time so that running out of memory is an error,
+///   not an abort: [`spawn_running`](exec::spawn_running).
 /// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items).
 /// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
 ///   types [`MutSlice`] and [`OwnedVec`] hand out.
@@ -97,4 +100,5 @@ pub mod exec {
     pub use crate::latch::{JoinLatch, Latch, ScopeLatch};
     pub use crate::panic::{message, PanicPayload, PanicSlot};
     pub use crate::stand_in::{is_standing_in, stand_in_for_helper};
+    pub use crate::worker_start::spawn_running;
 }

@@ -202,6 +202,24 @@ fn work(shared: Arc<Shared>) {
     }
 }
 
+/// Starts one worker thread and returns once it runs (`spawn_running`: running out of memory is
+/// then the next spawn's error, not an abort); under loom, a model thread.
+#[cfg(not(loom))]
+fn start_worker(
+    name: String,
+    body: impl FnOnce() + Send + 'static,
+) -> std::io::Result<thread::JoinHandle<()>> {
+    foldex_core::exec::spawn_running(thread::Builder::new().name(name), body)
+}
+
+#[cfg(loom)]
+fn start_worker(
+    name: String,
+    body: impl FnOnce() + Send + 'static,
+) -> std::io::Result<thread::JoinHandle<()>> {
+    thread::Builder::new().name(name).spawn(body)
+}
+
 /// The running threads of one pool; dropping it stops and joins them.
 pub(crate) struct Pool {
     shared: Arc<Shared>,
@@ -229,10 +247,7 @@ impl Pool {
         };
         for i in 0..ntasks {
             let shared = Arc::clone(&pool.shared);
-            match thread::Builder::new()
-                .name(format!("foldex-taskpool-{i}"))
-                .spawn(move || work(shared))
-            {
+            match start_worker(format!("foldex-taskpool-{i}"), move || work(shared)) {
                 Ok(thread) => pool.threads.push(thread),
                 // Dropping the pool stops the workers started so far and joins them.
                 Err(e) => {

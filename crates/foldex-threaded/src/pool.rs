@@ -5,7 +5,7 @@ pub(crate) mod builder;
 use self::builder::{PoolBuilder, WorkerOptions};
 use crate::sleep::Sleep;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
-use foldex_core::exec::{Forked, JoinLatch, TaskRef};
+use foldex_core::exec::{spawn_running, Forked, JoinLatch, TaskRef};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -432,7 +432,7 @@ impl Pool {
                 builder = builder.stack_size(bytes);
             }
             let (on_start, on_exit) = (options.on_start.clone(), options.on_exit.clone());
-            let spawned = builder.spawn(move || {
+            let spawned = spawn_running(builder, move || {
                 let go = {
                     let (state, opened) = &*gate;
                     let state = state.lock().unwrap_or_else(PoisonError::into_inner);
