@@ -48,11 +48,16 @@ pub struct LoaderState {
     /// resumes only on a loader that is not sharded.
     #[cfg_attr(feature = "serde", serde(default))]
     pub shard: Option<(usize, usize)>,
+    /// The sampler's kind ([`Sampler::name`](crate::Sampler::name)), checked on resumption
+    /// along with the seed. `None` only in a state written before the kind was recorded (the
+    /// field is absent); such a state resumes under any sampler with its seed.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sampler: Option<String>,
 }
 
 impl LoaderState {
     /// Checks that this state continues an epoch of the loader whose state at the start of an
-    /// epoch is `fresh` (same seed, shard, batch size and length), and that the epoch after it
+    /// epoch is `fresh` (same sampler and seed, shard, batch size and length), and that the epoch after it
     /// can be numbered.
     pub(crate) fn check(&self, fresh: &LoaderState) -> Result<(), ResumeError> {
         let mismatch = |setting, state: String, loader: String| {
@@ -68,6 +73,11 @@ impl LoaderState {
                 format!("{:?}", self.seed),
                 format!("{:?}", fresh.seed),
             );
+        }
+        if let (Some(state), Some(loader)) = (&self.sampler, &fresh.sampler) {
+            if state != loader {
+                return mismatch("sampler", state.clone(), loader.clone());
+            }
         }
         let unsharded = Some((0, 1));
         if self.shard != fresh.shard && !(self.shard.is_none() && fresh.shard == unsharded) {
@@ -100,8 +110,8 @@ fn describe(shard: Option<(usize, usize)>) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ResumeError {
-    /// The state was taken from a loader with other settings (seed, shard, batch size or
-    /// dataset length); resuming would not continue the same epoch.
+    /// The state was taken from a loader with other settings (sampler, seed, shard, batch size
+    /// or dataset length); resuming would not continue the same epoch.
     Mismatch {
         /// Which setting differs.
         setting: &'static str,
@@ -271,6 +281,7 @@ mod tests {
             batch_size: 1,
             len: 40,
             shard: Some((0, 1)),
+            sampler: Some("Sequential".to_owned()),
         }
     }
 
@@ -348,6 +359,28 @@ mod tests {
             "foldex-loader: cannot resume: the state has shard none recorded, this loader \
              rank 1 of 2"
         );
+    }
+
+    #[test]
+    fn a_state_resumes_only_under_its_samplers_kind() {
+        let shuffled = |sampler: Option<&str>| LoaderState {
+            seed: Some(7),
+            sampler: sampler.map(str::to_owned),
+            ..fresh(3)
+        };
+        let err = shuffled(Some("Shuffled"))
+            .check(&shuffled(Some("ByLength")))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "foldex-loader: cannot resume: the state has sampler Shuffled, this loader ByLength"
+        );
+        assert_eq!(
+            shuffled(Some("Shuffled")).check(&shuffled(Some("Shuffled"))),
+            Ok(())
+        );
+        // A state written before the kind was recorded resumes under any sampler with its seed.
+        assert_eq!(shuffled(None).check(&shuffled(Some("ByLength"))), Ok(()));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 mod common;
 
-use foldex_loader::{from_fn, IterError, Loader, LoaderState, ResumeError};
+use foldex_loader::{from_fn, ByLength, IterError, Loader, LoaderState, ResumeError};
 use foldex_testkit::watchdog;
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -121,6 +121,7 @@ fn resumption_costs_no_loading_of_what_was_received() {
         batch_size: 10,
         len: 1_000,
         shard: Some((0, 1)),
+        sampler: Some("Shuffled".to_owned()),
     };
     let rest: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
     assert_eq!(
@@ -174,6 +175,13 @@ fn a_state_from_other_settings_is_refused() {
     ));
     let err = refused(&Loader::new(numbers(11)).batch_size(5).shuffle(2));
     assert!(err.to_string().contains("len"), "{err}");
+    // Another sampler with the same seed would continue another order.
+    let by_length = ByLength::new(vec![1; 10], 5, 2);
+    let err = refused(&Loader::new(numbers(10)).batch_size(5).sampler(by_length));
+    assert_eq!(
+        err.to_string(),
+        "foldex-loader: cannot resume: the state has sampler Shuffled, this loader ByLength"
+    );
 }
 
 /// An epoch whose cheap batches travel in parcels resumes exactly, whether it stopped between
@@ -265,7 +273,7 @@ fn a_state_from_another_rank_is_refused() {
 fn a_state_without_a_shard_resumes_only_unsharded() {
     let old = r#"{"seed":7,"epoch":2,"next_batch":3,"received_above":[],"batch_size":4,"len":40}"#;
     let state: LoaderState = serde_json::from_str(old).unwrap();
-    assert_eq!(state.shard, None);
+    assert_eq!((state.shard, state.sampler.clone()), (None, None));
     let loader = Loader::new(numbers(40)).batch_size(4).shuffle(7);
     let rest: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
     assert_eq!(

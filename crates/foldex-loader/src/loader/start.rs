@@ -25,6 +25,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             batch_size: self.settings.batch_size.get(),
             len: self.epoch_len(),
             shard: Some(self.settings.shard.unwrap_or((0, 1))),
+            sampler: Some(self.settings.sampler.0.name().to_owned()),
         }
     }
 

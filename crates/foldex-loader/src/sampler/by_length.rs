@@ -110,6 +110,10 @@ impl Sampler for ByLength {
     fn seed(&self) -> Option<u64> {
         Some(self.seed)
     }
+
+    fn name(&self) -> &str {
+        "ByLength"
+    }
 }
 
 #[cfg(test)]

@@ -63,6 +63,17 @@ pub trait Sampler: Send + Sync {
     fn seed(&self) -> Option<u64> {
         None
     }
+
+    /// The sampler's kind, recorded in a checkpoint ([`LoaderState::sampler`](crate::LoaderState::sampler))
+    /// so that it resumes only under a sampler of the same kind: another kind with the same
+    /// seed would continue another order, repeating some observations and skipping others.
+    ///
+    /// The type's name by default (`std::any::type_name`), which a new compiler may spell
+    /// differently: give a fixed name where checkpoints outlive a build. The built-in samplers
+    /// answer `"Sequential"`, `"Shuffled"`, `"Weighted"` and `"ByLength"`.
+    fn name(&self) -> &str {
+        std::any::type_name::<Self>()
+    }
 }
 
 /// `0..len` in order, every epoch (the loader's default).
@@ -72,6 +83,10 @@ pub struct Sequential;
 impl Sampler for Sequential {
     fn order(&self, dataset_len: usize, _epoch: u64) -> EpochOrder {
         EpochOrder::Sequential(dataset_len)
+    }
+
+    fn name(&self) -> &str {
+        "Sequential"
     }
 }
 
@@ -96,6 +111,10 @@ impl Sampler for Shuffled {
 
     fn seed(&self) -> Option<u64> {
         Some(self.seed)
+    }
+
+    fn name(&self) -> &str {
+        "Shuffled"
     }
 }
 

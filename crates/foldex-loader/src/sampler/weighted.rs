@@ -223,6 +223,10 @@ impl Sampler for Weighted {
     fn seed(&self) -> Option<u64> {
         Some(self.seed)
     }
+
+    fn name(&self) -> &str {
+        "Weighted"
+    }
 }
 
 #[cfg(test)]
