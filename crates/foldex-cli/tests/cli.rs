@@ -271,6 +271,7 @@ fn ctrl_c_stops_the_run_and_prints_what_finished() {
 
 /// Runs `foldex args` with its address space capped at `cap_kib` (`ulimit -v`), and kills it if
 /// it has not ended after `deadline`: an error then, with what it wrote to stderr.
+#[cfg(target_os = "linux")]
 fn foldex_capped(cap_kib: u64, args: &[&str], deadline: Duration) -> Result<Output, String> {
     let mut child = Command::new("sh")
         .arg("-c")
@@ -279,6 +280,9 @@ fn foldex_capped(cap_kib: u64, args: &[&str], deadline: Duration) -> Result<Outp
         .args(args)
         // A backtrace would be resolved under the cap, for nothing.
         .env("RUST_BACKTRACE", "0")
+        // As in `foldex_testkit::spawn_failure`: heap room for each spawn's small allocations,
+        // so that a stack's mapping is what fails, not a `malloc` (which aborts).
+        .env("MALLOC_TOP_PAD_", (16u32 << 20).to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -318,8 +322,10 @@ fn foldex_capped(cap_kib: u64, args: &[&str], deadline: Duration) -> Result<Outp
 /// With room for a few dozen worker stacks and not for 1000, a row whose pool cannot start its
 /// threads fails with the operating system's error and the setting named, and the command ends
 /// at once with code 1.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_pool_that_cannot_start_its_threads_fails_its_row_and_the_run_ends() {
+    use foldex_testkit::spawn_failure;
     const CAP_KIB: u64 = 1 << 20; // 1 GiB of address space; 1000 stacks take 2 GiB
     const DEADLINE: Duration = Duration::from_secs(60);
     for (executor, setting) in [
@@ -348,13 +354,11 @@ fn a_pool_that_cannot_start_its_threads_fails_its_row_and_the_run_ends() {
         };
         // The pools start one worker at a time (`exec::spawn_running`), so the address space
         // runs out at a stack, which is the spawn's error. Only if the last stack that fitted
-        // left less than a signal stack (a few KiB) does the standard library's thread start
-        // abort the process, whatever the pool does; half a stack more room moves the end of
-        // the address space out of that window.
+        // left less than a signal stack does the standard library abort, whatever the pool
+        // does: then once more with more room, as `spawn_failure::in_child` does.
         let mut out = run(CAP_KIB);
-        if String::from_utf8_lossy(&out.stderr).contains("failed to allocate an alternative stack")
-        {
-            out = run(CAP_KIB + 1024);
+        if String::from_utf8_lossy(&out.stderr).contains(spawn_failure::NO_SIGNAL_STACK) {
+            out = run(CAP_KIB + spawn_failure::RETRY_ROOM / 1024);
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "foldex {args:?}: {stderr}");

@@ -46,6 +46,11 @@ pub const REAP_DEADLINE: Duration = Duration::from_secs(30);
 /// function, which calls `in_child` with the same `body` in the child; there, `in_child` runs
 /// `body` itself.
 ///
+/// The standard library's thread start aborts the process when the thread's signal stack
+/// cannot be mapped: under the cap, that happens when the last stack that fits leaves less than
+/// a signal stack (a few KiB), whatever the pool does. A child that ends so runs once more with
+/// [`RETRY_ROOM`] more headroom, which moves the end of the address space out of that window.
+///
 /// # Panics
 /// If the child fails, hangs past [`CHILD_DEADLINE`] (it is killed), or does not run the test.
 pub fn in_child(test: &str, body: impl FnOnce()) {
@@ -53,10 +58,38 @@ pub fn in_child(test: &str, body: impl FnOnce()) {
         body();
         return;
     }
+    let (mut status, mut stdout, mut stderr) = run_child(test, 0);
+    if stderr.contains(NO_SIGNAL_STACK) {
+        (status, stdout, stderr) = run_child(test, RETRY_ROOM);
+    }
+    let Some(status) = status else {
+        panic!("`{test}` hung for {CHILD_DEADLINE:?}:\n{stdout}\n{stderr}");
+    };
+    assert!(status.success(), "`{test}` failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1 passed"),
+        "`{test}` did not run in the child:\n{stdout}\n{stderr}"
+    );
+}
+
+/// What the standard library prints when a new thread's signal stack cannot be mapped.
+pub const NO_SIGNAL_STACK: &str = "failed to allocate an alternative stack";
+
+/// The headroom a child gets beyond [`HEADROOM`] when its first run ended in
+/// [`NO_SIGNAL_STACK`]: half a worker stack.
+pub const RETRY_ROOM: u64 = 1 << 20;
+
+/// Set in the child process: bytes of headroom beyond [`HEADROOM`].
+const EXTRA_ROOM: &str = "FOLDEX_SPAWN_FAILURE_EXTRA_ROOM";
+
+/// Runs the test `test` in a child process with `extra_room` bytes more headroom, killing it
+/// after [`CHILD_DEADLINE`]: its status (`None`: killed), stdout and stderr.
+fn run_child(test: &str, extra_room: u64) -> (Option<std::process::ExitStatus>, String, String) {
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut child = Command::new(exe)
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
+        .env(EXTRA_ROOM, extra_room.to_string())
         // A backtrace would be resolved under the cap, for nothing.
         .env("RUST_BACKTRACE", "0")
         // glibc's heap keeps 16 MiB spare each time it grows, so that the small allocations of
@@ -89,18 +122,11 @@ pub fn in_child(test: &str, body: impl FnOnce()) {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
-    let Some(status) = status else {
-        panic!("`{test}` hung for {CHILD_DEADLINE:?}:\n{stdout}\n{stderr}");
-    };
-    assert!(status.success(), "`{test}` failed:\n{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("1 passed"),
-        "`{test}` did not run in the child:\n{stdout}\n{stderr}"
-    );
+    (status, stdout.join().unwrap(), stderr.join().unwrap())
 }
 
-/// Caps this process's address space at what it maps now plus [`HEADROOM`], until dropped.
+/// Caps this process's address space at what it maps now plus [`HEADROOM`] (plus
+/// [`RETRY_ROOM`] in a child's second run), until dropped.
 ///
 /// The cap holds for every thread of the process: make it only in a child process
 /// ([`in_child`]).
@@ -123,7 +149,11 @@ impl AddressSpaceCap {
             .find_map(|line| line.strip_prefix("VmSize:"))
             .and_then(|size| size.trim().trim_end_matches("kB").trim().parse().ok())
             .expect("VmSize in /proc/self/status");
-        let cap = (mapped_kib * 1024 + HEADROOM).min(hard);
+        let extra_room: u64 = std::env::var(EXTRA_ROOM)
+            .ok()
+            .and_then(|room| room.parse().ok())
+            .unwrap_or(0);
+        let cap = (mapped_kib * 1024 + HEADROOM + extra_room).min(hard);
         setrlimit(Resource::RLIMIT_AS, cap, hard).expect("setrlimit");
         Self { soft, hard }
     }
