@@ -3,16 +3,30 @@
 
 use crate::workload::TimeDataset;
 use crossbeam_channel::{bounded, Receiver};
+use foldex::protocol::exec::spawn_running;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use rayon::ThreadPool;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-/// A rayon pool of `threads` threads, built before the clock starts.
+/// A rayon pool of `threads` threads, built before the clock starts. Its threads start one at
+/// a time, as foldex's pools start theirs (`exec::spawn_running`), so that a pool too large for
+/// the address space fails its row instead of aborting the command.
 pub fn pool(threads: usize) -> Result<Arc<ThreadPool>, String> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("foldex-bench-rayon-{i}"))
+        .spawn_handler(|thread| {
+            let mut builder = std::thread::Builder::new();
+            if let Some(name) = thread.name() {
+                builder = builder.name(name.to_owned());
+            }
+            if let Some(bytes) = thread.stack_size() {
+                builder = builder.stack_size(bytes);
+            }
+            spawn_running(builder, || thread.run())?;
+            Ok(())
+        })
         .build()
         .map(Arc::new)
         .map_err(|e| format!("could not start a rayon pool of {threads} threads: {e}"))

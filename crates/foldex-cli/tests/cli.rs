@@ -320,8 +320,8 @@ fn foldex_capped(cap_kib: u64, args: &[&str], deadline: Duration) -> Result<Outp
 }
 
 /// With room for a few dozen worker stacks and not for 1000, a row whose pool cannot start its
-/// threads fails with the operating system's error and the setting named, and the command ends
-/// at once with code 1.
+/// threads (foldex's pools, and the rayon reference's) fails with the operating system's error
+/// and the setting named, and the command ends at once with code 1.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_pool_that_cannot_start_its_threads_fails_its_row_and_the_run_ends() {
@@ -332,6 +332,7 @@ fn a_pool_that_cannot_start_its_threads_fails_its_row_and_the_run_ends() {
         ("threaded", "threads"),
         ("taskpool", "ntasks"),
         ("taskpool-bg", "ntasks"),
+        ("rayon", "threads"),
     ] {
         let args = [
             "bench",
@@ -362,10 +363,15 @@ fn a_pool_that_cannot_start_its_threads_fails_its_row_and_the_run_ends() {
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "foldex {args:?}: {stderr}");
-        assert!(
-            stderr.contains("could not start worker")
-                && stderr.contains(&format!(" of 1000 ({setting} = 1000): ")),
-            "foldex {args:?}: {stderr}"
-        );
+        let named = match executor {
+            "rayon" => stderr.contains(
+                "rayon+channel(threads=1000): could not start a rayon pool of 1000 threads: ",
+            ),
+            _ => {
+                stderr.contains("could not start worker")
+                    && stderr.contains(&format!(" of 1000 ({setting} = 1000): "))
+            }
+        };
+        assert!(named, "foldex {args:?}: {stderr}");
     }
 }
