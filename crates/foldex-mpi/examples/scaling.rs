@@ -2,7 +2,7 @@
 //! a huge range. (The sleep and spin rows are `foldex bench --executors mpi`'s.)
 //!
 //! ```text
-//! cargo build --release --manifest-path crates/foldex-mpi/Cargo.toml --example scaling
+//! CARGO_TARGET_DIR=target/mpi cargo build --release --manifest-path crates/foldex-mpi/Cargo.toml --example scaling
 //! mpirun -n 2 target/mpi/release/examples/scaling overhead      # empty folds, median of 1000
 //! mpirun -n 3 target/mpi/release/examples/scaling break [BITS]  # Break at 1% of 0..2^BITS (40)
 //! ```

@@ -2,7 +2,7 @@
 //! counts its block of lines on its local threads, and the counts are merged in rank order.
 //!
 //! ```text
-//! mpirun -n 2 cargo run --release -p foldex-mpi --example wordcount -- [LINES]
+//! mpirun -n 2 cargo run --release --manifest-path crates/foldex-mpi/Cargo.toml --example wordcount -- [LINES]
 //! ```
 
 use std::collections::BTreeMap;

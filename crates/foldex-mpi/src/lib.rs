@@ -8,7 +8,7 @@
 //! `notice.rs`), and a panic on any rank is raised on every rank.
 //!
 //! ```no_run
-//! // mpirun -n 2 cargo run --release -p foldex-mpi --example wordcount
+//! // mpirun -n 2 cargo run --release --manifest-path crates/foldex-mpi/Cargo.toml --example wordcount
 //! let mpi = foldex_mpi::initialize()?; // finalises MPI when dropped
 //! let ex = mpi.executor()?;
 //! let total: u64 = ex.fold(1..1_001usize, || 0, |s, x| s + x as u64, |a, b| a + b)?;

@@ -485,7 +485,7 @@ where
     /// batch after what was received, without loading anything received before; the next
     /// iteration after it is the following epoch. See [`LoaderState`].
     ///
-    /// A state from other settings (seed, shard, batch size, length) is refused with
+    /// A state from other settings (sampler, seed, shard, batch size, length) is refused with
     /// [`ResumeError`], and so is one whose epoch is `u64::MAX`: no epoch could follow it.
     ///
     /// # Panics

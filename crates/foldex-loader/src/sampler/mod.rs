@@ -69,8 +69,10 @@ pub trait Sampler: Send + Sync {
     /// seed would continue another order, repeating some observations and skipping others.
     ///
     /// The type's name by default (`std::any::type_name`), which a new compiler may spell
-    /// differently: give a fixed name where checkpoints outlive a build. The built-in samplers
-    /// answer `"Sequential"`, `"Shuffled"`, `"Weighted"` and `"ByLength"`.
+    /// differently: give a fixed name where checkpoints outlive a build. A sampler that wraps
+    /// another and keeps its order forwards `name` as it forwards `seed`. The built-in samplers
+    /// answer `"Sequential"`, `"Shuffled"`, `"Weighted"` and `"ByLength"`. A state whose
+    /// `sampler` is set to `None` skips the check.
     fn name(&self) -> &str {
         std::any::type_name::<Self>()
     }
