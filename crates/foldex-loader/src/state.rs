@@ -57,8 +57,8 @@ pub struct LoaderState {
 
 impl LoaderState {
     /// Checks that this state continues an epoch of the loader whose state at the start of an
-    /// epoch is `fresh` (same sampler and seed, shard, batch size and length), and that the epoch after it
-    /// can be numbered.
+    /// epoch is `fresh` (same sampler and seed, shard, batch size and length), and that the
+    /// epoch after it can be numbered.
     pub(crate) fn check(&self, fresh: &LoaderState) -> Result<(), ResumeError> {
         let mismatch = |setting, state: String, loader: String| {
             Err(ResumeError::Mismatch {

@@ -64,9 +64,10 @@ pub trait Sampler: Send + Sync {
         None
     }
 
-    /// The sampler's kind, recorded in a checkpoint ([`LoaderState::sampler`](crate::LoaderState::sampler))
-    /// so that it resumes only under a sampler of the same kind: another kind with the same
-    /// seed would continue another order, repeating some observations and skipping others.
+    /// The sampler's kind, recorded in a checkpoint
+    /// ([`LoaderState::sampler`](crate::LoaderState::sampler)) so that it resumes only under a
+    /// sampler of the same kind: another kind with the same seed would continue another order,
+    /// repeating some observations and skipping others.
     ///
     /// The type's name by default (`std::any::type_name`), which a new compiler may spell
     /// differently: give a fixed name where checkpoints outlive a build. A sampler that wraps
