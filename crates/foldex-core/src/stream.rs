@@ -88,6 +88,24 @@ impl<I: Iterator> Stream<I> {
     }
 }
 
+impl<I> Stream<I> {
+    /// The same stream, batch size included, over the iterator `adapt` makes of this one's:
+    /// for a layer that numbers or guards the items on their way into a fold.
+    ///
+    /// ```
+    /// use foldex_core::{ExecutorExt, Stream};
+    /// use foldex_seq::SequentialEx;
+    /// let numbered = Stream::new(["a", "b"]).batch_size(1).adapt(|it| it.enumerate());
+    /// assert_eq!(SequentialEx.collect_vec(numbered), [(0, "a"), (1, "b")]);
+    /// ```
+    pub fn adapt<J: Iterator>(self, adapt: impl FnOnce(I) -> J) -> Stream<J> {
+        Stream {
+            iter: adapt(self.iter),
+            batch_size: self.batch_size,
+        }
+    }
+}
+
 impl<I> fmt::Debug for Stream<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Stream")

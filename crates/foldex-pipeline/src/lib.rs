@@ -43,6 +43,7 @@ mod collect;
 mod encoded;
 mod fallible;
 pub mod group;
+mod guarded;
 mod indexed;
 mod pipeline;
 mod reduce;

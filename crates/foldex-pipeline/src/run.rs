@@ -1,14 +1,35 @@
 //! The one fold every reduction of a pipeline runs: the transforms' state beside the
 //! reduction's accumulator in each piece, and, for stages that hold items at a piece's edge,
 //! pieces joined through the stages' `merge`.
+//!
+//! ## A stage's stop is not the caller's Break
+//!
+//! `take_while` and `map_while` end the fold with a `Break` where they stop, so that nothing
+//! to the right runs; the reduction's `step` may return a `Break` of its own. Only the latter
+//! is the caller's: a run in which both can happen carries, beside each accumulator, whether
+//! `step` made the Break, and a stage's stop comes out as `Continue`, as on `std::iter`.
+//!
+//! ## Speculative calls through stages that merge
+//!
+//! With `dedup`, `unique` or `skip_while` in the chain, a piece right of the front holds items
+//! at its left edge that are decided only when it is joined ([`crate::stateful`]), so the
+//! closures it runs on later items run ahead of the sequential order: a held item may yet
+//! stop the run (a `Break`, a stage's stop, a panic) before them. Such a piece keeps the first
+//! panic it meets (in a stage, the reduction, the source or a join) instead of raising it,
+//! and stops there as a `Break` would, since the sequential run gets no further either. The
+//! panic is raised once the piece is joined to the front (which runs as the sequential run
+//! does) without a stop to its left; otherwise it never happened.
 
+use crate::guarded::Positioned;
 use crate::indexed::ByRef;
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::Transform;
+use foldex_core::exec::PanicPayload;
 use foldex_core::{Codec, Executor, ExecutorExt, StopProbe};
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
+use std::panic::{self, AssertUnwindSafe};
 
 /// The accumulator, whether the fold broke or not.
 pub(crate) fn into_inner<A>(flow: ControlFlow<A, A>) -> A {
@@ -21,7 +42,8 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// The one fold every reduction runs: the accumulator of a piece is the transforms' state
     /// beside the reduction's; `breaks` says whether `step` may return `Break`; `codec`, when
     /// given, writes the reduction's accumulator for executors that send partials to other
-    /// processes (a piece's transform state is scratch, made afresh on the other side).
+    /// processes (a piece's transform state is scratch, made afresh on the other side). The
+    /// result is `Break` only where `step` made it.
     pub(crate) fn run<E, A, I, F, C>(
         &self,
         ex: &E,
@@ -38,10 +60,51 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
     {
-        if X::MERGES {
+        if self.transform.merges() {
             assert!(codec.is_none(), "{HELD_ITEMS_STAY}");
-            return self.run_merging(ex, breaks, init, step, combine);
+            return self.run_merging(ex, init, step, combine);
         }
+        if !(breaks && self.transform.breaks()) {
+            return self.run_pieces(ex, codec, breaks, init, step, combine);
+        }
+        let flagged = codec.map(Flagged);
+        let flow = self.run_pieces(
+            ex,
+            flagged.as_ref().map(|codec| codec as &dyn Codec<(A, bool)>),
+            true,
+            || (init(), false),
+            |(acc, _), item| match step(acc, item) {
+                ControlFlow::Continue(acc) => ControlFlow::Continue((acc, false)),
+                ControlFlow::Break(acc) => ControlFlow::Break((acc, true)),
+            },
+            |(a, _), (b, stepped)| (combine(a, b), stepped),
+        );
+        match flow {
+            ControlFlow::Break((acc, true)) => ControlFlow::Break(acc),
+            ControlFlow::Continue((acc, _)) | ControlFlow::Break((acc, false)) => {
+                ControlFlow::Continue(acc)
+            }
+        }
+    }
+
+    /// [`run`](Self::run) for stages that hold nothing back: every piece runs its items in
+    /// order, so the fold's own rules place every `Break` and panic.
+    fn run_pieces<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<A>>,
+        breaks: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
         let transform = &self.transform;
         let init = || (transform.start(), init());
         let combine = |(state, a): (X::State, A), (_, b): (X::State, A)| (state, combine(a, b));
@@ -61,7 +124,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
             Some(source) => ByRef(source),
             None => panic!("{STREAMS_STAY}"),
         };
-        let flow = if breaks || X::BREAKS {
+        let flow = if breaks || transform.breaks() {
             match &codec {
                 Some(codec) => ex.try_fold_encoded(indexed(), init, piece_step, combine, codec),
                 None => ex.try_fold_probed(self.source.input(), init, piece_step, combine),
@@ -81,17 +144,10 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     }
 
     /// [`run`](Self::run) for stages that hold items back at a piece's edge
-    /// ([`crate::stateful`]): pieces are joined with the stages' `merge` before `combine`, and
-    /// what the run still holds is released in front of the result. A `merge` may pass an item
-    /// to a `step` that breaks; the piece then carries `true`, and nothing to its right counts.
-    fn run_merging<E, A, I, F, C>(
-        &self,
-        ex: &E,
-        breaks: bool,
-        init: I,
-        step: F,
-        combine: C,
-    ) -> ControlFlow<A, A>
+    /// ([`crate::stateful`]): the piece holding the run's first item starts from the stages'
+    /// front state and runs as the sequential run does; the others keep their first panic
+    /// (the module doc); pieces are joined with the stages' `merge` before `combine`.
+    fn run_merging<E, A, I, F, C>(&self, ex: &E, init: I, step: F, combine: C) -> ControlFlow<A, A>
     where
         E: Executor + ?Sized,
         A: Send,
@@ -100,40 +156,179 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         C: Fn(A, A) -> A + Sync,
     {
         let transform = &self.transform;
-        let source = self.source.input();
-        let piece_init = || (transform.start(), init(), false);
-        let join = |(mut state, a, stopped): (X::State, A, bool), (right, b, right_stopped)| {
-            if stopped {
-                return (state, a, true);
-            }
-            match transform.merge(&mut state, right, a, &mut |acc, out| step(acc, out)) {
-                ControlFlow::Continue(a) => (state, combine(a, b), right_stopped),
-                ControlFlow::Break(a) => (state, a, true),
-            }
-        };
+        let piece_init = || Part::open(None, init(), false);
         let piece_step =
-            |(mut state, acc, stopped): (X::State, A, bool), item: S::Item, probe: &StopProbe| {
-                let mut sink = |acc, out| step(acc, out);
-                match transform.step(&mut state, acc, item, &mut sink, probe) {
-                    ControlFlow::Continue(acc) => ControlFlow::Continue((state, acc, stopped)),
-                    ControlFlow::Break(acc) => ControlFlow::Break((state, acc, stopped)),
+            |mut part: Part<X::State, A>, (at, item): Positioned<S::Item>, probe: &StopProbe| {
+                let state = part.state.get_or_insert_with(|| {
+                    part.front = at == 0;
+                    if part.front {
+                        transform.front()
+                    } else {
+                        transform.start()
+                    }
+                });
+                let acc = part
+                    .acc
+                    .take()
+                    .expect("an open piece holds its accumulator");
+                let mut stepped = false;
+                let run = || {
+                    let item = item.unwrap_or_else(|payload| panic::resume_unwind(payload));
+                    let mut sink = |acc, out| noted(&mut stepped, step(acc, out));
+                    transform.step(state, acc, item, &mut sink, probe)
+                };
+                let flow = match part.front {
+                    true => run(),
+                    false => match panic::catch_unwind(AssertUnwindSafe(run)) {
+                        Ok(flow) => flow,
+                        Err(payload) => {
+                            part.end = End::Panicked(payload);
+                            return ControlFlow::Break(part);
+                        }
+                    },
+                };
+                match flow {
+                    ControlFlow::Continue(acc) => {
+                        part.acc = Some(acc);
+                        ControlFlow::Continue(part)
+                    }
+                    ControlFlow::Break(acc) => {
+                        part.acc = Some(acc);
+                        part.end = End::stop(stepped);
+                        ControlFlow::Break(part)
+                    }
                 }
             };
-        let (broke, (mut state, acc, stopped)) = if breaks || X::BREAKS {
-            match ex.try_fold_probed(source, piece_init, piece_step, join) {
-                ControlFlow::Continue(piece) => (false, piece),
-                ControlFlow::Break(piece) => (true, piece),
+        let join = |mut left: Part<X::State, A>, right: Part<X::State, A>| {
+            if !matches!(left.end, End::Open) {
+                return left;
             }
-        } else {
-            let plain = |piece, item| into_inner(piece_step(piece, item, &StopProbe::NEVER));
-            (false, ex.fold(source, piece_init, plain, join))
+            let front = left.front;
+            let Some(left_state) = left.state.as_mut() else {
+                // The left piece saw no item (its accumulator is `init()`, the identity).
+                return right;
+            };
+            let acc = left
+                .acc
+                .take()
+                .expect("an open piece holds its accumulator");
+            let settle = || {
+                let mut stepped = false;
+                let mut sink = |acc, out| noted(&mut stepped, step(acc, out));
+                let flow = match right.state {
+                    Some(held) => transform.merge(left_state, held, acc, &mut sink),
+                    None => ControlFlow::Continue(acc),
+                };
+                match (flow, right.end) {
+                    (ControlFlow::Break(acc), _) => (Some(acc), End::stop(stepped)),
+                    (ControlFlow::Continue(_), End::Panicked(payload)) if front => {
+                        panic::resume_unwind(payload)
+                    }
+                    (ControlFlow::Continue(_), End::Panicked(payload)) => {
+                        (None, End::Panicked(payload))
+                    }
+                    (ControlFlow::Continue(a), end) => {
+                        let b = right
+                            .acc
+                            .expect("a piece without a kept panic holds its accumulator");
+                        (Some(combine(a, b)), end)
+                    }
+                }
+            };
+            let (acc, end) = match front {
+                true => settle(),
+                false => panic::catch_unwind(AssertUnwindSafe(settle))
+                    .unwrap_or_else(|payload| (None, End::Panicked(payload))),
+            };
+            left.acc = acc;
+            left.end = end;
+            left
         };
-        match transform.release(&mut state, init(), &mut |acc, out| step(acc, out)) {
-            ControlFlow::Break(front) => ControlFlow::Break(front),
-            ControlFlow::Continue(front) if broke || stopped => {
-                ControlFlow::Break(combine(front, acc))
-            }
-            ControlFlow::Continue(front) => ControlFlow::Continue(combine(front, acc)),
+        let flow = ex.try_fold_probed(self.source.guarded_input(), piece_init, piece_step, join);
+        let (ControlFlow::Continue(mut part) | ControlFlow::Break(mut part)) = flow;
+        if !part.front && part.state.is_some() {
+            // The run's first pieces saw no items: what the others hold is decided now.
+            let front = Part::open(Some(transform.front()), init(), true);
+            part = join(front, part);
+        }
+        let acc = || {
+            part.acc
+                .expect("a run that raised no panic holds its accumulator")
+        };
+        match part.end {
+            End::Open | End::Stopped => ControlFlow::Continue(acc()),
+            End::Broke => ControlFlow::Break(acc()),
+            End::Panicked(payload) => panic::resume_unwind(payload),
+        }
+    }
+}
+
+/// `flow`, noting in `stepped` whether it is a `Break` (made by the reduction's `step`).
+#[inline]
+fn noted<A>(stepped: &mut bool, flow: ControlFlow<A, A>) -> ControlFlow<A, A> {
+    *stepped = flow.is_break();
+    flow
+}
+
+/// A piece of a run through stages that merge.
+struct Part<St, A> {
+    /// The stages' state: `None` until the piece's first item.
+    state: Option<St>,
+    /// The reduction's accumulator; `None` once a panic is kept (nothing here counts then).
+    acc: Option<A>,
+    /// The piece begins at the run's first item: it runs as the sequential run does.
+    front: bool,
+    end: End,
+}
+
+impl<St, A> Part<St, A> {
+    fn open(state: Option<St>, acc: A, front: bool) -> Self {
+        Self {
+            state,
+            acc: Some(acc),
+            front,
+            end: End::Open,
+        }
+    }
+}
+
+/// How a piece ended.
+enum End {
+    /// Every item went through.
+    Open,
+    /// A stage stopped the run (`take_while`): the result is `Continue`.
+    Stopped,
+    /// The reduction's `step` returned `Break`.
+    Broke,
+    /// A panic kept by a piece right of the front.
+    Panicked(PanicPayload),
+}
+
+impl End {
+    /// The end of a piece that broke: the reduction's own Break where `step` made it.
+    fn stop(stepped: bool) -> Self {
+        if stepped {
+            End::Broke
+        } else {
+            End::Stopped
+        }
+    }
+}
+
+/// A reduction's codec with a byte before the accumulator: whether `step` made the Break.
+struct Flagged<'c, A>(&'c dyn Codec<A>);
+
+impl<A> Codec<(A, bool)> for Flagged<'_, A> {
+    fn encode(&self, (acc, stepped): &(A, bool), out: &mut Vec<u8>) -> Result<(), String> {
+        out.push(u8::from(*stepped));
+        self.0.encode(acc, out)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<(A, bool), String> {
+        match bytes.split_first() {
+            Some((&flag @ (0 | 1), acc)) => Ok((self.0.decode(acc)?, flag == 1)),
+            Some((flag, _)) => Err(format!("a Break flag of {flag}, not 0 or 1")),
+            None => Err("no Break flag before the accumulator".to_owned()),
         }
     }
 }

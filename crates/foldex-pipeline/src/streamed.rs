@@ -1,5 +1,6 @@
 //! Pipelines over inputs that cannot be indexed: a [`Stream`], pulled in batches.
 
+use crate::guarded::{guard_stream, Guarded, GuardedSource, Positioned};
 use crate::indexed::ByRef;
 use foldex_core::{Input, Source, Stream};
 use std::fmt;
@@ -23,6 +24,18 @@ pub trait PipeSource: Sync + Sized {
     /// A stream's second run panics: its iterator was consumed by the first.
     fn input(&self) -> Self::Input<'_>;
 
+    /// What one run folds over when its stages hold items at a piece's edge: the items with
+    /// their positions, and a panic of the source caught as the item it was making
+    /// (`guarded.rs`).
+    #[doc(hidden)]
+    type Guarded<'p>: Input<Item = Positioned<Self::Item>>
+    where
+        Self: 'p;
+
+    /// The guarded input of one run.
+    #[doc(hidden)]
+    fn guarded_input(&self) -> Self::Guarded<'_>;
+
     /// The source itself, when it is indexable (a `Vec` is then collected in place).
     #[doc(hidden)]
     type Indexed: Source<Item = Self::Item>;
@@ -42,6 +55,16 @@ impl<S: Source> PipeSource for S {
     #[inline]
     fn input(&self) -> ByRef<'_, S> {
         ByRef(self)
+    }
+
+    type Guarded<'p>
+        = GuardedSource<'p, S>
+    where
+        S: 'p;
+
+    #[inline]
+    fn guarded_input(&self) -> GuardedSource<'_, S> {
+        GuardedSource(ByRef(self))
     }
 
     type Indexed = S;
@@ -98,6 +121,16 @@ where
             "foldex: a pipeline over a stream runs once (its iterator is consumed); start a new \
              one with from_stream for another run",
         )
+    }
+
+    type Guarded<'p>
+        = Stream<Guarded<I>>
+    where
+        I: 'p;
+
+    #[track_caller]
+    fn guarded_input(&self) -> Stream<Guarded<I>> {
+        guard_stream(self.input())
     }
 
     type Indexed = Unindexed<I::Item>;

@@ -13,18 +13,39 @@ use std::ops::ControlFlow;
 pub trait Transform<In>: Sync {
     /// What the stage passes on.
     type Out;
-    /// Per-piece state, made by [`Transform::start`] when a piece begins.
+    /// Per-piece state, made by [`Transform::start`] (or [`Transform::front`]) when a piece
+    /// begins.
     type State: Send;
-    /// Whether the stage may stop the fold with `Break` (then the fold checks for it).
-    const BREAKS: bool;
 
     /// Whether every item becomes exactly one item, in order, with no state: then
     /// [`Transform::one_to_one`] gives it, and the pipeline stays indexable (a `Vec` is
     /// collected in place).
     const ONE_TO_ONE: bool = false;
 
-    /// The state for a new piece.
+    /// Whether the stage may stop the fold with `Break` (then the fold checks for it).
+    #[inline]
+    fn breaks(&self) -> bool {
+        false
+    }
+
+    /// Whether the stage holds items back at a piece's left edge until it knows what precedes
+    /// them (`dedup`, `unique`, `skip_while`): then pieces begin with [`Transform::front`] or
+    /// [`Transform::start`], and adjacent pieces are joined with [`Transform::merge`]. The
+    /// boundary protocol is explained in [`crate::stateful`].
+    #[inline]
+    fn merges(&self) -> bool {
+        false
+    }
+
+    /// The state for a new piece, which items may precede.
     fn start(&self) -> Self::State;
+
+    /// The state for the piece that begins at the run's first item: nothing precedes it, so a
+    /// stage that [`merges`](Transform::merges) decides every item at once and holds none back.
+    #[inline]
+    fn front(&self) -> Self::State {
+        self.start()
+    }
 
     /// What `item` becomes, for a stage that is [`ONE_TO_ONE`](Transform::ONE_TO_ONE);
     /// `None` for any other.
@@ -34,15 +55,10 @@ pub trait Transform<In>: Sync {
         None
     }
 
-    /// Whether the stage holds items back at a piece's left edge until it knows what precedes
-    /// them (`dedup`, `unique`, `skip_while`): then adjacent pieces are joined with
-    /// [`Transform::merge`], and the run ends with [`Transform::release`]. The boundary
-    /// protocol is explained in [`crate::stateful`].
-    const MERGES: bool = false;
-
     /// Joins `right`, the state of the piece just right of `left`'s, into `left`: each item
     /// `right` held back is either passed on to `sink` (into the left piece's accumulator,
-    /// after its items) or kept held in `left`.
+    /// after its items) or dropped, or kept held in `left`. Into a [`front`](Transform::front)
+    /// state, every held item is decided, and `left` stays a front state.
     #[inline]
     fn merge<A, K>(
         &self,
@@ -56,17 +72,6 @@ pub trait Transform<In>: Sync {
     {
         let _ = (left, sink);
         drop(right);
-        ControlFlow::Continue(acc)
-    }
-
-    /// Passes on what `state` still holds back, as the first items of the whole run: nothing
-    /// precedes them.
-    #[inline]
-    fn release<A, K>(&self, state: &mut Self::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, Self::Out) -> ControlFlow<A, A>,
-    {
-        let _ = (state, sink);
         ControlFlow::Continue(acc)
     }
 
@@ -93,7 +98,6 @@ pub struct Id;
 impl<In> Transform<In> for Id {
     type Out = In;
     type State = ();
-    const BREAKS: bool = false;
     const ONE_TO_ONE: bool = true;
 
     #[inline]
@@ -128,12 +132,25 @@ pub struct Xf<T>(pub(crate) T);
 impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     type Out = T::Out;
     type State = T::State;
-    const BREAKS: bool = T::BREAKS;
-    const MERGES: bool = T::MERGES;
+
+    #[inline]
+    fn breaks(&self) -> bool {
+        self.0.breaks()
+    }
+
+    #[inline]
+    fn merges(&self) -> bool {
+        self.0.merges()
+    }
 
     #[inline]
     fn start(&self) -> T::State {
         self.0.start()
+    }
+
+    #[inline]
+    fn front(&self) -> T::State {
+        self.0.front()
     }
 
     #[inline]
@@ -148,14 +165,6 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
         K: FnMut(A, T::Out) -> ControlFlow<A, A>,
     {
         self.0.merge(left, right, acc, sink)
-    }
-
-    #[inline]
-    fn release<A, K>(&self, state: &mut T::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, T::Out) -> ControlFlow<A, A>,
-    {
-        self.0.release(state, acc, sink)
     }
 
     #[inline]
@@ -207,16 +216,30 @@ where
 {
     type Out = U::Out;
     type State = (T::State, U::State);
-    const BREAKS: bool = T::BREAKS || U::BREAKS;
-    const MERGES: bool = T::MERGES || U::MERGES;
+
+    #[inline]
+    fn breaks(&self) -> bool {
+        self.0.breaks() || self.1.breaks()
+    }
+
+    #[inline]
+    fn merges(&self) -> bool {
+        self.0.merges() || self.1.merges()
+    }
 
     #[inline]
     fn start(&self) -> Self::State {
         (self.0.start(), self.1.start())
     }
 
+    #[inline]
+    fn front(&self) -> Self::State {
+        (self.0.front(), self.1.front())
+    }
+
     /// What the first stage lets through at the boundary goes on through the second with the
-    /// left piece's state; then the second stage joins its own states.
+    /// left piece's state (it comes after the left piece's items and before the right one's);
+    /// then the second stage joins its own states.
     fn merge<A, K>(
         &self,
         (left_first, left_second): &mut Self::State,
@@ -233,34 +256,6 @@ where
             done => return done,
         };
         self.1.merge(left_second, right_second, acc, sink)
-    }
-
-    /// What the first stage held comes first: it goes through the second stage as a piece of
-    /// its own, which is then joined with the second stage's state, and what that still holds
-    /// is released last.
-    fn release<A, K>(
-        &self,
-        (first, second): &mut Self::State,
-        acc: A,
-        sink: &mut K,
-    ) -> ControlFlow<A, A>
-    where
-        K: FnMut(A, U::Out) -> ControlFlow<A, A>,
-    {
-        let mut front = self.1.start();
-        let mut next = |acc, mid| self.1.step(&mut front, acc, mid, sink, &StopProbe::NEVER);
-        let acc = match self.0.release(first, acc, &mut next) {
-            ControlFlow::Continue(acc) => acc,
-            done => return done,
-        };
-        let rest = std::mem::replace(second, self.1.start());
-        let acc = match self.1.merge(&mut front, rest, acc, sink) {
-            ControlFlow::Continue(acc) => acc,
-            done => return done,
-        };
-        let released = self.1.release(&mut front, acc, sink);
-        *second = front;
-        released
     }
 
     #[inline]
@@ -287,7 +282,7 @@ macro_rules! stateless_stage {
     ($(
         $(#[$doc:meta])*
         $name:ident<$f:ident>, generics [$($g:ident),*], where [$($bound:tt)*],
-        out $out:ty, breaks $breaks:expr,
+        out $out:ty, breaks $breaks:literal,
         |$this:ident, $acc:ident, $item:ident, $sink:ident, $probe:pat_param| $body:expr;
     )*) => {$(
         $(#[$doc])*
@@ -300,7 +295,11 @@ macro_rules! stateless_stage {
         {
             type Out = $out;
             type State = ();
-            const BREAKS: bool = $breaks;
+
+            #[inline]
+            fn breaks(&self) -> bool {
+                $breaks
+            }
 
             #[inline]
             fn start(&self) {}
@@ -404,7 +403,6 @@ where
 {
     type Out = R;
     type State = T;
-    const BREAKS: bool = false;
 
     #[inline]
     fn start(&self) -> T {
