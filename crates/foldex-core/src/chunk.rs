@@ -120,6 +120,16 @@ impl<'a> OrderedCombiner<'a> {
         self.prefix = Some(acc);
     }
 
+    /// The partial of every chunk before `index`, taken out, when those are all there is:
+    /// the caller folds chunk `index` on from it and pushes the result as chunk `index`.
+    pub(crate) fn take_prefix(&mut self, index: usize) -> Option<Partial<'a>> {
+        if self.next == index {
+            self.prefix.take()
+        } else {
+            None
+        }
+    }
+
     /// Keeps chunk `index` (past the prefix), merged into the runs it touches.
     fn set_aside(&mut self, job: &dyn Job<'a>, index: usize, partial: Partial<'a>) {
         // The first run that starts after `index`.

@@ -122,9 +122,9 @@ where
         Some(Piece::new(Kind::Skipped, acc, range.start, range.end))
     }
 
-    /// Folds `start..end` (in bounds), block by block; `at` follows the block being folded.
-    fn fold_range(&self, start: usize, end: usize, at: &mut usize) -> (Kind, A) {
-        let mut acc = (self.init)();
+    /// Folds `start..end` (in bounds) into `acc`, block by block; `at` follows the block being
+    /// folded.
+    fn fold_range(&self, mut acc: A, start: usize, end: usize, at: &mut usize) -> (Kind, A) {
         let mut from = start;
         while from < end {
             if from != start && self.stopped(from) {
@@ -175,14 +175,16 @@ where
             return self.pieces.wrap(self.skipped(None, start..end));
         }
         let mut at = start;
-        let piece =
-            match panic::catch_unwind(AssertUnwindSafe(|| self.fold_range(start, end, &mut at))) {
-                Ok((kind, acc)) => Some(Piece::new(kind, acc, start, end)),
-                Err(payload) => {
-                    self.record_panic(at, payload);
-                    self.skipped(None, start..end)
-                }
-            };
+        let folded = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.fold_range((self.init)(), start, end, &mut at)
+        }));
+        let piece = match folded {
+            Ok((kind, acc)) => Some(Piece::new(kind, acc, start, end)),
+            Err(payload) => {
+                self.record_panic(at, payload);
+                self.skipped(None, start..end)
+            }
+        };
         self.pieces.wrap(piece)
     }
 
@@ -228,6 +230,43 @@ where
         self.codec
             .is_some()
             .then_some(self as &dyn PartialCodec<'a>)
+    }
+}
+
+impl<'a, S, L, I, C, A> FoldJob<'_, S, L, I, C, A>
+where
+    S: Source,
+    L: Leaf<A, S::Item>,
+    I: Fn() -> A + Sync,
+    C: Fn(A, A) -> A + Sync,
+    A: Send + 'a,
+{
+    /// What `combine(prefix, run(range))` gives, for `range` right after `prefix`: its items
+    /// are folded on into the prefix's accumulator (no `init`, no `combine`) when the prefix
+    /// is a `Continue` that ends where `range` starts.
+    pub(super) fn extend(&self, prefix: Partial<'a>, range: Range<usize>) -> Partial<'a> {
+        let Some(prefix) = self.pieces.unwrap(prefix) else {
+            return self.pieces.wrap(None);
+        };
+        let Range { start, end } = range;
+        let on_from = prefix.kind == Kind::Continue && prefix.end == start && start <= end;
+        if !on_from || self.stopped(start) {
+            let prefix = self.pieces.wrap(Some(prefix));
+            return self.combine(prefix, self.run(range));
+        }
+        let mut at = start;
+        let acc = prefix.acc;
+        let folded = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.fold_range(acc, start, end, &mut at)
+        }));
+        let piece = match folded {
+            Ok((kind, acc)) => Some(Piece::new(kind, acc, prefix.start, end)),
+            Err(payload) => {
+                self.record_panic(at, payload);
+                self.skipped(None, prefix.start..end)
+            }
+        };
+        self.pieces.wrap(piece)
     }
 }
 

@@ -159,6 +159,11 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         let piece_init = || Part::open(None, init(), false);
         let piece_step =
             |mut part: Part<X::State, A>, (at, item): Positioned<S::Item>, probe: &StopProbe| {
+                if !matches!(part.end, End::Open) {
+                    // A join stopped it where the fold cannot see (a held item's Break), and
+                    // the fold goes on into it (a stream's next batch): nothing more counts.
+                    return ControlFlow::Break(part);
+                }
                 let state = part.state.get_or_insert_with(|| {
                     part.front = at == 0;
                     if part.front {

@@ -154,7 +154,7 @@ impl<'i, It, Items> StreamFold<'i, It, Items>
 where
     It: Iterator + Send,
     It::Item: Send,
-    Items: Job<'i> + ItemsJob,
+    Items: ItemsJob<'i>,
 {
     /// One turn: pulls a batch and folds it; `Break` once there is nothing left to pull.
     fn turn(&self) -> ControlFlow<()> {
@@ -166,16 +166,21 @@ where
             pulled.start..pulled.start + pulled.items.len(),
         );
         self.batches.put(pulled.start, pulled.items.into_iter());
-        let partial: Partial<'i> = self.items.run(range.clone());
+        let prefix = self.combiner().take_prefix(pulled.number);
+        let partial: Partial<'i> = match prefix {
+            Some(prefix) => self.items.run_after(prefix, range.clone()),
+            None => self.items.run(range.clone()),
+        };
         self.batches.discard(range);
-        self.combiner
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(self.items, pulled.number, partial);
+        self.combiner().push(self.items, pulled.number, partial);
         if self.fixed_batch.is_none() {
             self.adapt(count, pulled.started.elapsed());
         }
         ControlFlow::Continue(())
+    }
+
+    fn combiner(&self) -> std::sync::MutexGuard<'_, OrderedCombiner<'i>> {
+        self.combiner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn batch_len(&self) -> usize {
@@ -255,19 +260,25 @@ where
 }
 
 /// What a turn needs of the items job beyond [`Job`].
-pub(super) trait ItemsJob {
+pub(super) trait ItemsJob<'i>: Job<'i> {
     /// `true` once the item at `position` cannot change the result.
     fn stopped_at(&self, position: usize) -> bool;
     /// Records a panic of user code placed at `position`.
     fn record_panic_at(&self, position: usize, payload: PanicPayload);
+    /// What `combine(prefix, run(range))` gives, `range` being the batch right after
+    /// `prefix`: its items are folded on into the prefix's accumulator, so that a stream folded
+    /// one batch after another (on one thread, or as batches finish in order) is one piece,
+    /// with no `init` or `combine` at its batches' seams.
+    fn run_after(&self, prefix: Partial<'i>, range: Range<usize>) -> Partial<'i>;
 }
 
-impl<S, L, I, C, A> ItemsJob for FoldJob<'_, S, L, I, C, A>
+impl<'i, S, L, I, C, A> ItemsJob<'i> for FoldJob<'_, S, L, I, C, A>
 where
     S: Source,
     L: Leaf<A, S::Item>,
     I: Fn() -> A + Sync,
     C: Fn(A, A) -> A + Sync,
+    A: Send + 'i,
 {
     fn stopped_at(&self, position: usize) -> bool {
         self.stopped(position)
@@ -275,6 +286,10 @@ where
 
     fn record_panic_at(&self, position: usize, payload: PanicPayload) {
         self.record_panic(position, payload);
+    }
+
+    fn run_after(&self, prefix: Partial<'i>, range: Range<usize>) -> Partial<'i> {
+        self.extend(prefix, range)
     }
 }
 
@@ -285,7 +300,7 @@ impl<'i, It, Items> Leaf<(), usize> for Turns<'_, 'i, It, Items>
 where
     It: Iterator + Send,
     It::Item: Send,
-    Items: Job<'i> + ItemsJob,
+    Items: ItemsJob<'i>,
 {
     fn fold<T: Iterator<Item = usize>>(
         &self,
