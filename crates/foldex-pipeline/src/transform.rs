@@ -6,6 +6,8 @@
 use foldex_core::StopProbe;
 use std::ops::ControlFlow;
 
+pub use crate::boxed::{Boxed, BoxedStages, BoxedState};
+
 /// A stage of a pipeline between its source and its reduction: it receives each item of type
 /// `In` and passes zero or more items of type [`Transform::Out`] on to `sink`.
 ///
