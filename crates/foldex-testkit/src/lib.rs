@@ -26,14 +26,16 @@
 //!
 //! [`check_reducer`] checks a user's own reduction (an identity and an associative `combine`)
 //! across leaf sizes and combine trees. [`check_pipelines`] runs every pipeline adapter, transform and reduction on the executor
-//! against `std::iter`, and [`check_streams`] every fold over a `Stream` (both part of
-//! [`conformance_tests!`]).
+//! against `std::iter`, [`check_streams`] every fold over a `Stream`, and
+//! [`check_compositions`] random chains of stages (stateful ones stacked, panics anywhere)
+//! against `std::iter` (all part of [`conformance_tests!`]).
 //!
 //! [`ThroughBytes`] sends every partial through the job's codec, as between processes.
 //!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
 
+mod compositions;
 mod pipelines;
 mod reducer;
 #[cfg(target_os = "linux")]
@@ -42,6 +44,9 @@ mod stand_in;
 mod streams;
 mod through_bytes;
 
+pub use compositions::{
+    check_compositions, check_compositions_in_order, DEFAULT_SEED as COMPOSITION_SEED,
+};
 pub use pipelines::{
     check_pipeline_adapters, check_pipeline_collect, check_pipeline_in_place,
     check_pipeline_panics, check_pipeline_reductions, check_pipeline_stateful,
@@ -306,6 +311,7 @@ pub fn check_all<E: Executor>(make: impl Fn(Basesize) -> E) {
     check_borrowing(&make);
     check_pipelines(&make);
     check_streams(&make);
+    check_compositions(&make);
 }
 
 /// Expands to one `#[test]` per conformance property, for the executor that `$make` (a
@@ -354,6 +360,11 @@ macro_rules! conformance_tests {
         #[test]
         fn conformance_streams() {
             $crate::check_streams($make);
+        }
+        #[test]
+        #[cfg(panic = "unwind")]
+        fn conformance_compositions() {
+            $crate::check_compositions($make);
         }
     };
 }
