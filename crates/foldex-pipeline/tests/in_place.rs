@@ -1,7 +1,7 @@
 //! In-place work: mutable slices, `chunks_mut`, a map written into an output slice, a `Vec` by
-//! value, and `collect::<Vec<_>>` written in place, on every executor configuration; with
-//! panics, every element is dropped exactly once, and a second run over items handed out once
-//! is refused, saying so.
+//! value, `scan` over items handed out once, and `collect::<Vec<_>>` written in place, on every
+//! executor configuration; with panics, every element is dropped exactly once, and a second run
+//! over items handed out once is refused, saying so.
 
 use foldex_core::{Basesize, Executor};
 use foldex_pipeline::{from_vec, IntoPipeline};
@@ -51,6 +51,12 @@ impl<'c> Counted<'c> {
     fn new(value: u64, live: &'c AtomicIsize) -> Self {
         live.fetch_add(1, Ordering::Relaxed);
         Self(value, live)
+    }
+}
+
+impl Clone for Counted<'_> {
+    fn clone(&self) -> Self {
+        Self::new(self.0, self.1)
     }
 }
 
@@ -186,6 +192,85 @@ fn collect_vec_in_place_matches_std_and_drops_on_panic() {
     });
 }
 
+/// The affine map `x -> a * x + b` (wrapping) as `(a, b)`.
+type Affine = (u64, u64);
+
+/// `f` then `g`: associative, not commutative, with identity `(1, 0)`, so a scan that
+/// combines out of order or groups wrongly shows.
+fn then(f: &Affine, g: &Affine) -> Affine {
+    (
+        g.0.wrapping_mul(f.0),
+        g.0.wrapping_mul(f.1).wrapping_add(g.1),
+    )
+}
+
+fn affine(i: u64) -> Affine {
+    (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, i ^ 0x5555)
+}
+
+/// What `Iterator::scan` gives: item `i` is `identity` combined with items `0..=i`.
+fn std_scan<T: Clone>(items: impl Iterator<Item = T>, identity: T, op: fn(&T, &T) -> T) -> Vec<T> {
+    items
+        .scan(identity, |acc, item| {
+            *acc = op(acc, &item);
+            Some(acc.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn scan_over_items_handed_out_once_matches_std() {
+    let live = AtomicIsize::new(0);
+    each_case("scan by value", |ex, len, what| {
+        let items: Vec<Affine> = (0..len as u64).map(affine).collect();
+        let want = std_scan(items.iter().copied(), (1, 0), then);
+        let got = from_vec(items.clone()).scan(ex, (1, 0), then);
+        assert_eq!(got, want, "from_vec: {what}");
+
+        // Each element is read, so changed, once.
+        let mut v = items.clone();
+        let got = (&mut v)
+            .pipe()
+            .map(|x: &mut Affine| {
+                x.1 = x.1.wrapping_add(1);
+                *x
+            })
+            .scan(ex, (1, 0), then);
+        let bumped: Vec<Affine> = items.iter().map(|&(a, b)| (a, b + 1)).collect();
+        let want = std_scan(bumped.iter().copied(), (1, 0), then);
+        assert_eq!(got, want, "(&mut v).pipe(): {what}");
+        assert_eq!(v, bumped, "(&mut v).pipe() read each element once: {what}");
+
+        // By value beside by reference.
+        let got = from_vec(items.clone())
+            .zip(&bumped)
+            .map(|(x, y)| then(&x, y))
+            .scan(ex, (1, 0), then);
+        let pairs = items.iter().zip(&bumped).map(|(x, y)| then(x, y));
+        assert_eq!(got, std_scan(pairs, (1, 0), then), "zip: {what}");
+
+        // Items that own something: each is dropped once.
+        let counted = || (0..len as u64).map(|i| Counted::new(i, &live));
+        let scanned = from_vec(counted().collect()).scan(ex, Counted::new(0, &live), |a, b| {
+            Counted::new(a.0 + b.0, &live)
+        });
+        let got: Vec<u64> = scanned.iter().map(|c| c.0).collect();
+        drop(scanned);
+        let want: Vec<u64> = (0..len as u64)
+            .scan(0, |acc, i| {
+                *acc += i;
+                Some(*acc)
+            })
+            .collect();
+        assert_eq!(got, want, "owned items: {what}");
+        assert_eq!(
+            live.load(Ordering::Relaxed),
+            0,
+            "every item dropped once: {what}"
+        );
+    });
+}
+
 /// The message of the panic that `run` ends with.
 fn panic_message<R>(run: impl FnOnce() -> R) -> String {
     let Err(payload) = catch_unwind(AssertUnwindSafe(run)) else {
@@ -221,6 +306,11 @@ fn a_second_run_over_items_handed_out_once_is_refused_saying_so() {
             assert_eq!(doubled.sum::<u64>(ex), 999_000);
             let message = panic_message(|| doubled.sum::<u64>(ex));
             refused(message, VEC_SPENT, "from_vec(v).map(f), sum twice");
+
+            let items = from_vec((0..1000u64).collect());
+            assert_eq!(items.scan(ex, 0, |a, b| a + b)[999], 499_500);
+            let message = panic_message(|| items.scan(ex, 0, |a, b| a + b));
+            refused(message, VEC_SPENT, "from_vec(v), scan twice");
 
             let words = from_vec(vec![String::from("a"); 100]);
             assert_eq!(words.collect::<Vec<_>>(ex).len(), 100);
