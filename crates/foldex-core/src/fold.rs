@@ -314,7 +314,9 @@ where
 ///
 /// # Panics
 /// With the payload of a panic in user code (see the module doc for which one, and when it is
-/// discarded), or with "foldex: executor bug: ..." when the executor broke its contract.
+/// discarded), with "foldex: executor bug: ..." when the executor broke its contract, or, before
+/// the executor sees the job, with the [`Spent`](crate::Spent) of a source that refuses the
+/// fold ([`Source::start_fold`]).
 pub(crate) fn drive_cancellable<E, S, L, I, C, A>(
     executor: &E,
     source: S,
@@ -332,6 +334,9 @@ where
     C: Fn(A, A) -> A + Sync,
     A: Send,
 {
+    if let Err(spent) = source.start_fold() {
+        panic!("{spent}");
+    }
     let len = source.len();
     let job = FoldJob::new(source, leaf, init, combine, len, cancel, codec);
     let partial = executor.execute(&job);

@@ -58,7 +58,7 @@ pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, Input, StopProbe, Summand};
 #[cfg(feature = "serde")]
 pub use postcard::Postcard;
-pub use source::{RangeVisitor, Source};
+pub use source::{RangeVisitor, Source, Spent};
 pub use spawn::{FoldHandle, SpawnExt};
 pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 

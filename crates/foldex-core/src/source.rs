@@ -1,6 +1,7 @@
 //! What a fold runs over: anything indexable with a length.
 
 use crate::audited::{MutSlice, OwnedVec};
+use std::fmt;
 use std::ops::Range;
 
 /// Receives the items of one range as an iterator. [`Source::visit_range`] hands it the
@@ -31,9 +32,19 @@ pub trait RangeVisitor<Item> {
 /// }
 /// assert_eq!(SequentialEx.sum::<u64>(Squares(4)), 0 + 1 + 4 + 9);
 /// ```
+///
+/// A source that reads another (an adapter) forwards [`Source::HANDS_OUT_ONCE`] and
+/// [`Source::start_fold`] to it, so that a source over a [`MutSlice`] or an [`OwnedVec`] serves
+/// one fold as they do, and says so when asked for a second.
 pub trait Source: Sync {
     /// What one index yields.
     type Item;
+
+    /// `true` when each item can be read once only: the source moves it out or lends it
+    /// mutably ([`OwnedVec`], [`MutSlice`]), or reads a source that does. Such a source serves
+    /// one fold (see [`Source::start_fold`]), and a reader that needs an item twice keeps it
+    /// the first time. `false` (the default): an item can be read any number of times.
+    const HANDS_OUT_ONCE: bool = false;
 
     /// The number of items; indices are `0..len()`.
     fn len(&self) -> usize;
@@ -45,6 +56,14 @@ pub trait Source: Sync {
 
     /// The item at `index` (`index < len()`).
     fn get(&self, index: usize) -> Self::Item;
+
+    /// Called by every fold over the source once, before it reads an item. A source whose
+    /// items are handed out once ([`Source::HANDS_OUT_ONCE`]) accepts its first fold and
+    /// refuses every later one with [`Spent`], which the fold panics with; the default accepts
+    /// every fold.
+    fn start_fold(&self) -> Result<(), Spent> {
+        Ok(())
+    }
 
     /// Hands the items of `range` to `visitor` as one iterator. The default calls `get` per
     /// index; sources that can iterate faster override it.
@@ -131,9 +150,16 @@ macro_rules! handing_out {
         impl<$($generics)*> Source for $ty {
             type Item = $item;
 
+            const HANDS_OUT_ONCE: bool = true;
+
             fn len(&self) -> usize {
                 let $this: &$inner = self;
                 $this.len()
+            }
+
+            fn start_fold(&self) -> Result<(), Spent> {
+                let $this: &$inner = self;
+                $this.claim_fold()
             }
 
             fn get(&self, index: usize) -> $item {
@@ -161,3 +187,49 @@ handing_out! {
     /// Moves each element out once; see [`OwnedVec`].
     ['v, T: Send] &'v OwnedVec<T> => T, from OwnedVec<T>, |this, range| this.take(range);
 }
+
+/// Why a source refused a fold: it hands each item out once ([`Source::HANDS_OUT_ONCE`]), and
+/// an earlier fold had them. Its `Display` is the message the refused fold panics with: what
+/// the source is, what the first fold did with its items, and how to run again.
+///
+/// ```
+/// use foldex_core::{ExecutorExt, OwnedVec, Source};
+/// use foldex_seq::SequentialEx;
+/// let items = OwnedVec::new(vec![1u64, 2, 3]);
+/// assert_eq!(SequentialEx.sum::<u64>(&items), 6);
+/// let spent = items.start_fold().unwrap_err();
+/// assert!(spent.to_string().contains("runs once"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spent {
+    message: &'static str,
+}
+
+impl Spent {
+    /// A refusal that says `message` (for a source of your own that hands its items out
+    /// once): start it with "foldex: ", or your crate's name, and say what to do instead.
+    pub const fn new(message: &'static str) -> Self {
+        Self { message }
+    }
+
+    /// The refusal of a second fold over a `Vec` by value ([`OwnedVec`]).
+    pub(crate) const VEC: Self = Self::new(
+        "foldex: a pipeline or fold over a Vec by value runs once (its items were moved out \
+         by the first run); build a new one with from_vec or OwnedVec::new for another run",
+    );
+
+    /// The refusal of a second fold over a mutable slice ([`MutSlice`]).
+    pub(crate) const SLICE: Self = Self::new(
+        "foldex: a pipeline or fold over a mutable slice runs once (its elements were lent out \
+         by the first run, and may still be borrowed); build a new one with (&mut v).pipe() or \
+         MutSlice::new for another run",
+    );
+}
+
+impl fmt::Display for Spent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message)
+    }
+}
+
+impl std::error::Error for Spent {}

@@ -1,9 +1,11 @@
 //! Index-preserving adapters: each is a [`Source`] again, item `i` of the result a function of
 //! the inner sources' items at known indices, so executors split them like any source and
 //! [`Source::visit_range`] stays the inner source's fast iterator wherever the adapter allows.
+//! Each forwards [`Source::HANDS_OUT_ONCE`] and [`Source::start_fold`] to the sources it reads,
+//! so that a pipeline over a mutable slice or a `Vec` by value refuses a second run, saying so.
 
 use crate::transform::Transform;
-use foldex_core::{MutSlice, RangeVisitor, Source};
+use foldex_core::{MutSlice, RangeVisitor, Source, Spent};
 use std::ops::Range;
 
 /// A source borrowed, so that a pipeline can be run more than once.
@@ -12,6 +14,11 @@ pub struct ByRef<'p, S>(pub(crate) &'p S);
 
 impl<S: Source> Source for ByRef<'_, S> {
     type Item = S::Item;
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.0.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.0.len()
@@ -48,6 +55,11 @@ impl<In, R, F: Fn(In) -> R, V: RangeVisitor<R>> RangeVisitor<In> for MapVisitor<
 
 impl<S: Source, R, F: Fn(S::Item) -> R + Sync> Source for Map<S, F> {
     type Item = R;
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.inner.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.inner.len()
@@ -84,6 +96,11 @@ impl<T, V: RangeVisitor<(usize, T)>> RangeVisitor<T> for EnumerateVisitor<V> {
 
 impl<S: Source> Source for Enumerate<S> {
     type Item = (usize, S::Item);
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.0.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.0.len()
@@ -142,6 +159,12 @@ impl<IA: Iterator, TB, V: RangeVisitor<(IA::Item, TB)>> RangeVisitor<TB> for Zip
 
 impl<A: Source, B: Source> Source for Zip<A, B> {
     type Item = (A::Item, B::Item);
+    const HANDS_OUT_ONCE: bool = A::HANDS_OUT_ONCE || B::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.a.start_fold()?;
+        self.b.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.a.len().min(self.b.len())
@@ -186,6 +209,11 @@ impl<S: Source> Window<S> {
 
 impl<S: Source> Source for Window<S> {
     type Item = S::Item;
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.inner.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.len
@@ -230,6 +258,11 @@ impl<T, V: RangeVisitor<T>> RangeVisitor<T> for StepByVisitor<V> {
 
 impl<S: Source> Source for StepBy<S> {
     type Item = S::Item;
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.inner.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.inner.len().div_ceil(self.step)
@@ -259,6 +292,11 @@ pub struct Rev<S>(pub(crate) S);
 
 impl<S: Source> Source for Rev<S> {
     type Item = S::Item;
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.0.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.0.len()
@@ -307,6 +345,12 @@ impl<T, IA: Iterator<Item = T>, V: RangeVisitor<T>> RangeVisitor<T> for ChainSec
 
 impl<A: Source, B: Source<Item = A::Item>> Source for Chain<A, B> {
     type Item = A::Item;
+    const HANDS_OUT_ONCE: bool = A::HANDS_OUT_ONCE || B::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.a.start_fold()?;
+        self.b.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.a
@@ -391,6 +435,11 @@ impl<'s, T: Send> ChunksMut<'s, T> {
 
 impl<'s, T: Send> Source for ChunksMut<'s, T> {
     type Item = &'s mut [T];
+    const HANDS_OUT_ONCE: bool = true;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.slice.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.slice.len().div_ceil(self.size)
@@ -483,6 +532,11 @@ impl<'a, T: Clone + 'a, V: RangeVisitor<T>> RangeVisitor<&'a T> for ClonedVisito
 
 impl<'a, T: Clone + 'a, S: Source<Item = &'a T>> Source for Cloned<S> {
     type Item = T;
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.0.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.0.len()
@@ -516,6 +570,11 @@ impl<S: Source, X: Transform<S::Item>> OneToOne<'_, S, X> {
 
 impl<S: Source, X: Transform<S::Item>> Source for OneToOne<'_, S, X> {
     type Item = X::Out;
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    #[inline]
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.source.start_fold()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.source.len()

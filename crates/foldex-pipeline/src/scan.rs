@@ -1,10 +1,13 @@
 //! `scan`, the inclusive prefix combination of an indexable pipeline, in two passes: the total
 //! of every block of [`BLOCK`] items, then each piece's outputs from the combined totals of the
-//! blocks before it, written in place.
+//! blocks before it, written in place. A source whose items can be read once
+//! ([`Source::HANDS_OUT_ONCE`]) is collected first, and the two passes run over the collected
+//! items, each block rewritten in place.
 
-use crate::pipeline::Pipeline;
+use crate::indexed::ByRef;
+use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::transform::Id;
-use foldex_core::{Executor, ExecutorExt, RangeVisitor, Source};
+use foldex_core::{Executor, ExecutorExt, RangeVisitor, Source, Spent};
 use std::ops::Range;
 
 /// Items per block of the first pass. A piece of the second pass that starts inside a block
@@ -65,8 +68,14 @@ where
 {
     type Item = S::Item;
 
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+
     fn len(&self) -> usize {
         self.source.len()
+    }
+
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.source.start_fold()
     }
 
     fn get(&self, index: usize) -> S::Item {
@@ -97,8 +106,10 @@ impl<S: Source> Pipeline<S, Id> {
     /// (as for a reduction); then every executor gives the sequential result.
     ///
     /// Two passes over the items (each `op` call made about twice): the totals of blocks of
-    /// 256 items, then the outputs, written in place. Only indexable pipelines have `scan`: a
-    /// piece must know where it starts (see [`crate::stateful`]).
+    /// 256 items, then the outputs, written in place. Over items that can be read once (a
+    /// `Vec` by value, a mutable slice: [`Source::HANDS_OUT_ONCE`]), each item is read once,
+    /// into the output, and the two passes run over the output. Only indexable pipelines have
+    /// `scan`: a piece must know where it starts (see [`crate::stateful`]).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -112,6 +123,12 @@ impl<S: Source> Pipeline<S, Id> {
         S::Item: Clone + Send + Sync,
         F: Fn(&S::Item, &S::Item) -> S::Item + Sync,
     {
+        if S::HANDS_OUT_ONCE {
+            // One fold reads each item, into the output; the passes read the output.
+            let mut items = ex.collect_vec(ByRef(&self.source));
+            scan_in_place(ex, &mut items, identity, &op);
+            return items;
+        }
         let len = self.source.len();
         let blocks = len.div_ceil(BLOCK);
         let totals: Vec<S::Item> = crate::from_source(0..blocks)
@@ -124,16 +141,49 @@ impl<S: Source> Pipeline<S, Id> {
                 self.source.visit_range(range, visitor)
             })
             .collect(ex);
-        let mut before = Vec::with_capacity(blocks);
-        let mut acc = identity;
-        for total in &totals {
-            let next = op(&acc, total);
-            before.push(std::mem::replace(&mut acc, next));
-        }
         ex.collect_vec(Prefixes {
             source: &self.source,
             op: &op,
-            before,
+            before: before_each(&totals, identity, &op),
         })
     }
+}
+
+/// `before[b]`: the combination of `identity` and `totals[..b]`.
+fn before_each<T, F: Fn(&T, &T) -> T>(totals: &[T], identity: T, op: &F) -> Vec<T> {
+    let mut before = Vec::with_capacity(totals.len());
+    let mut acc = identity;
+    for total in totals {
+        let next = op(&acc, total);
+        before.push(std::mem::replace(&mut acc, next));
+    }
+    before
+}
+
+/// Replaces item `i` of `items` with the combination of `identity` and items `0..=i`: the total
+/// of every block of [`BLOCK`] items, then each block rewritten from the combined totals of the
+/// blocks before it.
+fn scan_in_place<E, T, F>(ex: &E, items: &mut [T], identity: T, op: &F)
+where
+    E: Executor + ?Sized,
+    T: Clone + Send + Sync,
+    F: Fn(&T, &T) -> T + Sync,
+{
+    let totals: Vec<T> = (&*items)
+        .pipe()
+        .chunks(BLOCK)
+        .map(|block| block.iter().fold(identity.clone(), |acc, x| op(&acc, x)))
+        .collect(ex);
+    let before = before_each(&totals, identity, op);
+    (&mut *items)
+        .pipe()
+        .chunks_mut(BLOCK)
+        .enumerate()
+        .for_each(ex, |(b, block)| {
+            let mut last = &before[b];
+            for item in block {
+                *item = op(last, item);
+                last = item;
+            }
+        });
 }

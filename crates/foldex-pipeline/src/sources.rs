@@ -72,8 +72,9 @@ impl<'s, T: Sync, const N: usize> IntoPipeline for &'s [T; N] {
 }
 
 /// Each element lent to one piece, mutably: `for_each` over `&mut [T]`, `zip` with an output
-/// slice, [`chunks_mut`](Pipeline::chunks_mut). The pipeline runs once: a second run panics,
-/// as the elements' borrows from the first may still be alive.
+/// slice, [`chunks_mut`](Pipeline::chunks_mut). The pipeline runs once: a second run panics
+/// before it lends anything, saying so, as the elements' borrows from the first may still be
+/// alive.
 ///
 /// ```
 /// use foldex_pipeline::IntoPipeline;
@@ -108,7 +109,7 @@ impl<'s, T: Send> IntoPipeline for &'s mut Vec<T> {
 
 /// The pipeline over a `Vec`'s items by value: each piece moves its items out, and items the
 /// run did not reach (after an early stop) are dropped with the pipeline. The pipeline runs
-/// once: a second run panics, as the items are gone.
+/// once: a second run panics before it reads anything, saying so, as the items are gone.
 ///
 /// A function rather than `IntoPipeline for Vec<T>`, so that `v.pipe()` keeps borrowing `v`.
 ///

@@ -5,8 +5,14 @@
 //! index of it was handed out before, so no two pieces ever reach one element, whatever ranges
 //! an executor asks for. A refused range panics with "foldex: executor bug", naming the index,
 //! before any element is touched.
+//!
+//! A `MutSlice` or an `OwnedVec` also serves one fold (`claim_fold`, which
+//! [`Source::start_fold`](crate::Source::start_fold) calls before a fold reads an item), so
+//! that a second fold is refused up front, saying so, rather than element by element. That
+//! flag is a message, not a guard: soundness rests on `OnceBits` alone.
 
 use crate::once_bits::OnceBits;
+use crate::source::Spent;
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::{ManuallyDrop, MaybeUninit};
@@ -67,8 +73,8 @@ impl<T> RawVec<T> {
 /// by one piece: the [`Source`](crate::Source) of in-place work (`for_each` over `&mut [T]`,
 /// writing a map into an output slice).
 ///
-/// Each element is lent once for the life of the `MutSlice`: a second fold over the same value
-/// panics, as would an executor that runs one index twice.
+/// Each element is lent once for the life of the `MutSlice`: it serves one fold, and a second
+/// fold over the same value panics, saying so, before it lends anything.
 ///
 /// ```
 /// use foldex_core::{ExecutorExt, MutSlice};
@@ -81,6 +87,8 @@ pub struct MutSlice<'a, T> {
     ptr: NonNull<T>,
     len: usize,
     lent: OnceBits,
+    /// Set by the first fold's `claim_fold`.
+    folded: AtomicBool,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
@@ -105,7 +113,16 @@ impl<'a, T> MutSlice<'a, T> {
             ptr: NonNull::from(&mut *slice).cast(),
             len: slice.len(),
             lent: OnceBits::new(slice.len()),
+            folded: AtomicBool::new(false),
             _borrow: PhantomData,
+        }
+    }
+
+    /// Claims the elements for a fold: `Ok` the first time, [`Spent`] after.
+    pub(crate) fn claim_fold(&self) -> Result<(), Spent> {
+        match self.folded.swap(true, Ordering::Relaxed) {
+            false => Ok(()),
+            true => Err(Spent::SLICE),
         }
     }
 
@@ -141,7 +158,8 @@ impl<'a, T> MutSlice<'a, T> {
 /// piece: the [`Source`](crate::Source) of a fold over a `Vec` by value.
 ///
 /// Elements no piece took (after an early `Break` or a panic) are dropped with the `OwnedVec`.
-/// Each element is moved out once: a second fold over the same value panics.
+/// Each element is moved out once: it serves one fold, and a second fold over the same value
+/// panics, saying so, before it moves anything.
 ///
 /// ```
 /// use foldex_core::{ExecutorExt, OwnedVec};
@@ -153,6 +171,8 @@ impl<'a, T> MutSlice<'a, T> {
 pub struct OwnedVec<T> {
     raw: RawVec<T>,
     taken: OnceBits,
+    /// Set by the first fold's `claim_fold`.
+    folded: AtomicBool,
     _owns: PhantomData<T>,
 }
 
@@ -177,7 +197,16 @@ impl<T> OwnedVec<T> {
         Self {
             taken: OnceBits::new(raw.len),
             raw,
+            folded: AtomicBool::new(false),
             _owns: PhantomData,
+        }
+    }
+
+    /// Claims the elements for a fold: `Ok` the first time, [`Spent`] after.
+    pub(crate) fn claim_fold(&self) -> Result<(), Spent> {
+        match self.folded.swap(true, Ordering::Relaxed) {
+            false => Ok(()),
+            true => Err(Spent::VEC),
         }
     }
 

@@ -5,7 +5,7 @@
 use crate::audited::{RangeWriter, VecWriter, Written};
 use crate::executor::Executor;
 use crate::fold::ExecutorExt;
-use crate::source::{RangeVisitor, Source};
+use crate::source::{RangeVisitor, Source, Spent};
 use std::ops::Range;
 
 /// `source`'s items, as one [`Written`] per visited range: a leaf that visits a range writes it
@@ -32,8 +32,14 @@ where
 {
     type Item = Written<'w, S::Item>;
 
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+
     fn len(&self) -> usize {
         self.source.len()
+    }
+
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.source.start_fold()
     }
 
     fn get(&self, index: usize) -> Self::Item {
