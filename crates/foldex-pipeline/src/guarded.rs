@@ -5,7 +5,7 @@
 
 use crate::indexed::ByRef;
 use foldex_core::exec::PanicPayload;
-use foldex_core::{RangeVisitor, Source, Stream};
+use foldex_core::{RangeVisitor, Source, Spent, Stream};
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -17,6 +17,12 @@ pub struct GuardedSource<'s, S>(pub(crate) ByRef<'s, S>);
 
 impl<S: Source> Source for GuardedSource<'_, S> {
     type Item = Positioned<S::Item>;
+
+    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+
+    fn start_fold(&self) -> Result<(), Spent> {
+        self.0.start_fold()
+    }
 
     fn len(&self) -> usize {
         self.0.len()

@@ -4,7 +4,7 @@
 //! parallel executors split as finely as they go.
 
 use foldex_core::{Executor, Stream};
-use foldex_pipeline::{from_stream, IntoPipeline};
+use foldex_pipeline::{from_stream, from_vec, IntoPipeline};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
@@ -417,5 +417,17 @@ fn breaks_through_held_items_are_the_leftmost() {
             if broke { Break(want) } else { Continue(want) },
             "on {what}"
         );
+    });
+}
+
+/// A pipeline over a `Vec` by value, through stages that merge, runs once and says so.
+#[test]
+fn a_second_run_through_held_items_is_refused_saying_so() {
+    each("by value", |ex, what| {
+        let p = from_vec(vec![3, 3, 1, 2, 2]).dedup().unique();
+        assert_eq!(p.collect::<Vec<i32>>(ex), [3, 1, 2], "on {what}");
+        let second = outcome(|| p.count(ex)).expect_err("a second run panics");
+        assert!(second.contains("runs once"), "{second:?} on {what}");
+        assert!(!second.contains("executor bug"), "{second:?} on {what}");
     });
 }
