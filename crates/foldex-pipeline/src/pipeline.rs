@@ -33,10 +33,12 @@ pub trait IntoPipeline {
 /// its argument.
 ///
 /// Built once, a pipeline can be run any number of times, on any executors (`&dyn Executor`
-/// included), and gives the same answer on each: the answer of the same chain on
-/// `std::iter`. Executors never see the pipeline: a reduction is one typed fold
-/// ([`foldex_core::ExecutorExt::try_fold`]), so ordering, early termination and panics follow
-/// the fold's rules.
+/// included), and gives the same answer on each: the value and the panic of the same chain on
+/// `std::iter`. A pipeline whose items are moved or lent out (a `Vec` by value, a mutable
+/// slice) or pulled (a stream) runs once, and says so when run again. Executors never see the
+/// pipeline: a reduction is one typed fold ([`foldex_core::ExecutorExt::try_fold`]), so
+/// ordering, early termination and panics follow the fold's rules; docs/pipelines.md says
+/// which closures may run ahead of the sequential order on a parallel executor.
 ///
 /// `S` is the source with its index-preserving adapters; `X` the transforms after it ([`Id`](crate::transform::Id)
 /// while there are none, and the pipeline is still indexable).
