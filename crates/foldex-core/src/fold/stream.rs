@@ -14,6 +14,10 @@
 //! What this gives:
 //! - the result is the sequential fold's whatever the executor: batches are numbered in the
 //!   order they leave the iterator, and combined in that order;
+//! - a batch whose predecessors are all combined already is folded on into their accumulator
+//!   (`OrderedCombiner::take_prefix`, `ItemsJob::run_after`): a stream folded batch after
+//!   batch (on one thread, or as batches finish in order) is one piece, with no `init` and no
+//!   `combine` at its seams;
 //! - memory: a turn holds one batch while it folds it, so at most one batch per thread running
 //!   turns (a thread that runs a nested fold inside a step may run a second turn on top);
 //!   partials that finish ahead of an earlier batch are merged into runs as they arrive;
