@@ -11,7 +11,9 @@
 //! - `pipelines/map_collect_1e7`: `map` + `collect::<Vec<_>>` of 10^7 `u64`;
 //! - `pipelines/flat_map_1e5x10`: `flat_map` of 10^5 items into 10 each, summed;
 //! - `pipelines/word_count_1e6`: `group_by` with `count` over 10^6 words (10^4 distinct) into a
-//!   `HashMap`, against rayon's `fold` + `reduce` into `HashMap`s.
+//!   `HashMap`, against rayon's `fold` + `reduce` into `HashMap`s;
+//! - `pipelines/dedup_skip_while_1e6`: `skip_while` + `dedup` + `map` + `sum` over 10^6 `u64` in
+//!   runs of 4 (rayon has no ordered `dedup`: `ThreadedEx` is measured against `std`).
 //!
 //! Each group has `rayon` and `ThreadedEx`, then `std` and `SequentialEx`.
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -298,9 +300,49 @@ fn word_count(c: &mut Criterion) {
     g.finish();
 }
 
+/// Stages that hold items at a piece's edge, stacked, with a closure after them.
+fn dedup_skip_while(c: &mut Criterion) {
+    let data: Vec<u64> = (0..1_000_000u64).map(|i| (i / 4) % 1000).collect();
+    let ex = ThreadedEx::new();
+    let want: u64 = {
+        let mut kept: Vec<u64> = data.iter().copied().skip_while(|x| *x < 10).collect();
+        kept.dedup();
+        kept.iter().map(|x| x * 3).sum()
+    };
+    let run = |ex: &dyn Executor| -> u64 {
+        black_box(&data)
+            .pipe()
+            .copied()
+            .skip_while(|x| *x < 10)
+            .dedup()
+            .map(|x| x * 3)
+            .sum(ex)
+    };
+    let mut g = c.benchmark_group("pipelines/dedup_skip_while_1e6");
+    g.bench_function("ThreadedEx", |b| b.iter(|| assert_eq!(run(&ex), want)));
+    g.bench_function("std", |b| {
+        b.iter(|| {
+            let mut last = None;
+            let got: u64 = black_box(&data)
+                .iter()
+                .copied()
+                .skip_while(|x| *x < 10)
+                .filter(|x| last.replace(*x) != Some(*x))
+                .map(|x| x * 3)
+                .sum();
+            assert_eq!(got, want)
+        })
+    });
+    g.bench_function("SequentialEx", |b| {
+        b.iter(|| assert_eq!(run(&SequentialEx), want))
+    });
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = foldex_benches::fold_criterion();
-    targets = map_filter_sum, find_first, min_by_key, map_collect, flat_map, word_count
+    targets = map_filter_sum, find_first, min_by_key, map_collect, flat_map, word_count,
+        dedup_skip_while
 }
 criterion_main!(benches);

@@ -122,6 +122,29 @@ where
         Some(Piece::new(Kind::Skipped, acc, range.start, range.end))
     }
 
+    /// The piece covering `from..end` that folding `start..end` (in bounds) into the
+    /// accumulator `acc()` makes; a panic there (in `acc()` too) is recorded at its block, and
+    /// the piece is then a skipped one.
+    fn piece(
+        &self,
+        acc: impl FnOnce() -> A,
+        from: usize,
+        start: usize,
+        end: usize,
+    ) -> Option<Piece<A>> {
+        let mut at = start;
+        let folded = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.fold_range(acc(), start, end, &mut at)
+        }));
+        match folded {
+            Ok((kind, acc)) => Some(Piece::new(kind, acc, from, end)),
+            Err(payload) => {
+                self.record_panic(at, payload);
+                self.skipped(None, from..end)
+            }
+        }
+    }
+
     /// Folds `start..end` (in bounds) into `acc`, block by block; `at` follows the block being
     /// folded.
     fn fold_range(&self, mut acc: A, start: usize, end: usize, at: &mut usize) -> (Kind, A) {
@@ -174,18 +197,8 @@ where
         if self.stopped(start) {
             return self.pieces.wrap(self.skipped(None, start..end));
         }
-        let mut at = start;
-        let folded = panic::catch_unwind(AssertUnwindSafe(|| {
-            self.fold_range((self.init)(), start, end, &mut at)
-        }));
-        let piece = match folded {
-            Ok((kind, acc)) => Some(Piece::new(kind, acc, start, end)),
-            Err(payload) => {
-                self.record_panic(at, payload);
-                self.skipped(None, start..end)
-            }
-        };
-        self.pieces.wrap(piece)
+        self.pieces
+            .wrap(self.piece(|| (self.init)(), start, start, end))
     }
 
     fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a> {
@@ -254,19 +267,9 @@ where
             let prefix = self.pieces.wrap(Some(prefix));
             return self.combine(prefix, self.run(range));
         }
-        let mut at = start;
         let acc = prefix.acc;
-        let folded = panic::catch_unwind(AssertUnwindSafe(|| {
-            self.fold_range(acc, start, end, &mut at)
-        }));
-        let piece = match folded {
-            Ok((kind, acc)) => Some(Piece::new(kind, acc, prefix.start, end)),
-            Err(payload) => {
-                self.record_panic(at, payload);
-                self.skipped(None, prefix.start..end)
-            }
-        };
-        self.pieces.wrap(piece)
+        self.pieces
+            .wrap(self.piece(|| acc, prefix.start, start, end))
     }
 }
 

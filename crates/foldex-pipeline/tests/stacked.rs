@@ -228,17 +228,18 @@ fn a_panic_after_a_stage_that_holds_comes_from_the_sequential_item() {
         });
         assert_eq!(r, Err("inspect saw 50".into()), "dedup.inspect on {what}");
         // A match before the panic wins.
+        let panics_on_9 = |x: &i32| {
+            if *x == 9 {
+                panic!("filter saw 9")
+            } else {
+                true
+            }
+        };
         let r = outcome(|| {
             [1, 9]
                 .pipe()
                 .copied()
-                .filter(|x| {
-                    if *x == 9 {
-                        panic!("filter saw 9")
-                    } else {
-                        true
-                    }
-                })
+                .filter(panics_on_9)
                 .unique()
                 .find_first(ex, |x| *x == 1)
         });
@@ -247,13 +248,7 @@ fn a_panic_after_a_stage_that_holds_comes_from_the_sequential_item() {
             [1, 9]
                 .pipe()
                 .copied()
-                .filter(|x| {
-                    if *x == 9 {
-                        panic!("filter saw 9")
-                    } else {
-                        true
-                    }
-                })
+                .filter(panics_on_9)
                 .dedup()
                 .find_first(ex, |x| *x == 1)
         });
@@ -429,5 +424,63 @@ fn a_second_run_through_held_items_is_refused_saying_so() {
         let second = outcome(|| p.count(ex)).expect_err("a second run panics");
         assert!(second.contains("runs once"), "{second:?} on {what}");
         assert!(!second.contains("executor bug"), "{second:?} on {what}");
+    });
+}
+
+/// Past a `map_while` stop, a parallel executor may call later closures (docs/pipelines.md):
+/// every call `std` makes happens once, nothing past the stop reaches the result, and a panic
+/// there is never raised. On `SequentialEx` the calls are `std`'s.
+#[test]
+fn closures_past_a_stop_may_run_but_never_count() {
+    each("past a stop", |ex, what| {
+        let seen = std::sync::Mutex::new(Vec::new());
+        let r = outcome(|| {
+            (0..1000u32)
+                .pipe()
+                .map_while(|x| (x != 10).then_some(x))
+                .for_each(ex, |x| {
+                    if x == 700 {
+                        panic!("for_each saw 700, past the stop");
+                    }
+                    seen.lock().unwrap().push(x);
+                })
+        });
+        assert_eq!(r, Ok(()), "on {what}");
+        let seen = seen.into_inner().unwrap();
+        let before: Vec<u32> = seen.iter().copied().filter(|x| *x < 10).collect();
+        let mut sorted = before.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            (0..10).collect::<Vec<_>>(),
+            "each call std makes, once, on {what}"
+        );
+        if what == "SequentialEx" {
+            assert_eq!(
+                seen,
+                (0..10).collect::<Vec<_>>(),
+                "std's calls, in order, on {what}"
+            );
+        }
+        let calls = AtomicUsize::new(0);
+        let r = outcome(|| {
+            (0..1000u32)
+                .pipe()
+                .inspect(|x| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    if *x == 500 {
+                        panic!("inspect saw 500")
+                    }
+                })
+                .map_while(|x| (x < 10).then_some(x))
+                .count(ex)
+        });
+        assert_eq!(r, Ok(10), "a panic past the stop is not raised, on {what}");
+        let calls = calls.load(Ordering::Relaxed);
+        if what == "SequentialEx" {
+            assert_eq!(calls, 11, "std's calls on {what}");
+        } else {
+            assert!(calls >= 11, "{calls} calls on {what}");
+        }
     });
 }
