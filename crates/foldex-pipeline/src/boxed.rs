@@ -139,6 +139,8 @@ fn out_of_slot<A>(slot: Option<A>, flow: ControlFlow<()>) -> ControlFlow<A, A> {
 impl<In, Out> Transform<In> for Boxed<In, Out> {
     type Out = Out;
     type State = BoxedState;
+    const BREAKS: bool = true;
+    const MERGES: bool = true;
 
     fn breaks(&self) -> bool {
         self.0.breaks()

@@ -60,11 +60,12 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
     {
-        if self.transform.merges() {
+        // The constants first: a pipeline compiles only the folds its types may need.
+        if X::MERGES && self.transform.merges() {
             assert!(codec.is_none(), "{HELD_ITEMS_STAY}");
             return self.run_merging(ex, init, step, combine);
         }
-        if !(breaks && self.transform.breaks()) {
+        if !(X::BREAKS && breaks && self.transform.breaks()) {
             return self.run_pieces(ex, codec, breaks, init, step, combine);
         }
         let flagged = codec.map(Flagged);
@@ -124,7 +125,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
             Some(source) => ByRef(source),
             None => panic!("{STREAMS_STAY}"),
         };
-        let flow = if breaks || transform.breaks() {
+        let flow = if breaks || X::BREAKS {
             match &codec {
                 Some(codec) => ex.try_fold_encoded(indexed(), init, piece_step, combine, codec),
                 None => ex.try_fold_probed(self.source.input(), init, piece_step, combine),

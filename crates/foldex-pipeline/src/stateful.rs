@@ -93,10 +93,7 @@ impl<In: Clone + PartialEq + Send> Transform<In> for Dedup {
     type Out = In;
     type State = DedupState<In>;
 
-    #[inline]
-    fn merges(&self) -> bool {
-        true
-    }
+    const MERGES: bool = true;
 
     fn start(&self) -> DedupState<In> {
         DedupState::new(false)
@@ -188,10 +185,7 @@ impl<In: Clone + Eq + Hash + Send> Transform<In> for Unique {
     type Out = In;
     type State = UniqueState<In>;
 
-    #[inline]
-    fn merges(&self) -> bool {
-        true
-    }
+    const MERGES: bool = true;
 
     fn start(&self) -> UniqueState<In> {
         UniqueState::new(false)
@@ -291,10 +285,7 @@ impl<In: Send, P: Fn(&In) -> bool + Sync> Transform<In> for SkipWhile<P> {
     type Out = In;
     type State = SkipWhileState<In>;
 
-    #[inline]
-    fn merges(&self) -> bool {
-        true
-    }
+    const MERGES: bool = true;
 
     fn start(&self) -> SkipWhileState<In> {
         SkipWhileState::new(false)

@@ -24,19 +24,28 @@ pub trait Transform<In>: Sync {
     /// collected in place).
     const ONE_TO_ONE: bool = false;
 
-    /// Whether the stage may stop the fold with `Break` (then the fold checks for it).
+    /// Whether a stage of this type may stop the fold with `Break` (then the fold checks for
+    /// it). A constant, so that a pipeline compiles only the fold it runs.
+    const BREAKS: bool = false;
+
+    /// Whether a stage of this type may hold items back at a piece's left edge until it knows
+    /// what precedes them (`dedup`, `unique`, `skip_while`): then pieces begin with
+    /// [`Transform::front`] or [`Transform::start`], and adjacent pieces are joined with
+    /// [`Transform::merge`]. The boundary protocol is explained in [`crate::stateful`].
+    const MERGES: bool = false;
+
+    /// Whether this stage may stop the fold: [`BREAKS`](Transform::BREAKS), unless the type
+    /// says so only as a maybe (a [`Boxed`] chain asks the chain it erases).
     #[inline]
     fn breaks(&self) -> bool {
-        false
+        Self::BREAKS
     }
 
-    /// Whether the stage holds items back at a piece's left edge until it knows what precedes
-    /// them (`dedup`, `unique`, `skip_while`): then pieces begin with [`Transform::front`] or
-    /// [`Transform::start`], and adjacent pieces are joined with [`Transform::merge`]. The
-    /// boundary protocol is explained in [`crate::stateful`].
+    /// Whether this stage holds items at a piece's edge: [`MERGES`](Transform::MERGES),
+    /// unless the type says so only as a maybe (a [`Boxed`] chain asks the chain it erases).
     #[inline]
     fn merges(&self) -> bool {
-        false
+        Self::MERGES
     }
 
     /// The state for a new piece, which items may precede.
@@ -134,6 +143,8 @@ pub struct Xf<T>(pub(crate) T);
 impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     type Out = T::Out;
     type State = T::State;
+    const BREAKS: bool = T::BREAKS;
+    const MERGES: bool = T::MERGES;
 
     #[inline]
     fn breaks(&self) -> bool {
@@ -218,6 +229,8 @@ where
 {
     type Out = U::Out;
     type State = (T::State, U::State);
+    const BREAKS: bool = T::BREAKS || U::BREAKS;
+    const MERGES: bool = T::MERGES || U::MERGES;
 
     #[inline]
     fn breaks(&self) -> bool {
@@ -297,11 +310,7 @@ macro_rules! stateless_stage {
         {
             type Out = $out;
             type State = ();
-
-            #[inline]
-            fn breaks(&self) -> bool {
-                $breaks
-            }
+            const BREAKS: bool = $breaks;
 
             #[inline]
             fn start(&self) {}
