@@ -9,7 +9,7 @@
 
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
-use crate::transform::{Transform, Xf};
+use crate::transform::{Route, Transform, Xf};
 use foldex_core::StopProbe;
 use std::any::Any;
 use std::fmt;
@@ -141,6 +141,16 @@ impl<In, Out> Transform<In> for Boxed<In, Out> {
     type State = BoxedState;
     const BREAKS: bool = true;
     const MERGES: bool = true;
+
+    fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+        if self.0.merges() {
+            route.merging()
+        } else if self.0.breaks() {
+            route.stopping()
+        } else {
+            route.plain()
+        }
+    }
 
     fn breaks(&self) -> bool {
         self.0.breaks()

@@ -24,7 +24,7 @@ use crate::guarded::Positioned;
 use crate::indexed::ByRef;
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
+use crate::transform::{Route, Transform};
 use foldex_core::exec::PanicPayload;
 use foldex_core::{Codec, Executor, ExecutorExt, StopProbe};
 use std::marker::PhantomData;
@@ -60,14 +60,34 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
     {
-        // The constants first: a pipeline compiles only the folds its types may need.
-        if X::MERGES && self.transform.merges() {
-            assert!(codec.is_none(), "{HELD_ITEMS_STAY}");
-            return self.run_merging(ex, init, step, combine);
-        }
-        if !(X::BREAKS && breaks && self.transform.breaks()) {
-            return self.run_pieces(ex, codec, breaks, init, step, combine);
-        }
+        self.transform.route(Folds {
+            pipeline: self,
+            ex,
+            codec,
+            breaks,
+            init,
+            step,
+            combine,
+        })
+    }
+
+    /// [`run`](Self::run) where both a stage and `step` may stop the fold: each accumulator
+    /// carries whether `step` made the Break (the module doc).
+    fn run_flagged<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        codec: Option<&dyn Codec<A>>,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
         let flagged = codec.map(Flagged);
         let flow = self.run_pieces(
             ex,
@@ -266,6 +286,72 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
             End::Broke => ControlFlow::Break(acc()),
             End::Panicked(payload) => panic::resume_unwind(payload),
         }
+    }
+}
+
+/// A run's arguments, handed to the fold its stages need ([`Transform::route`]): only that
+/// fold is compiled for the pipeline.
+struct Folds<'p, S, X, E: ?Sized, I, F, C, A> {
+    pipeline: &'p Pipeline<S, X>,
+    ex: &'p E,
+    codec: Option<&'p dyn Codec<A>>,
+    breaks: bool,
+    init: I,
+    step: F,
+    combine: C,
+}
+
+impl<S, X, E, A, I, F, C> Route<ControlFlow<A, A>> for Folds<'_, S, X, E, I, F, C, A>
+where
+    S: PipeSource,
+    X: Transform<S::Item>,
+    E: Executor + ?Sized,
+    A: Send,
+    I: Fn() -> A + Sync,
+    F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+    C: Fn(A, A) -> A + Sync,
+{
+    fn plain(self) -> ControlFlow<A, A> {
+        let Folds {
+            pipeline,
+            ex,
+            codec,
+            breaks,
+            init,
+            step,
+            combine,
+        } = self;
+        pipeline.run_pieces(ex, codec, breaks, init, step, combine)
+    }
+
+    fn stopping(self) -> ControlFlow<A, A> {
+        let Folds {
+            pipeline,
+            ex,
+            codec,
+            breaks,
+            init,
+            step,
+            combine,
+        } = self;
+        match breaks {
+            true => pipeline.run_flagged(ex, codec, init, step, combine),
+            false => pipeline.run_pieces(ex, codec, false, init, step, combine),
+        }
+    }
+
+    fn merging(self) -> ControlFlow<A, A> {
+        let Folds {
+            pipeline,
+            ex,
+            codec,
+            init,
+            step,
+            combine,
+            ..
+        } = self;
+        assert!(codec.is_none(), "{HELD_ITEMS_STAY}");
+        pipeline.run_merging(ex, init, step, combine)
     }
 }
 

@@ -56,7 +56,7 @@
 //! let v = (0..10u64).pipe().filter(|x| x % 2 == 0).scan(&SequentialEx, 0, |a, b| a + b);
 //! ```
 
-use crate::transform::Transform;
+use crate::transform::{Route, Transform};
 use foldex_core::exec::PanicPayload;
 use foldex_core::StopProbe;
 use std::collections::HashSet;
@@ -94,6 +94,11 @@ impl<In: Clone + PartialEq + Send> Transform<In> for Dedup {
     type State = DedupState<In>;
 
     const MERGES: bool = true;
+
+    #[inline]
+    fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+        route.merging()
+    }
 
     fn start(&self) -> DedupState<In> {
         DedupState::new(false)
@@ -186,6 +191,11 @@ impl<In: Clone + Eq + Hash + Send> Transform<In> for Unique {
     type State = UniqueState<In>;
 
     const MERGES: bool = true;
+
+    #[inline]
+    fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+        route.merging()
+    }
 
     fn start(&self) -> UniqueState<In> {
         UniqueState::new(false)
@@ -286,6 +296,11 @@ impl<In: Send, P: Fn(&In) -> bool + Sync> Transform<In> for SkipWhile<P> {
     type State = SkipWhileState<In>;
 
     const MERGES: bool = true;
+
+    #[inline]
+    fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+        route.merging()
+    }
 
     fn start(&self) -> SkipWhileState<In> {
         SkipWhileState::new(false)

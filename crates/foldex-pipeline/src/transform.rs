@@ -4,6 +4,7 @@
 //! the accumulator of a piece, made once per piece by [`Transform::start`], never per block.
 
 use foldex_core::StopProbe;
+use std::marker::PhantomData;
 use std::ops::ControlFlow;
 
 pub use crate::boxed::{Boxed, BoxedStages, BoxedState};
@@ -46,6 +47,17 @@ pub trait Transform<In>: Sync {
     #[inline]
     fn merges(&self) -> bool {
         Self::MERGES
+    }
+
+    /// Hands `route` the fold that a run through this stage needs: plain, one that tells a
+    /// stage's stop from the caller's `Break`, or one that joins held items. A choice by type,
+    /// not by a branch on [`BREAKS`](Transform::BREAKS) and [`MERGES`](Transform::MERGES):
+    /// the folds a chain cannot need are then never compiled for it. Stages that may stop
+    /// answer `route.stopping()`, stages that hold items `route.merging()`.
+    #[doc(hidden)]
+    #[inline]
+    fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+        route.plain()
     }
 
     /// The state for a new piece, which items may precede.
@@ -101,6 +113,56 @@ pub trait Transform<In>: Sync {
         K: FnMut(A, Self::Out) -> ControlFlow<A, A>;
 }
 
+/// The folds a run may need, one of which [`Transform::route`] picks.
+#[doc(hidden)]
+pub trait Route<R> {
+    /// No stage stops the fold or holds items.
+    fn plain(self) -> R;
+    /// A stage may stop the fold; none holds items.
+    fn stopping(self) -> R;
+    /// A stage holds items at a piece's edge.
+    fn merging(self) -> R;
+}
+
+/// The route of [`Then`] once its first stage has answered: the second stage decides what
+/// the first one left open.
+struct Second<'u, U, P, Mid> {
+    second: &'u U,
+    route: P,
+    mid: PhantomData<fn(Mid)>,
+}
+
+impl<R, Mid, U: Transform<Mid>, P: Route<R>> Route<R> for Second<'_, U, P, Mid> {
+    fn plain(self) -> R {
+        self.second.route(self.route)
+    }
+
+    fn stopping(self) -> R {
+        self.second.route(AtLeastStopping(self.route))
+    }
+
+    fn merging(self) -> R {
+        self.route.merging()
+    }
+}
+
+/// A route on which a stage already may stop: plain becomes stopping.
+struct AtLeastStopping<P>(P);
+
+impl<R, P: Route<R>> Route<R> for AtLeastStopping<P> {
+    fn plain(self) -> R {
+        self.0.stopping()
+    }
+
+    fn stopping(self) -> R {
+        self.0.stopping()
+    }
+
+    fn merging(self) -> R {
+        self.0.merging()
+    }
+}
+
 /// The empty stage: every item passes unchanged. A pipeline with it is still indexable, so
 /// index-preserving adapters (`enumerate`, `zip`, ...) apply to its source.
 #[derive(Debug, Clone, Copy, Default)]
@@ -154,6 +216,11 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     #[inline]
     fn merges(&self) -> bool {
         self.0.merges()
+    }
+
+    #[inline]
+    fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+        self.0.route(route)
     }
 
     #[inline]
@@ -243,6 +310,15 @@ where
     }
 
     #[inline]
+    fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+        self.0.route(Second {
+            second: &self.1,
+            route,
+            mid: PhantomData,
+        })
+    }
+
+    #[inline]
     fn start(&self) -> Self::State {
         (self.0.start(), self.1.start())
     }
@@ -297,7 +373,7 @@ macro_rules! stateless_stage {
     ($(
         $(#[$doc:meta])*
         $name:ident<$f:ident>, generics [$($g:ident),*], where [$($bound:tt)*],
-        out $out:ty, breaks $breaks:literal,
+        out $out:ty, breaks $breaks:literal, route $route:ident,
         |$this:ident, $acc:ident, $item:ident, $sink:ident, $probe:pat_param| $body:expr;
     )*) => {$(
         $(#[$doc])*
@@ -311,6 +387,11 @@ macro_rules! stateless_stage {
             type Out = $out;
             type State = ();
             const BREAKS: bool = $breaks;
+
+            #[inline]
+            fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
+                route.$route()
+            }
 
             #[inline]
             fn start(&self) {}
@@ -339,15 +420,15 @@ pub const INNER_CHECK: u32 = 1024;
 
 stateless_stage! {
     /// `map` after a stage that changed the number of items.
-    MapStage<F>, generics [R], where [F: Fn(In) -> R + Sync,], out R, breaks false,
+    MapStage<F>, generics [R], where [F: Fn(In) -> R + Sync,], out R, breaks false, route plain,
     |f, acc, item, sink, _| sink(acc, f(item));
 
     /// Passes on the items for which the predicate holds.
-    Filter<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks false,
+    Filter<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks false, route plain,
     |keep, acc, item, sink, _| if keep(&item) { sink(acc, item) } else { ControlFlow::Continue(acc) };
 
     /// Passes on `y` for every item that maps to `Some(y)`.
-    FilterMap<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks false,
+    FilterMap<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks false, route plain,
     |f, acc, item, sink, _| match f(item) {
         Some(out) => sink(acc, out),
         None => ControlFlow::Continue(acc),
@@ -359,7 +440,7 @@ stateless_stage! {
     /// reduction that can stop early (`find_first`, `any`, `take_while`, ...; the others run
     /// every item whatever happens to their left, and are given a probe that never stops).
     FlatMap<F>, generics [U], where [F: Fn(In) -> U + Sync, U: IntoIterator,], out U::Item,
-    breaks false,
+    breaks false, route plain,
     |f, acc, item, sink, probe| {
         let mut inner = f(item).into_iter();
         if inner.size_hint().1.is_some_and(|most| most <= INNER_CHECK as usize) {
@@ -380,7 +461,7 @@ stateless_stage! {
     };
 
     /// Calls a function on each item by reference, and passes it on.
-    Inspect<F>, generics [], where [F: Fn(&In) + Sync,], out In, breaks false,
+    Inspect<F>, generics [], where [F: Fn(&In) + Sync,], out In, breaks false, route plain,
     |f, acc, item, sink, _| {
         f(&item);
         sink(acc, item)
@@ -388,11 +469,11 @@ stateless_stage! {
 
     /// Passes items on while the predicate holds; the first item for which it fails stops the
     /// fold, as a `Break` there would.
-    TakeWhile<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks true,
+    TakeWhile<P>, generics [], where [P: Fn(&In) -> bool + Sync,], out In, breaks true, route stopping,
     |keep, acc, item, sink, _| if keep(&item) { sink(acc, item) } else { ControlFlow::Break(acc) };
 
     /// Passes on `y` while items map to `Some(y)`; the first `None` stops the fold.
-    MapWhile<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks true,
+    MapWhile<F>, generics [R], where [F: Fn(In) -> Option<R> + Sync,], out R, breaks true, route stopping,
     |f, acc, item, sink, _| match f(item) {
         Some(out) => sink(acc, out),
         None => ControlFlow::Break(acc),

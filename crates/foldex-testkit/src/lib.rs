@@ -124,7 +124,12 @@ fn run_property<T: std::fmt::Debug>(
 
 /// Order: a fold whose `combine` is associative but not commutative (concatenation) equals the
 /// sequential fold, for lengths `0..=2000` and many basesizes.
-pub fn check_order<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_order<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_order_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_order`] through `&dyn Executor`, compiled once.
+fn check_order_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     run_property("order", (0usize..=2000, basesizes()), |(len, bs)| {
         let ex = make(bs);
         let got = ex.fold(
@@ -148,7 +153,12 @@ pub fn check_order<E: Executor>(make: impl Fn(Basesize) -> E) {
 }
 
 /// Exactly once: every index is visited once, no more, no fewer.
-pub fn check_exactly_once<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_exactly_once<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_exactly_once_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_exactly_once`] through `&dyn Executor`, compiled once.
+fn check_exactly_once_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     run_property("exactly once", (0usize..=2000, basesizes()), |(len, bs)| {
         let ex = make(bs);
         let visits: Vec<AtomicUsize> = (0..len).map(|_| AtomicUsize::new(0)).collect();
@@ -164,7 +174,12 @@ pub fn check_exactly_once<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// Early termination: `try_fold` returns exactly what a sequential `try_fold` returns, for a
 /// `Break` at a random index (or none).
-pub fn check_try_fold<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_try_fold<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_try_fold_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_try_fold`] through `&dyn Executor`, compiled once.
+fn check_try_fold_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (0usize..=2000, 0usize..=2100, basesizes());
     run_property("try_fold", cases, |(len, stop, bs)| {
         let ex = make(bs);
@@ -188,7 +203,14 @@ pub fn check_try_fold<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// Early termination is prompt: on a range far too large to run, a `Break` near the start ends
 /// the fold after a small part of it, for basesize 1 and auto.
-pub fn check_early_termination_is_prompt<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_early_termination_is_prompt<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_early_termination_is_prompt_dyn(&|basesize| -> Box<dyn Executor + 'e> {
+        Box::new(make(basesize))
+    });
+}
+
+/// [`check_early_termination_is_prompt`] through `&dyn Executor`, compiled once.
+fn check_early_termination_is_prompt_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     watchdog("prompt early termination", || {
         for bs in [Basesize::Auto, Basesize::fixed(1).expect("nonzero")] {
             let ex = make(bs);
@@ -227,7 +249,12 @@ fn quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
 
 /// Panics: a panic in `step` reaches the caller with its original payload, a panic in `combine`
 /// too, and the executor works normally afterwards.
-pub fn check_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_panics<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_panics_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_panics`] through `&dyn Executor`, compiled once.
+fn check_panics_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (1usize..=2000, 0usize..2000, basesizes());
     run_property("panics", cases, |(len, at, bs)| {
         let at = at % len;
@@ -261,7 +288,12 @@ pub fn check_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
 }
 
 /// Nesting: a fold started inside a fold on the same executor completes (no deadlock).
-pub fn check_nesting<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_nesting<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_nesting_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_nesting`] through `&dyn Executor`, compiled once.
+fn check_nesting_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     run_property(
         "nesting",
         (0usize..=64, 0usize..=64, basesizes()),
@@ -283,7 +315,12 @@ pub fn check_nesting<E: Executor>(make: impl Fn(Basesize) -> E) {
 }
 
 /// Borrowing: a fold over a slice on the caller's stack, with an accumulator that borrows it.
-pub fn check_borrowing<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_borrowing<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_borrowing_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_borrowing`] through `&dyn Executor`, compiled once.
+fn check_borrowing_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     run_property("borrowing", (0usize..=2000, basesizes()), |(len, bs)| {
         let ex = make(bs);
         let data: Vec<u64> = (0..len as u64).map(|i| i * 7 % 1000).collect();
@@ -301,7 +338,12 @@ pub fn check_borrowing<E: Executor>(make: impl Fn(Basesize) -> E) {
 }
 
 /// Every check above, in turn.
-pub fn check_all<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_all<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_all_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_all`] through `&dyn Executor`, compiled once.
+fn check_all_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     check_order(&make);
     check_exactly_once(&make);
     check_try_fold(&make);

@@ -27,7 +27,12 @@ fn items(len: usize) -> Vec<u64> {
 
 /// Index-preserving adapters (`enumerate`, `zip`, `skip`/`take`, `step_by`, `rev`, `chain`,
 /// `chunks`, `windows`) give `std`'s items in `std`'s order.
-pub fn check_pipeline_adapters<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipeline_adapters<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipeline_adapters_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_pipeline_adapters`] through `&dyn Executor`, compiled once.
+fn check_pipeline_adapters_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (lengths(), basesizes(), 0usize..3100, 1usize..40);
     run_property("pipeline adapters", cases, |(len, bs, cut, size)| {
         let ex = make(bs);
@@ -76,7 +81,14 @@ pub fn check_pipeline_adapters<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// Transforms (`filter`, `filter_map`, `flat_map`, `take_while`, `map_while`, `map_init`) give
 /// `std`'s items, with the cut of `take_while`/`map_while` at a random item.
-pub fn check_pipeline_transforms<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipeline_transforms<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipeline_transforms_dyn(&|basesize| -> Box<dyn Executor + 'e> {
+        Box::new(make(basesize))
+    });
+}
+
+/// [`check_pipeline_transforms`] through `&dyn Executor`, compiled once.
+fn check_pipeline_transforms_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (lengths(), basesizes(), 0u64..1100, 1u64..6);
     run_property("pipeline transforms", cases, |(len, bs, limit, m)| {
         let ex = make(bs);
@@ -131,7 +143,14 @@ pub fn check_pipeline_transforms<E: Executor>(make: impl Fn(Basesize) -> E) {
 /// Named reductions equal `std`'s: `count`, `sum`, `min`/`max` (ties as `std`), the `_by_key`
 /// forms, `reduce_with`, `any`/`all`, `find_first`/`find_last`, `position_first`/`_last`, and a
 /// `try_fold` with a `Break` at a random item.
-pub fn check_pipeline_reductions<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipeline_reductions<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipeline_reductions_dyn(&|basesize| -> Box<dyn Executor + 'e> {
+        Box::new(make(basesize))
+    });
+}
+
+/// [`check_pipeline_reductions`] through `&dyn Executor`, compiled once.
+fn check_pipeline_reductions_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (lengths(), basesizes(), 0u64..1100, 2u64..9);
     run_property("pipeline reductions", cases, |(len, bs, target, m)| {
         let ex = make(bs);
@@ -187,7 +206,12 @@ pub fn check_pipeline_reductions<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// `collect` into a `Vec`, a `String`, a `HashMap` (the later value of a repeated key wins) and
 /// a `Result` that stops at the first `Err` by index.
-pub fn check_pipeline_collect<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipeline_collect<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipeline_collect_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_pipeline_collect`] through `&dyn Executor`, compiled once.
+fn check_pipeline_collect_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (lengths(), basesizes(), 0u64..1100);
     run_property("pipeline collect", cases, |(len, bs, bad)| {
         let ex = make(bs);
@@ -214,7 +238,12 @@ pub fn check_pipeline_collect<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// A panic in a pipeline's closure reaches the caller with its original payload; a panic at an
 /// item after a `take_while` cut is never reached, as sequentially; the executor works after.
-pub fn check_pipeline_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipeline_panics<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipeline_panics_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_pipeline_panics`] through `&dyn Executor`, compiled once.
+fn check_pipeline_panics_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (1usize..=3000, 0usize..3000, 0usize..3000, basesizes());
     run_property("pipeline panics", cases, |(len, at, cut, bs)| {
         let (at, cut) = (at % len, cut % len);
@@ -257,7 +286,12 @@ pub fn check_pipeline_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
 /// Stateful stages (`dedup`, `unique`, `skip_while`) give `std`'s items wherever the
 /// executor cuts, alone and between other stages (a `take_while` after them cuts at a random
 /// item); `scan` with a non-commutative `op` gives `std`'s prefixes.
-pub fn check_pipeline_stateful<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipeline_stateful<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipeline_stateful_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_pipeline_stateful`] through `&dyn Executor`, compiled once.
+fn check_pipeline_stateful_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (lengths(), basesizes(), 1u64..40, 0u64..1100);
     run_property(
         "pipeline stateful stages",
@@ -316,7 +350,12 @@ pub fn check_pipeline_stateful<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// In-place work: `for_each` over `&mut [T]`, `chunks_mut`, a map written into an output
 /// slice, and a `Vec` by value give what the same loops give sequentially.
-pub fn check_pipeline_in_place<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipeline_in_place<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipeline_in_place_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_pipeline_in_place`] through `&dyn Executor`, compiled once.
+fn check_pipeline_in_place_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (lengths(), basesizes(), 1usize..40);
     run_property("pipeline in place", cases, |(len, bs, size)| {
         let ex = make(bs);
@@ -349,7 +388,12 @@ pub fn check_pipeline_in_place<E: Executor>(make: impl Fn(Basesize) -> E) {
 }
 
 /// Every pipeline check, in turn.
-pub fn check_pipelines<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_pipelines<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_pipelines_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_pipelines`] through `&dyn Executor`, compiled once.
+fn check_pipelines_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     check_pipeline_adapters(&make);
     check_pipeline_transforms(&make);
     check_pipeline_reductions(&make);

@@ -46,7 +46,12 @@ fn append<T>(mut a: Vec<T>, mut b: Vec<T>) -> Vec<T> {
 /// Order and exactly once: a fold over a stream whose `combine` is not commutative
 /// (concatenation) equals the sequential fold; every item is folded once; `collect_vec` and
 /// `sum` agree with `std::iter`.
-pub fn check_stream_order<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_stream_order<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_stream_order_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_stream_order`] through `&dyn Executor`, compiled once.
+fn check_stream_order_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (stream_lengths(), batch_sizes(), basesizes());
     run_property("stream order", cases, |(len, batch, bs)| {
         let ex = make(bs);
@@ -90,7 +95,12 @@ pub fn check_stream_order<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// Early termination: `try_fold` over a stream returns what `Iterator::try_fold` returns, for a
 /// `Break` at a random position (or none).
-pub fn check_stream_try_fold<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_stream_try_fold<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_stream_try_fold_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_stream_try_fold`] through `&dyn Executor`, compiled once.
+fn check_stream_try_fold_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (stream_lengths(), 0usize..=3100, batch_sizes(), basesizes());
     run_property("stream try_fold", cases, |(len, stop, batch, bs)| {
         let ex = make(bs);
@@ -111,7 +121,14 @@ pub fn check_stream_try_fold<E: Executor>(make: impl Fn(Basesize) -> E) {
 
 /// Early termination stops the pulling: on an endless stream, a `Break` at position 1000 ends
 /// the fold, having pulled at most a batch per thread beyond it.
-pub fn check_stream_break_stops_pulling<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_stream_break_stops_pulling<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_stream_break_stops_pulling_dyn(&|basesize| -> Box<dyn Executor + 'e> {
+        Box::new(make(basesize))
+    });
+}
+
+/// [`check_stream_break_stops_pulling`] through `&dyn Executor`, compiled once.
+fn check_stream_break_stops_pulling_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     watchdog("a Break stops an endless stream", || {
         for batch in [None, Some(1), Some(64)] {
             let ex = make(Basesize::Auto);
@@ -144,7 +161,12 @@ pub fn check_stream_break_stops_pulling<E: Executor>(make: impl Fn(Basesize) -> 
 
 /// Panics: a panic in `step` or in the iterator's `next` reaches the caller with its payload,
 /// unless a `Break` at an earlier position comes first; the executor works afterwards.
-pub fn check_stream_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_stream_panics<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_stream_panics_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_stream_panics`] through `&dyn Executor`, compiled once.
+fn check_stream_panics_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (
         1usize..=3000,
         0usize..3000,
@@ -208,7 +230,12 @@ pub fn check_stream_panics<E: Executor>(make: impl Fn(Basesize) -> E) {
 }
 
 /// Nesting: a stream fold inside a step of a stream fold on the same executor completes.
-pub fn check_stream_nesting<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_stream_nesting<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_stream_nesting_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_stream_nesting`] through `&dyn Executor`, compiled once.
+fn check_stream_nesting_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (0usize..=64, 0usize..=64, batch_sizes(), basesizes());
     run_property("stream nesting", cases, |(outer, inner, batch, bs)| {
         let ex = make(bs);
@@ -229,7 +256,12 @@ pub fn check_stream_nesting<E: Executor>(make: impl Fn(Basesize) -> E) {
 /// Pipelines over a stream give what the same chain gives on `std::iter`: transforms,
 /// `take_while` (a `Break`), a stateful stage (`dedup`), `collect`, `find_first`,
 /// `position_first`, `group_by` and `try_for_each`.
-pub fn check_stream_pipelines<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_stream_pipelines<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_stream_pipelines_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_stream_pipelines`] through `&dyn Executor`, compiled once.
+fn check_stream_pipelines_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     let cases = (stream_lengths(), 1usize..=50, batch_sizes(), basesizes());
     run_property("stream pipelines", cases, |(len, k, batch, bs)| {
         let ex = make(bs);
@@ -270,7 +302,12 @@ pub fn check_stream_pipelines<E: Executor>(make: impl Fn(Basesize) -> E) {
 }
 
 /// Every stream check, in turn.
-pub fn check_streams<E: Executor>(make: impl Fn(Basesize) -> E) {
+pub fn check_streams<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
+    check_streams_dyn(&|basesize| -> Box<dyn Executor + 'e> { Box::new(make(basesize)) });
+}
+
+/// [`check_streams`] through `&dyn Executor`, compiled once.
+fn check_streams_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     check_stream_order(&make);
     check_stream_try_fold(&make);
     check_stream_break_stops_pulling(&make);
