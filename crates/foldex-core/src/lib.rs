@@ -46,6 +46,7 @@ mod panic;
 mod postcard;
 mod source;
 mod spawn;
+mod spent;
 mod stand_in;
 mod stream;
 mod sync;
@@ -58,8 +59,9 @@ pub use executor::{Executor, Job};
 pub use fold::{ExecutorExt, Input, StopProbe, Summand};
 #[cfg(feature = "serde")]
 pub use postcard::Postcard;
-pub use source::{RangeVisitor, Source, Spent};
+pub use source::{RangeVisitor, Source};
 pub use spawn::{FoldHandle, SpawnExt};
+pub use spent::Spent;
 pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 
 /// The toolkit for writing an executor: what the built-in executors share, so that a new one

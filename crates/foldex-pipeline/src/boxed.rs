@@ -4,8 +4,9 @@
 //!
 //! A boxed chain is one [`Transform`] whose state is a `Box<dyn Any + Send>` and whose calls go
 //! through a trait object, with the reduction's accumulator handed through a slot, so every
-//! pipeline method and reduction applies after it unchanged. Whether it may stop the fold or
-//! holds items at a piece's edge is asked of the chain it erases.
+//! pipeline method and reduction applies after it unchanged. Its type says it may stop the fold
+//! and hold items at a piece's edge, so every fold a chain may need is compiled for it; which
+//! one a run takes is asked of the chain it erases, at run time ([`Transform::route`]).
 
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;

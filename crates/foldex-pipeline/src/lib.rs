@@ -39,7 +39,7 @@
 //!   `words.pipe().group_by(&ex, |w| *w, group::count())`).
 #![forbid(unsafe_code)]
 
-mod boxed;
+pub mod boxed;
 mod collect;
 mod encoded;
 mod fallible;

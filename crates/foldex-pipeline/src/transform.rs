@@ -7,8 +7,6 @@ use foldex_core::StopProbe;
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
 
-pub use crate::boxed::{Boxed, BoxedStages, BoxedState};
-
 /// A stage of a pipeline between its source and its reduction: it receives each item of type
 /// `In` and passes zero or more items of type [`Transform::Out`] on to `sink`.
 ///
@@ -36,14 +34,14 @@ pub trait Transform<In>: Sync {
     const MERGES: bool = false;
 
     /// Whether this stage may stop the fold: [`BREAKS`](Transform::BREAKS), unless the type
-    /// says so only as a maybe (a [`Boxed`] chain asks the chain it erases).
+    /// says so only as a maybe (a [`Boxed`](crate::boxed::Boxed) chain asks the chain it erases).
     #[inline]
     fn breaks(&self) -> bool {
         Self::BREAKS
     }
 
     /// Whether this stage holds items at a piece's edge: [`MERGES`](Transform::MERGES),
-    /// unless the type says so only as a maybe (a [`Boxed`] chain asks the chain it erases).
+    /// unless the type says so only as a maybe (a [`Boxed`](crate::boxed::Boxed) chain asks the chain it erases).
     #[inline]
     fn merges(&self) -> bool {
         Self::MERGES

@@ -19,7 +19,7 @@
 
 use crate::{basesizes, quietly, watchdog};
 use foldex_core::{Basesize, Executor, Stream};
-use foldex_pipeline::transform::BoxedStages;
+use foldex_pipeline::boxed::BoxedStages;
 use foldex_pipeline::{from_stream, IntoPipeline, PipeSource, Pipeline};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

@@ -12,7 +12,7 @@
 //! flag is a message, not a guard: soundness rests on `OnceBits` alone.
 
 use crate::once_bits::OnceBits;
-use crate::source::Spent;
+use crate::spent::Spent;
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::{ManuallyDrop, MaybeUninit};

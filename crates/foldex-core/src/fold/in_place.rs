@@ -5,7 +5,8 @@
 use crate::audited::{RangeWriter, VecWriter, Written};
 use crate::executor::Executor;
 use crate::fold::ExecutorExt;
-use crate::source::{RangeVisitor, Source, Spent};
+use crate::source::{RangeVisitor, Source};
+use crate::spent::Spent;
 use std::ops::Range;
 
 /// `source`'s items, as one [`Written`] per visited range: a leaf that visits a range writes it
