@@ -344,16 +344,16 @@ pub fn check_all<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
 
 /// [`check_all`] through `&dyn Executor`, compiled once.
 fn check_all_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
-    check_order(&make);
-    check_exactly_once(&make);
-    check_try_fold(&make);
-    check_early_termination_is_prompt(&make);
-    check_panics(&make);
-    check_nesting(&make);
-    check_borrowing(&make);
-    check_pipelines(&make);
-    check_streams(&make);
-    check_compositions(&make);
+    check_order_dyn(make);
+    check_exactly_once_dyn(make);
+    check_try_fold_dyn(make);
+    check_early_termination_is_prompt_dyn(make);
+    check_panics_dyn(make);
+    check_nesting_dyn(make);
+    check_borrowing_dyn(make);
+    check_pipelines(make);
+    check_streams(make);
+    check_compositions(make);
 }
 
 /// Expands to one `#[test]` per conformance property, for the executor that `$make` (a

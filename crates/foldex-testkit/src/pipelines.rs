@@ -394,11 +394,11 @@ pub fn check_pipelines<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
 
 /// [`check_pipelines`] through `&dyn Executor`, compiled once.
 fn check_pipelines_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
-    check_pipeline_adapters(&make);
-    check_pipeline_transforms(&make);
-    check_pipeline_reductions(&make);
-    check_pipeline_collect(&make);
-    check_pipeline_stateful(&make);
-    check_pipeline_in_place(&make);
-    check_pipeline_panics(&make);
+    check_pipeline_adapters_dyn(make);
+    check_pipeline_transforms_dyn(make);
+    check_pipeline_reductions_dyn(make);
+    check_pipeline_collect_dyn(make);
+    check_pipeline_stateful_dyn(make);
+    check_pipeline_in_place_dyn(make);
+    check_pipeline_panics_dyn(make);
 }

@@ -308,11 +308,11 @@ pub fn check_streams<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
 
 /// [`check_streams`] through `&dyn Executor`, compiled once.
 fn check_streams_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
-    check_stream_order(&make);
-    check_stream_try_fold(&make);
-    check_stream_break_stops_pulling(&make);
+    check_stream_order_dyn(make);
+    check_stream_try_fold_dyn(make);
+    check_stream_break_stops_pulling_dyn(make);
     #[cfg(panic = "unwind")]
-    check_stream_panics(&make);
-    check_stream_nesting(&make);
-    check_stream_pipelines(&make);
+    check_stream_panics_dyn(make);
+    check_stream_nesting_dyn(make);
+    check_stream_pipelines_dyn(make);
 }
