@@ -1,7 +1,7 @@
 //! What an epoch delivers before a panic, on every executor: every batch wholly before the
 //! failing item, in order, then the panic with its original payload; the batch that holds the
 //! failing item is never delivered, not even as a short last batch. The same for a panic in the
-//! dataset's `get` and in a stream loader's `compute`.
+//! dataset's `get`, in a stream loader's `compute` and in a shard's iterator.
 #![cfg(panic = "unwind")]
 
 mod common;
@@ -113,6 +113,35 @@ fn unordered_every_batch_before_the_panic_arrives_before_it() {
             let before: BTreeSet<Vec<u64>> = batches_before(35, 5).into_iter().collect();
             assert!(got.is_superset(&before), "{name}: {got:?}");
             assert!(!got.contains(&(35..40).collect::<Vec<_>>()), "{name}");
+        }
+    });
+}
+
+#[test]
+fn a_panic_in_a_shard_iterator_comes_after_the_whole_batches_before_it() {
+    watchdog("stream loader: a shard's next() panics", || {
+        for (name, executor) in common::executors() {
+            for partial in [true, false] {
+                let loader = StreamLoader::from_shards(
+                    vec![0u64..40, 40..100],
+                    |shard| {
+                        shard.clone().inspect(|&x| {
+                            if x == 51 {
+                                panic_any(Boom(x));
+                            }
+                        })
+                    },
+                    |&x: &u64| x,
+                )
+                .executor(Arc::clone(executor))
+                .batch_size(10)
+                .partial(partial);
+                let mut epoch = loader.iter();
+                let (got, boom) = until_panic(&mut epoch);
+                assert_eq!(boom, Boom(51), "{name}");
+                assert_eq!(got, batches_before(50, 10), "{name}, partial {partial}");
+                assert_eq!(epoch.failed_position(), Some(51), "{name}");
+            }
         }
     });
 }
