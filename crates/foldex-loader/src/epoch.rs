@@ -280,7 +280,8 @@ impl<P: Produce> Epoch<P> {
     ) {
         let items = staged.iter().flatten().map(|d| d.items).sum();
         let staged = staged.into_iter().flatten();
-        // `Err` means the epoch was stopped meanwhile; the batches are dropped here.
+        // `Err` means the batches will not be delivered (a stop, or a failure before them);
+        // they are dropped here.
         let _dropped = match lead {
             Some(lead) => self.channel.push_ahead(t, staged, lead).err(),
             None => self.channel.push_all(t, staged, !helping).err(),
