@@ -146,8 +146,9 @@ impl<I, B: Default> BufferPool<I, B> {
         s.budget = s.budget.max(budget);
     }
 
-    /// An epoch is over: its waiting producers look at their `may_wait` again, now. Under the
-    /// lock, so that a producer that found `may_wait` true before the stop is already waiting.
+    /// An epoch is over, or needs no new batch (one failed): its waiting producers look at
+    /// their `may_wait` again, now. Under the lock, so that a producer that found `may_wait`
+    /// true before the change is already waiting.
     pub fn wake_all(&self) {
         let _s = self.lock();
         self.freed.notify_all();

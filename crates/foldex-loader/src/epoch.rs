@@ -28,6 +28,7 @@ use crate::shard::Shard;
 use crate::state::Schedule;
 use crate::stats::{Recorder, Run};
 use crate::transport::{CostMeter, MAX_PARCEL};
+use foldex_core::exec::PanicPayload;
 use foldex_core::{Brand, Executor, Job, Partial};
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -167,7 +168,7 @@ impl<P: Produce> Epoch<P> {
         let helping = maker != Maker::Producer;
         let count = self.ticket_count;
         let next = self.tickets.load(Ordering::Relaxed);
-        if next >= count {
+        if next >= count || self.channel.is_stopping() {
             return false;
         }
         // The lead (ordered parcels only) makes its parcel whether there is room for it or not,
@@ -179,12 +180,13 @@ impl<P: Produce> Epoch<P> {
         // The buffer comes before the ticket, so that the batch the consumer needs next never
         // waits for one (see `buffer_pool.rs`). A helping thread never waits for a buffer.
         let channel = &self.channel;
-        let may_wait = || !helping && !channel.is_stopped();
+        let may_wait = || !helping && !channel.is_stopping();
         let Some(buffer) = self.producer.buffer(may_wait) else {
             return false;
         };
         let t = self.tickets.fetch_add(1, Ordering::AcqRel);
-        if t >= count {
+        // A failure meanwhile cut the epoch below `t`: the batch is not needed.
+        if t >= count || self.channel.drops(t) {
             return false;
         }
         // A few tickets are timed for the cost meter, at two clock readings each; not the
@@ -196,27 +198,57 @@ impl<P: Produce> Epoch<P> {
                 self.cost.note(started.elapsed(), batches);
             }
         };
-        // `None`: the epoch was stopped while the batches were computed.
+        // `Ok(None)`: the batches will not be delivered (a stop, or a failure before them), and
+        // their making stopped.
         clear_loading();
-        let made = panic::catch_unwind(AssertUnwindSafe(|| {
-            if self.parcel == 1 {
-                let delivered = self.compute(buffer, t)?;
-                note(1);
-                self.hand_over(t, [Some(delivered)], 1, helping, lead, run);
-            } else {
-                let (staged, batches) = self.compute_parcel(buffer, t)?;
-                note(batches);
-                self.hand_over(t, staged, batches, helping, lead, run);
+        if self.parcel == 1 {
+            let made = panic::catch_unwind(AssertUnwindSafe(|| self.compute(buffer, t, t)));
+            match made {
+                Ok(Some(delivered)) => {
+                    note(1);
+                    self.hand_over(t, [Some(delivered)], 1, helping, lead, run);
+                }
+                Ok(None) => {}
+                Err(payload) => self.failed(t, t, payload),
             }
-            Some(())
-        }));
-        if let Err(payload) = made {
-            self.channel.fail(Failure {
-                payload,
-                index: take_loading(),
-            })
+        } else {
+            // Staged outside the unwinding: a panic keeps the parcel's batches before it.
+            let mut staged: Staged<P::Out> = std::array::from_fn(|_| None);
+            let made = panic::catch_unwind(AssertUnwindSafe(|| {
+                self.compute_parcel(&mut staged, buffer, t)
+            }));
+            match made {
+                Ok(Some(batches)) => {
+                    note(batches);
+                    self.hand_over(t, staged, batches, helping, lead, run);
+                }
+                Ok(None) => {}
+                Err(payload) => {
+                    let before = staged.iter().take_while(|cell| cell.is_some()).count();
+                    let rank = t * self.parcel + before;
+                    if before == 0 {
+                        self.failed(t, rank, payload);
+                    } else {
+                        // The consumer receives the failure after the batches before it, which
+                        // travel as parcel `t`.
+                        self.failed(t + 1, rank, payload);
+                        self.hand_over(t, staged, before, helping, lead, run);
+                    }
+                }
+            }
         }
         true
+    }
+
+    /// The schedule's `rank`-th batch panicked, in ticket `cut` (or, with `cut` one more, after
+    /// the batches of its ticket that its maker pushes): the consumer receives the panic
+    /// after every batch before it, and nothing after it is made.
+    fn failed(&self, cut: usize, rank: usize, payload: PanicPayload) {
+        let index = take_loading();
+        self.channel
+            .fail_from(cut, rank, Failure { payload, index });
+        // Producers waiting for a buffer look again: no new batch is needed.
+        self.producer.wake_waiting();
     }
 
     fn all_taken(&self) -> bool {
@@ -248,7 +280,8 @@ impl<P: Produce> Epoch<P> {
     ) {
         let items = staged.iter().flatten().map(|d| d.items).sum();
         let staged = staged.into_iter().flatten();
-        // `Err` means the epoch was stopped meanwhile; the batches are dropped here.
+        // `Err` means the batches will not be delivered (a stop, or a failure before them);
+        // they are dropped here.
         let _dropped = match lead {
             Some(lead) => self.channel.push_ahead(t, staged, lead).err(),
             None => self.channel.push_all(t, staged, !helping).err(),
@@ -259,21 +292,26 @@ impl<P: Produce> Epoch<P> {
         run.pushed(batches, items);
     }
 
-    /// The batches of ticket `t` when it is a parcel, staged in order on the stack (parcels
-    /// are made only of batches small enough for that), and how many there are; `None` if the
-    /// epoch was stopped meanwhile.
+    /// Makes the batches of ticket `t` when it is a parcel, staged in order into `staged` on
+    /// the caller's stack (parcels are made only of batches small enough for that), and says
+    /// how many there are; `None` if they will not be delivered (see [`Channel::drops`]). If
+    /// one panics, the ones before it stay in `staged`.
     #[inline(never)]
-    fn compute_parcel(&self, first: P::Buffer, t: usize) -> Option<(Staged<P::Out>, usize)> {
+    fn compute_parcel(
+        &self,
+        staged: &mut Staged<P::Out>,
+        first: P::Buffer,
+        t: usize,
+    ) -> Option<usize> {
         let scheduled = t * self.parcel..((t + 1) * self.parcel).min(self.count);
         let batches = scheduled.len();
-        let mut staged = std::array::from_fn(|_| None);
         let mut buffer = Some(first);
         for (cell, n) in staged.iter_mut().zip(scheduled) {
             // Only producers whose buffers are always at hand make parcels.
             let buffer = buffer.take().or_else(|| self.producer.buffer(|| false))?;
-            *cell = Some(self.compute(buffer, n)?);
+            *cell = Some(self.compute(buffer, n, t)?);
         }
-        Some((staged, batches))
+        Some(batches)
     }
 
     /// This thread's worker number, after running the loader's `worker_init` on it if this is
@@ -302,8 +340,9 @@ impl<P: Produce> Epoch<P> {
         worker
     }
 
-    /// The schedule's `n`-th batch, or `None` if the epoch was stopped while computing it.
-    fn compute(&self, buffer: P::Buffer, n: usize) -> Option<Delivered<P::Out>> {
+    /// The schedule's `n`-th batch, of ticket `t`; `None` if the ticket's batches turned out
+    /// not to be delivered while it was computed (see [`Channel::drops`]).
+    fn compute(&self, buffer: P::Buffer, n: usize, t: usize) -> Option<Delivered<P::Out>> {
         let batch = self.schedule.batch(n);
         let cx = LoadContext {
             recorder: Some(&self.recorder),
@@ -317,7 +356,7 @@ impl<P: Produce> Epoch<P> {
             self.batches.positions(batch),
             |p| self.index(p),
             &cx,
-            || self.channel.is_stopped(),
+            || self.channel.drops(t),
         )?;
         Some(Delivered {
             batch,
@@ -363,10 +402,10 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
             // readings per batch, so its runs are counted, not timed.
             let mut run = epoch.recorder.run(epoch.timing && maker == Maker::Producer);
             if maker == Maker::Producer {
-                while !epoch.channel.is_stopped() && epoch.run_ticket(maker, &mut run) {}
-            } else if !epoch.channel.is_stopped() {
+                while !epoch.channel.is_stopping() && epoch.run_ticket(maker, &mut run) {}
+            } else if !epoch.channel.is_stopping() {
                 // One ticket per help call, so that the consumer goes back to delivering. None
-                // once the epoch is stopped: an executor may still run turns it forked before,
+                // once the epoch is stopping: an executor may still run turns it forked before,
                 // and each would start a batch.
                 epoch.run_ticket(maker, &mut run);
             }
@@ -378,11 +417,11 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
         right
     }
 
-    /// Stopped once the epoch is cancelled or failed, or every batch is taken. A helping
+    /// Stopped once the epoch is cancelled or a batch failed, or every batch is taken. A helping
     /// consumer never waits for pieces it did not run: `Executor::help` runs one piece whole
     /// (its contract), and `run` on the consumer computes one batch at most.
     fn is_stopped(&self, _from: usize) -> bool {
-        self.epoch.channel.is_stopped() || self.epoch.all_taken()
+        self.epoch.channel.is_stopping() || self.epoch.all_taken()
     }
 }
 
@@ -408,7 +447,7 @@ where
 fn drive<P: Produce>(epoch: &Epoch<P>, executor: &dyn Executor) {
     loop {
         let len = epoch.untaken();
-        if len == 0 || epoch.channel.is_stopped() {
+        if len == 0 || epoch.channel.is_stopping() {
             return;
         }
         let round = Round {

@@ -31,6 +31,10 @@ pub(crate) trait Produce: Send + Sync {
     /// none is available (the batch is then left for later).
     fn buffer(&self, may_wait: impl FnMut() -> bool) -> Option<Self::Buffer>;
 
+    /// Wakes the producers that wait in [`Produce::buffer`], so that they ask `may_wait`
+    /// again: it turned false.
+    fn wake_waiting(&self) {}
+
     /// Makes the batch of the epoch `positions`; `index(p)` is the dataset index at position
     /// `p`, and the key of its generator when that is not the index (see `Epoch::index`).
     /// `None` if `stopped()` turned true meanwhile.
@@ -116,6 +120,10 @@ where
 
     fn buffer(&self, may_wait: impl FnMut() -> bool) -> Option<Self::Buffer> {
         self.pool.acquire(may_wait)
+    }
+
+    fn wake_waiting(&self) {
+        self.pool.wake_all();
     }
 
     fn make(

@@ -184,6 +184,59 @@ fn failure_wakes_the_consumer_and_stops_producers() {
     });
 }
 
+/// A batch fails while the batch before it is still being pushed and one after it waits for
+/// room: the consumer, asleep or not, gets the batch before it and then the failure; the one
+/// after it is handed back.
+#[test]
+fn a_failure_comes_after_the_batches_below_its_cut() {
+    model(|| {
+        let ch = Arc::new(Channel::<usize>::new(1, true, 3));
+        let mut inbox = Inbox::default();
+        let producer = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || {
+                ch.push(0, 0, true).unwrap();
+                ch.push(2, 2, true)
+            })
+        };
+        let failing = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || ch.fail_from(1, 1, Failure::anywhere(Box::new("one"))))
+        };
+        expect_item(ch.recv(&mut inbox, || false), 0);
+        match ch.recv(&mut inbox, || false) {
+            Recv::Failed(f) => assert_eq!(f.payload.downcast_ref::<&str>(), Some(&"one")),
+            other => panic!("expected the failure, got {other:?}"),
+        }
+        failing.join().unwrap();
+        assert_eq!(producer.join().unwrap(), Err(2));
+    });
+}
+
+/// Unordered, the failure waits for the producers to finish: a batch below the cut pushed
+/// after the failure still arrives before it.
+#[test]
+fn unordered_a_failure_waits_for_the_close() {
+    model(|| {
+        let ch = Arc::new(Channel::<usize>::new(1, false, 3));
+        let mut inbox = Inbox::default();
+        let producer = {
+            let ch = Arc::clone(&ch);
+            thread::spawn(move || {
+                ch.fail_from(1, 1, Failure::anywhere(Box::new("one")));
+                ch.push(0, 0, true).unwrap();
+                ch.close();
+            })
+        };
+        expect_item(ch.recv(&mut inbox, || false), 0);
+        match ch.recv(&mut inbox, || false) {
+            Recv::Failed(f) => assert_eq!(f.payload.downcast_ref::<&str>(), Some(&"one")),
+            other => panic!("expected the failure, got {other:?}"),
+        }
+        producer.join().unwrap();
+    });
+}
+
 /// Unordered, two producers, room for one: a producer takes a position only once there is
 /// room, so one may sleep for room while the consumer sleeps for a batch; both batches still
 /// arrive exactly once and nobody sleeps through a wake-up.

@@ -9,7 +9,7 @@
 
 use super::ring::{lock, Parcel};
 use super::sync::{AtomicUsize, Mutex, Ordering};
-use super::{Channel, Recv};
+use super::{Channel, Recv, NO_CUT};
 use std::mem;
 
 /// The consumer's own side of a [`Channel`]: the parcel it took, handed out batch by batch
@@ -146,6 +146,14 @@ impl<T> Channel<T> {
         self.head.store(position + 1, Ordering::Release);
     }
 
+    /// What the consumer gets once it has taken every batch below a failure's cut: the
+    /// failure, once (`Empty` afterwards).
+    fn cut_recv(&self) -> Recv<T> {
+        lock(&self.waiters.lock)
+            .take()
+            .map_or(Recv::Empty, Recv::Failed)
+    }
+
     /// What a stopped epoch gives the consumer: the failure, once.
     fn stopped_recv(&self, next: usize) -> Recv<T> {
         if let Some(failure) = lock(&self.waiters.lock).take() {
@@ -168,8 +176,18 @@ impl<T> Channel<T> {
         }
         // Only the consumer changes it.
         let next = self.head.load(Ordering::Relaxed);
+        let cut = self.cut.load(Ordering::Acquire);
+        if self.ordered && next >= cut {
+            return self.cut_recv();
+        }
         if next == self.total {
-            return Recv::Finished;
+            // Unordered, the failing parcel's batches before the failure may have been the
+            // last position.
+            return if cut == NO_CUT {
+                Recv::Finished
+            } else {
+                self.cut_recv()
+            };
         }
         if self.take_at(next, inbox) {
             return self.unpack(inbox).map_or(Recv::Empty, Recv::Item);
@@ -181,6 +199,8 @@ impl<T> Channel<T> {
             }
             return match self.take_at(next, inbox) {
                 true => self.unpack(inbox).map_or(Recv::Empty, Recv::Item),
+                // Unordered, every batch below the cut was taken: the failure comes now.
+                false if self.cut.load(Ordering::Acquire) != NO_CUT => self.cut_recv(),
                 false => Recv::Incomplete,
             };
         }

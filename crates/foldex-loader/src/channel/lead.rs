@@ -79,7 +79,8 @@ impl<T> Channel<T> {
 
     /// Hands over the lead's parcel `seq` (see [`Channel::lead`]) without making the consumer
     /// depend on this thread: into its place if there is room, else into the cell beside the
-    /// ring (see the module docs). Returns the batches if the epoch was stopped.
+    /// ring (see the module docs). Returns the batches if they will never be delivered
+    /// ([`Channel::drops`]).
     pub fn push_ahead<I: Iterator<Item = T>>(
         &self,
         seq: usize,
@@ -87,7 +88,7 @@ impl<T> Channel<T> {
         lead: Lead<'_>,
     ) -> Result<(), I> {
         debug_assert!(self.parcels && self.ordered);
-        if self.is_stopped() {
+        if self.drops(seq) {
             return Err(items);
         }
         match self.ring.room_for(seq) {
@@ -119,7 +120,7 @@ impl<T> Channel<T> {
         // it from the cell if this thread is not there to (it polled too long, or lost its core).
         let mut backoff = self.backoff();
         loop {
-            if !self.ahead.holds(seq) || self.is_stopped() {
+            if !self.ahead.holds(seq) || self.drops(seq) {
                 return Ok(());
             }
             if self.ring.room_for(seq) != Compare::Less {

@@ -56,11 +56,25 @@
 //! a place and wakes who sleeps on it, and the producers cannot all be stuck. No one waits for
 //! a helping thread: `Executor::help` runs one piece whole and never waits on other threads.
 //!
-//! **Stopping.** [`Channel::cancel`] (the consumer went away) and [`Channel::fail`] (a batch
-//! panicked) stop the epoch: every waiting producer wakes and drops its batch, and batches
-//! still buffered are dropped. A push that lands after the stop drops its own batch. The
-//! consumer learns that the epoch is over when every batch was delivered, or, if producers
-//! stopped before that (an executor that skipped indices), from [`Channel::close`].
+//! **Stopping.** [`Channel::cancel`] (the consumer went away) and [`Channel::fail`] (a panic
+//! outside any batch: the executor's) stop the epoch: every waiting producer wakes and drops
+//! its batch, and batches still buffered are dropped. A push that lands after the stop drops
+//! its own batch. The consumer learns that the epoch is over when every batch was delivered,
+//! or, if producers stopped before that (an executor that skipped indices), from
+//! [`Channel::close`].
+//!
+//! **A batch that panicked.** [`Channel::fail_from`] records the failure with its *cut*, the
+//! first sequence number that will not be delivered (the failing batch's, or the one after it
+//! when the batches of its parcel before the failing one are pushed). The epoch does not stop:
+//! no producer takes a new batch number (every number below the cut is already taken, since
+//! numbers are taken in order), batches at or beyond the cut are dropped (their makers stop at
+//! their next item, their pushes are refused, their waits for room end), and batches below it
+//! are made, pushed and delivered as usual. The consumer receives the failure once it has
+//! taken every batch below the cut: ordered, when its next position reaches the cut; unordered,
+//! once the producers have finished ([`Channel::close`]) and nothing is left to take, so that
+//! batches beyond the cut that were pushed before the failure may come first. The failure of
+//! an earlier batch replaces a later one, with its cut: the consumer receives the failure of
+//! the earliest failing batch, as a sequential epoch would.
 
 mod inbox;
 mod lead;
@@ -88,6 +102,9 @@ use std::cmp::Ordering as Compare;
 /// An epoch with fewer batches has as many places as batches, whatever the buffer.
 pub const MAX_BUFFER: usize = 1 << 16;
 
+/// The cut of an epoch that nothing failed in: no sequence number (or batch rank) reaches it.
+const NO_CUT: usize = usize::MAX;
+
 /// What the consumer gets from [`Channel::recv`] or [`Channel::try_recv`].
 #[derive(Debug)]
 pub enum Recv<T> {
@@ -97,7 +114,8 @@ pub enum Recv<T> {
     Empty,
     /// Every batch of the epoch was delivered.
     Finished,
-    /// A producer panicked; the epoch is stopped. The first failure only.
+    /// A producer panicked, and every batch before the failing one was delivered (see the
+    /// module docs); the earliest failure only.
     Failed(Failure),
     /// The producers finished without pushing every batch: the executor skipped indices.
     Incomplete,
@@ -130,6 +148,12 @@ pub struct Channel<T> {
     waiters: Waiters,
     /// The producers have stopped, by cancellation or failure. Set under `waiters.lock`.
     stopped: AtomicBool,
+    /// The first sequence number that a failure keeps from the consumer, or [`NO_CUT`]. Set
+    /// under `waiters.lock`, with the failure it belongs to.
+    cut: CachePadded<AtomicUsize>,
+    /// The rank in the epoch of the batch whose failure `waiters.lock` holds, or [`NO_CUT`].
+    /// Read and written under that lock only.
+    failed_rank: AtomicUsize,
     /// No more pushes will come.
     closed: AtomicBool,
     ordered: bool,
@@ -167,6 +191,8 @@ impl<T> Channel<T> {
             ahead: Ahead::new(parcel),
             waiters: Waiters::new(),
             stopped: AtomicBool::new(false),
+            cut: CachePadded::new(AtomicUsize::new(NO_CUT)),
+            failed_rank: AtomicUsize::new(NO_CUT),
             closed: AtomicBool::new(false),
             ordered,
             total,
@@ -187,6 +213,18 @@ impl<T> Channel<T> {
         self.stopped.load(Ordering::Acquire)
     }
 
+    /// `true` once no batch beyond those already taken is needed: the epoch is stopped, or a
+    /// batch failed ([`Channel::fail_from`]). Producers take no new batch number then.
+    pub fn is_stopping(&self) -> bool {
+        self.is_stopped() || self.cut.load(Ordering::Acquire) != NO_CUT
+    }
+
+    /// `true` if batch `seq` will never be delivered: the epoch is stopped, or a failure cut
+    /// the epoch at or before it. Its maker may drop it.
+    pub fn drops(&self, seq: usize) -> bool {
+        self.is_stopped() || seq >= self.cut.load(Ordering::Acquire)
+    }
+
     /// The next position a producer would take: its own batch number when ordered.
     fn next_position(&self, seq: usize) -> usize {
         if self.ordered {
@@ -197,8 +235,8 @@ impl<T> Channel<T> {
     }
 
     /// Pushes batch `seq`, waiting while there is no room for it (unless `wait` is false: a
-    /// helping thread's batch). Returns the batch if the epoch was stopped, so that the caller
-    /// drops it.
+    /// helping thread's batch). Returns the batch if it will never be delivered
+    /// ([`Channel::drops`]), so that the caller drops it.
     #[cfg(any(test, loom))]
     pub fn push(&self, seq: usize, item: T, wait: bool) -> Result<(), T> {
         self.push_all(seq, std::iter::once(item), wait)
@@ -208,7 +246,7 @@ impl<T> Channel<T> {
     /// Pushes parcel `seq`: `items`, which take one place of the ring together and reach the
     /// consumer one by one, in order, from one take of the place (the consumer's next position
     /// stays on the parcel until its last batch is taken). Waits as [`Channel::push`] does;
-    /// returns the batches, not yet moved, if the epoch was stopped.
+    /// returns the batches, not yet moved, if they will never be delivered.
     pub fn push_all<I: Iterator<Item = T>>(
         &self,
         seq: usize,
@@ -216,7 +254,7 @@ impl<T> Channel<T> {
         wait: bool,
     ) -> Result<(), I> {
         loop {
-            if self.is_stopped() {
+            if self.drops(seq) {
                 return Err(items);
             }
             // Unordered, a producer takes a position only once there is room for it, so that
@@ -259,7 +297,7 @@ impl<T> Channel<T> {
             // only until the very place it needs is free (ordered, the consumer will need this
             // batch; unordered, any free place will do).
             let position = || self.next_position(seq);
-            self.wait_for_room(position, |position| position, false);
+            self.wait_for_room(position, |position| position, false, || self.drops(seq));
         }
     }
 
@@ -296,7 +334,12 @@ impl<T> Channel<T> {
             }
             let position = || self.next_position(seq);
             if self.ring.room_for(position()) == Compare::Less {
-                self.wait_for_room(position, |p| self.refill_target(p), !self.parcels);
+                self.wait_for_room(
+                    position,
+                    |p| self.refill_target(p),
+                    !self.parcels,
+                    || self.is_stopping(),
+                );
             }
             return false;
         }
@@ -328,8 +371,9 @@ impl<T> Channel<T> {
         self.drain();
     }
 
-    /// A producer panicked: the epoch stops and the consumer receives `failure` from its next
-    /// `recv`, if it is the first one; a later one is dropped, payload and index together.
+    /// A panic outside any batch (the executor's): the epoch stops and the consumer receives
+    /// `failure` from its next `recv`, unless an earlier failure is there first; the later one
+    /// is dropped, payload and index together.
     pub fn fail(&self, failure: Failure) {
         let late = {
             let mut first = lock(&self.waiters.lock);
@@ -344,6 +388,34 @@ impl<T> Channel<T> {
         };
         drop(late);
         self.drain();
+    }
+
+    /// The `rank`-th batch of the epoch panicked, in parcel `cut` (the first batch of its
+    /// parcel) or in parcel `cut - 1` (a later one, whose batches before it are pushed as that
+    /// parcel): the consumer receives `failure` once it has taken every batch below `cut`, and
+    /// the batches from `cut` on are dropped (see the module docs). The failure of an earlier
+    /// batch (a lower `rank`) replaces it; one of a later batch, or one after a stop, is
+    /// dropped.
+    pub fn fail_from(&self, cut: usize, rank: usize, failure: Failure) {
+        let late = {
+            let mut first = lock(&self.waiters.lock);
+            let current = self.failed_rank.load(Ordering::Relaxed);
+            // `first` is empty after a failure once the consumer has taken it.
+            let taken = current != NO_CUT && first.is_none();
+            let late = if self.stopped.load(Ordering::Relaxed) || current <= rank || taken {
+                Some(failure)
+            } else {
+                let replaced = first.replace(failure);
+                self.failed_rank.store(rank, Ordering::Relaxed);
+                self.cut.store(cut, Ordering::Release);
+                replaced
+            };
+            // Producers that wait for room or for the next batch number look again, and so
+            // does a consumer that sleeps on the cut.
+            self.waiters.wake_all_locked();
+            late
+        };
+        drop(late);
     }
 
     /// No more pushes will come (the producers' fold returned).

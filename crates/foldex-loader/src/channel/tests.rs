@@ -90,6 +90,90 @@ fn a_failure_reaches_the_consumer_first() {
     }
 }
 
+/// The payload of `received`, which must be a failure.
+fn failed_with(received: Recv<usize>) -> &'static str {
+    match received {
+        Recv::Failed(f) => f.payload.downcast_ref::<&str>().expect("a &str payload"),
+        other => panic!("expected the failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn ordered_a_failure_comes_after_every_batch_below_its_cut() {
+    let ch = Arc::new(Channel::new(2, true, 6));
+    let mut inbox = Inbox::default();
+    ch.push(0, 0, true).unwrap();
+    // Batch 3 waits for room; the failure at 2 ends its wait and hands it back.
+    let beyond = {
+        let ch = Arc::clone(&ch);
+        thread::spawn(move || ch.push(3, 3, true))
+    };
+    thread::sleep(std::time::Duration::from_millis(20));
+    ch.fail_from(2, 2, Failure::anywhere(Box::new("two")));
+    assert_eq!(beyond.join().unwrap(), Err(3));
+    assert!(ch.is_stopping() && !ch.is_stopped());
+    assert!(ch.drops(2) && !ch.drops(1));
+    assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(0)));
+    // Batch 1 is still to come, and comes.
+    assert!(matches!(ch.try_recv(&mut inbox), Recv::Empty));
+    ch.push(1, 1, true).unwrap();
+    assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(1)));
+    assert_eq!(failed_with(ch.recv(&mut inbox, || false)), "two");
+}
+
+#[test]
+fn unordered_a_failure_comes_once_the_producers_are_done_and_every_batch_is_taken() {
+    let ch = Channel::new(4, false, 6);
+    let mut inbox = Inbox::default();
+    ch.push(3, 3, true).unwrap();
+    ch.fail_from(2, 2, Failure::anywhere(Box::new("two")));
+    assert_eq!(ch.push(4, 4, true), Err(4));
+    ch.push(1, 1, true).unwrap();
+    assert!(matches!(ch.try_recv(&mut inbox), Recv::Item(3)));
+    assert!(matches!(ch.try_recv(&mut inbox), Recv::Item(1)));
+    // Batch 0 may still come until the producers are done.
+    assert!(matches!(ch.try_recv(&mut inbox), Recv::Empty));
+    ch.push(0, 0, true).unwrap();
+    ch.close();
+    assert!(matches!(ch.recv(&mut inbox, || false), Recv::Item(0)));
+    assert_eq!(failed_with(ch.recv(&mut inbox, || false)), "two");
+}
+
+#[test]
+fn the_earliest_failing_batch_wins_whatever_the_order_of_the_failures() {
+    let ch = Channel::new(4, true, 6);
+    let mut inbox = Inbox::default();
+    // Parcels of one batch: rank and cut agree, except that a later batch of a parcel shares
+    // its cut with the next parcel's first batch.
+    ch.fail_from(3, 4, Failure::anywhere(Box::new("rank four")));
+    ch.fail_from(3, 3, Failure::anywhere(Box::new("rank three")));
+    ch.fail_from(3, 5, Failure::anywhere(Box::new("rank five")));
+    ch.fail_from(4, 6, Failure::anywhere(Box::new("rank six")));
+    for seq in 0..3 {
+        ch.push(seq, seq, true).unwrap();
+    }
+    assert_eq!(
+        drain_until_failure(&ch, &mut inbox),
+        ([0, 1, 2].into(), "rank three")
+    );
+    // Taken once; a later failure is dropped.
+    ch.fail_from(0, 0, Failure::anywhere(Box::new("after")));
+    assert!(matches!(ch.try_recv(&mut inbox), Recv::Empty));
+}
+
+fn drain_until_failure(
+    ch: &Channel<usize>,
+    inbox: &mut Inbox<usize>,
+) -> (Vec<usize>, &'static str) {
+    let mut out = Vec::new();
+    loop {
+        match ch.recv(inbox, || false) {
+            Recv::Item(x) => out.push(x),
+            other => return (out, failed_with(other)),
+        }
+    }
+}
+
 #[test]
 fn closing_early_is_reported_as_incomplete() {
     let ch = Channel::new(4, true, 3);

@@ -146,15 +146,17 @@ impl<T> Channel<T> {
         position + (self.ring.capacity() / 2).max(1) - 1
     }
 
-    /// Waits until position `position()` may have room or the epoch stops (or spuriously): the
-    /// caller looks again. It polls for that room a while, then sleeps until position
-    /// `target(position)` (at or after it) has room. With `exclusive`, only one producer polls;
-    /// the others sleep at once.
+    /// Waits until position `position()` may have room or `give_up()` turns true (or
+    /// spuriously): the caller looks again. It polls for that room a while, then sleeps until
+    /// position `target(position)` (at or after it) has room. With `exclusive`, only one
+    /// producer polls; the others sleep at once. `give_up` must turn true only through a stop
+    /// or a failure ([`Channel::fail_from`]), which wake every sleeper under the lock.
     pub(super) fn wait_for_room(
         &self,
         position: impl Fn() -> usize,
         target: impl Fn(usize) -> usize,
         exclusive: bool,
+        give_up: impl Fn() -> bool,
     ) {
         let mut backoff = self.backoff();
         let spinning = &self.waiters.spinning;
@@ -164,7 +166,7 @@ impl<T> Channel<T> {
             Some(Spinner::always(spinning))
         };
         loop {
-            if self.is_stopped() || self.ring.room_for(position()) != Compare::Less {
+            if give_up() || self.ring.room_for(position()) != Compare::Less {
                 return;
             }
             if spinner.is_none() || !backoff.snooze() {
@@ -173,10 +175,9 @@ impl<T> Channel<T> {
         }
         drop(spinner.take());
         let guard = lock(&self.waiters.lock);
-        // `stopped` is only set under the lock: read here, it cannot change before the wait.
-        if self.stopped.load(Ordering::Relaxed)
-            || !self.ring.mark_producer_waits(target(position()))
-        {
+        // Stops and failures are only made under the lock: read here, `give_up` cannot change
+        // before the wait.
+        if give_up() || !self.ring.mark_producer_waits(target(position())) {
             return;
         }
         // The consumer's release of the place swaps the stamp after our bit, sees it, and wakes
@@ -193,11 +194,12 @@ impl<T> Channel<T> {
         crate::stats::note_blocked(asleep);
     }
 
-    /// Sleeps until the next batch may have arrived, the epoch stopped or closed (or spuriously).
+    /// Sleeps until the next batch may have arrived, the epoch stopped or closed, or
+    /// (ordered) a failure cut the epoch at the next position (or spuriously).
     pub(super) fn sleep_for_next(&self) {
         let guard = lock(&self.waiters.lock);
         let next = self.head.load(Ordering::Relaxed);
-        if next >= self.total {
+        if next >= self.total || (self.ordered && next >= self.cut.load(Ordering::Relaxed)) {
             return;
         }
         // A push into the place adds to the stamp after this or before: it sees our bit, or we

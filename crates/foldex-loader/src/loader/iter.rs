@@ -24,7 +24,9 @@ use std::time::Instant;
 /// progress have stopped; no thread of the epoch is left running.
 ///
 /// A panic in the dataset's `get` or in `collate` reaches `next()` with its original payload,
-/// after the epoch's producers have stopped; the loader can start another epoch afterwards.
+/// after every batch before the one it happened in (that batch is not delivered) and after the
+/// epoch's producers have stopped; the loader can start another epoch afterwards. Unordered,
+/// batches after the failing one that finished first may come before the panic too.
 pub struct Iter<B> {
     pub(super) channel: Arc<Channel<Delivered<B>>>,
     /// The parcel being handed out.

@@ -492,7 +492,8 @@ struct Running<B> {
 ///
 /// Dropping it early cancels the epoch (see the module doc of `StreamLoader` for what a
 /// blocked stream does). A panic in `compute`, in `collate` or in a shard's iterator reaches
-/// `next()` with its original payload, after the batches before it;
+/// `next()` with its original payload, after the whole batches before the one it happened in
+/// (that batch is not delivered, even when it would be the stream's short last one);
 /// [`failed_position`](Self::failed_position) then says which item of the stream it was.
 pub struct StreamIter<R, T, C: Collate<T>, W = Computed<R, T>> {
     settings: WindowSettings<T, C, W>,

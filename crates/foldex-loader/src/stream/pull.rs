@@ -36,7 +36,7 @@ pub(crate) struct PullPlan<R> {
     /// The shuffle buffer's size and the RNG that draws from it, if shuffled.
     pub shuffle: Option<(usize, ItemRng)>,
     /// Items per batch: the first window holds one batch, each next one four times as many as the
-    /// one before, up to `window` items.
+    /// one before, up to `window` items (a multiple of it).
     pub batch: usize,
     /// Items per window, at most.
     pub window: usize,
@@ -85,7 +85,13 @@ impl<R: Send + 'static> PullPlan<R> {
                 }
             }));
             let count = pulled_items.len();
-            if count > 0 {
+            if pulled.is_err() {
+                // Only whole batches go before the failure: the batch that holds the failing
+                // item is not delivered, as when `compute` panics on it (windows start at a
+                // multiple of the batch size).
+                pulled_items.truncate(count - count % batch);
+            }
+            if !pulled_items.is_empty() {
                 let sent = out.send(Pulled::Window {
                     offset,
                     items: pulled_items,
@@ -97,7 +103,7 @@ impl<R: Send + 'static> PullPlan<R> {
             offset += count;
             if let Err(payload) = pulled {
                 // The iterators are not touched again; the consumer hears of it after the
-                // items before it.
+                // batches before it.
                 let _ = out.send(Pulled::Failed {
                     position: offset,
                     payload,
