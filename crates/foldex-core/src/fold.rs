@@ -246,33 +246,6 @@ where
     }
 }
 
-impl<'a, S, L, I, C, A> FoldJob<'_, S, L, I, C, A>
-where
-    S: Source,
-    L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
-    C: Fn(A, A) -> A + Sync,
-    A: Send + 'a,
-{
-    /// What `combine(prefix, run(range))` gives, for `range` right after `prefix`: its items
-    /// are folded on into the prefix's accumulator (no `init`, no `combine`) when the prefix
-    /// is a `Continue` that ends where `range` starts.
-    pub(super) fn extend(&self, prefix: Partial<'a>, range: Range<usize>) -> Partial<'a> {
-        let Some(prefix) = self.pieces.unwrap(prefix) else {
-            return self.pieces.wrap(None);
-        };
-        let Range { start, end } = range;
-        let on_from = prefix.kind == Kind::Continue && prefix.end == start && start <= end;
-        if !on_from || self.stopped(start) {
-            let prefix = self.pieces.wrap(Some(prefix));
-            return self.combine(prefix, self.run(range));
-        }
-        let acc = prefix.acc;
-        self.pieces
-            .wrap(self.piece(|| acc, prefix.start, start, end))
-    }
-}
-
 fn drive<E, S, L, I, C, A>(
     executor: &E,
     input: S,
@@ -354,6 +327,27 @@ where
     C: Fn(A, A) -> A + Sync,
     A: Send,
 {
+    /// What `combine(prefix, run(range))` gives, for `range` right after `prefix`: its items
+    /// are folded on into the prefix's accumulator (no `init`, no `combine`) when the prefix
+    /// is a `Continue` that ends where `range` starts.
+    pub(super) fn extend<'a>(&self, prefix: Partial<'a>, range: Range<usize>) -> Partial<'a>
+    where
+        A: 'a,
+    {
+        let Some(prefix) = self.pieces.unwrap(prefix) else {
+            return self.pieces.wrap(None);
+        };
+        let Range { start, end } = range;
+        let on_from = prefix.kind == Kind::Continue && prefix.end == start && start <= end;
+        if !on_from || self.stopped(start) {
+            let prefix = self.pieces.wrap(Some(prefix));
+            return self.combine(prefix, self.run(range));
+        }
+        let acc = prefix.acc;
+        self.pieces
+            .wrap(self.piece(|| acc, prefix.start, start, end))
+    }
+
     /// The job of a fold over the indices `0..len` of `source`.
     fn new(
         source: S,

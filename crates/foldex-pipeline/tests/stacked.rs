@@ -228,6 +228,13 @@ fn a_panic_after_a_stage_that_holds_comes_from_the_sequential_item() {
         });
         assert_eq!(r, Err("inspect saw 50".into()), "dedup.inspect on {what}");
         // A match before the panic wins.
+        let panics_on_150 = |x: u32| {
+            if x == 150 {
+                panic!("source saw 150")
+            } else {
+                x
+            }
+        };
         let panics_on_9 = |x: &i32| {
             if *x == 9 {
                 panic!("filter saw 9")
@@ -256,13 +263,7 @@ fn a_panic_after_a_stage_that_holds_comes_from_the_sequential_item() {
         let r = outcome(|| {
             long.pipe()
                 .copied()
-                .map(|x| {
-                    if x == 150 {
-                        panic!("source saw 150")
-                    } else {
-                        x
-                    }
-                })
+                .map(panics_on_150)
                 .dedup()
                 .find_first(ex, |x| *x == 100)
         });
@@ -274,13 +275,7 @@ fn a_panic_after_a_stage_that_holds_comes_from_the_sequential_item() {
         let r = outcome(|| {
             long.pipe()
                 .copied()
-                .map(|x| {
-                    if x == 150 {
-                        panic!("source saw 150")
-                    } else {
-                        x
-                    }
-                })
+                .map(panics_on_150)
                 .unique()
                 .find_first(ex, |x| *x == 160)
         });
