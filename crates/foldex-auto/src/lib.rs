@@ -27,8 +27,8 @@
 //! same fold (a barrier across items) would wait forever. `ThreadedEx` and `TaskPoolEx` do not
 //! measure, and run such folds as before.
 //!
-//! A fold run for a thread that stands in for a helper (a data loader's driver,
-//! [`foldex_core::exec::stand_in_for_helper`]) is not measured on that thread: a loader's items
+//! A fold whose caller stands in for a helper (a data loader's driver: the job's
+//! [`Job::caller`] is [`Caller::StandsIn`]) is not measured on that thread: a loader's items
 //! run until the epoch is done, so its first item would be the whole epoch. Instead the folds
 //! of each length go in turn to the task pool ([`Choice::HelperTaskPool`]), to work stealing
 //! with one index per piece ([`Choice::HelperStealing`]) and, with two cores or more, to work
@@ -55,12 +55,13 @@
 #![forbid(unsafe_code)]
 
 mod helper;
+mod waiting;
 
 pub use helper::{CLOSE_ENOUGH, MAX_TRY_AGAIN_AFTER, OBSERVED_AT_LEAST};
 
 use cpu_time::ThreadTime;
-use foldex_core::exec::{is_standing_in, measure_first_items, FirstItems, WAKE_UP};
-use foldex_core::{available_parallelism, Executor, Job, Partial};
+use foldex_core::exec::{measure_first_items, FirstItems, WhileWaiting, WAKE_UP};
+use foldex_core::{available_parallelism, Caller, Executor, Job, Partial};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
 use helper::{HelperPool, HelperTimes};
@@ -68,6 +69,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
+use waiting::WAITING;
 
 /// Tasks per core of the pool that runs items that wait.
 pub const WAITING_TASKS_PER_CORE: usize = 8;
@@ -370,7 +372,16 @@ impl AutoEx {
 
 impl Executor for AutoEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-        if is_standing_in() {
+        // Nested in work this thread took inside `help`: every piece runs as such, on whichever
+        // pool.
+        let while_waiting;
+        let job: &dyn Job<'a> = if WAITING.is_waiting() {
+            while_waiting = WhileWaiting(job);
+            &while_waiting
+        } else {
+            job
+        };
+        if job.caller() == Caller::StandsIn {
             return self.execute_for_helper(job);
         }
         let shape = Shape { len: job.len() };
@@ -419,9 +430,11 @@ impl Executor for AutoEx {
 
     /// Helps the pools that run the folds a loader's driver starts.
     fn help(&self) -> bool {
-        helper_stealing().help()
-            || waiting().help()
-            || SPARE_CORE.get().is_some_and(ThreadedEx::help)
+        WAITING.while_waiting(|| {
+            helper_stealing().help()
+                || waiting().help()
+                || SPARE_CORE.get().is_some_and(ThreadedEx::help)
+        })
     }
 }
 

@@ -2,8 +2,8 @@
 //! for items that compute; and the answer is the sequential one whatever it chose.
 
 use foldex_auto::{AutoEx, Choice};
-use foldex_core::exec::stand_in_for_helper;
-use foldex_core::ExecutorExt;
+use foldex_core::{Executor, ExecutorExt};
+use foldex_testkit::AsDriver;
 use std::time::{Duration, Instant};
 
 fn spin(d: Duration) {
@@ -11,6 +11,11 @@ fn spin(d: Duration) {
     while Instant::now() < until {
         std::hint::spin_loop();
     }
+}
+
+/// Runs `f` with `ex` called as a loader's driver calls it.
+fn as_driver<R>(ex: &AutoEx, f: impl FnOnce(&dyn Executor) -> R) -> R {
+    f(&AsDriver(ex))
 }
 
 #[test]
@@ -78,7 +83,7 @@ fn a_helpers_folds_try_every_pool_then_keep_the_fastest() {
     // 32 items that sleep 2 ms: about 4 ms on the task pool (16 tasks on 2 cores), 32 ms on
     // work stealing with a thread per core. Each fold is long enough to teach.
     let sleepy = || {
-        stand_in_for_helper(|| {
+        as_driver(&ex, |ex| {
             ex.map_reduce(
                 0..32usize,
                 |i| {
@@ -109,7 +114,7 @@ fn a_helpers_folds_try_every_pool_then_keep_the_fastest() {
         "the task pool was faster: {ran:?}"
     );
     // Another length is another shape: it starts over on the task pool.
-    let other = stand_in_for_helper(|| ex.sum::<usize>(0..31));
+    let other = as_driver(&ex, |ex| ex.sum::<usize>(0..31));
     assert_eq!(other, 30 * 31 / 2);
     assert!(matches!(
         ex.last_choice(),
@@ -123,7 +128,7 @@ fn a_helpers_folds_try_every_pool_then_keep_the_fastest() {
 fn where_work_stealing_comes_close_the_spare_core_is_tried() {
     let ex = AutoEx::new();
     let fold = || {
-        stand_in_for_helper(|| {
+        as_driver(&ex, |ex| {
             ex.map_reduce(
                 0..8usize,
                 |i| {
@@ -173,7 +178,7 @@ fn a_fold_for_a_helper_is_not_measured_on_the_caller() {
                     }
                 }
             });
-            let got = stand_in_for_helper(|| {
+            let got = as_driver(&ex, |ex| {
                 ex.map_reduce(
                     0..2usize,
                     |i| {

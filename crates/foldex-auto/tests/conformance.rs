@@ -1,14 +1,15 @@
 //! AutoEx passes the shared conformance suite (it measures its own granularity, so the
-//! suite's basesize is not used): called as usual, and by a thread that stands in for a helper
-//! (a loader's driver), on the task pool and on work stealing.
+//! suite's basesize is not used). The suite's roles check calls folds as a loader's driver does,
+//! which go to the task pool first; they go to work stealing once that has its turn.
 use foldex_auto::AutoEx;
 
 foldex_testkit::conformance_tests!(|_basesize| AutoEx::new());
 
 mod standing_in {
     use foldex_auto::{AutoEx, Choice};
-    use foldex_core::exec::stand_in_for_helper;
+    use foldex_core::exec::StandIn;
     use foldex_core::{Executor, ExecutorExt, Job, Partial};
+    use foldex_testkit::AsDriver;
     use std::time::Duration;
 
     /// Runs each fold as the helper's fold of its length that comes after `primed` others on
@@ -26,21 +27,19 @@ mod standing_in {
         fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
             let ex = AutoEx::new();
             for _ in 0..self.primed {
-                let _first_items_only = stand_in_for_helper(|| {
-                    ex.try_fold(
-                        0..job.len(),
-                        || (),
-                        |(), i| {
-                            if i == 0 {
-                                std::thread::sleep(Duration::from_micros(1500));
-                            }
-                            std::ops::ControlFlow::Break(())
-                        },
-                        |(), ()| (),
-                    )
-                });
+                let _first_items_only = AsDriver(&ex).try_fold(
+                    0..job.len(),
+                    || (),
+                    |(), i| {
+                        if i == 0 {
+                            std::thread::sleep(Duration::from_micros(1500));
+                        }
+                        std::ops::ControlFlow::Break(())
+                    },
+                    |(), ()| (),
+                );
             }
-            let partial = stand_in_for_helper(|| ex.execute(job));
+            let partial = ex.execute(&StandIn(job));
             if !job.is_empty() {
                 let choice = ex.last_choice().expect("a fold ran");
                 assert!((self.expect)(choice), "{choice:?}");
@@ -56,15 +55,10 @@ mod standing_in {
     }
 }
 
-/// Nobody helps: the pools finish each fold by themselves.
-mod suite_standing_in_task_pool {
-    foldex_testkit::conformance_tests!(|_basesize| foldex_testkit::StandIn(
-        foldex_auto::AutoEx::new()
-    ));
-}
-
-mod suite_standing_in_work_stealing {
-    foldex_testkit::conformance_tests!(|_basesize| super::standing_in::Primed {
+/// The roles on work stealing: each fold the second of its length on a fresh `AutoEx`.
+#[test]
+fn roles_on_work_stealing() {
+    foldex_testkit::check_roles(|_basesize| standing_in::Primed {
         primed: 1,
         expect: |choice| choice == foldex_auto::Choice::HelperStealing,
     });

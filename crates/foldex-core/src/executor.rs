@@ -40,6 +40,82 @@ pub trait Job<'a>: Sync {
     fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
         None
     }
+
+    /// Who calls [`Executor::execute`] with this job, and so whether the calling thread should
+    /// run a share of it; see [`Caller`]. [`Caller::Waits`] (the default) for every fold of the
+    /// typed API.
+    fn caller(&self) -> Caller {
+        Caller::Waits
+    }
+
+    /// Folds `range` as [`Job::run`] does, on a thread that took this piece while it waits
+    /// for something below it on its own stack: a pool worker waiting for a half it forked, or
+    /// a consumer inside [`Executor::help`]. That frame cannot resume before the piece returns,
+    /// so the piece must not block on anything outside its own fold (a data loader's producer
+    /// then leaves a batch for later rather than wait for room in its buffer).
+    ///
+    /// An executor calls it, instead of `run`, for every piece it runs in such a wait, and for
+    /// the pieces of its own folds nested in such a piece on the same thread (each executor
+    /// knows its own waits; one that hands jobs to other executors while it waits passes them
+    /// [`WhileWaiting`](crate::exec::WhileWaiting)). The default is `run`: only jobs whose
+    /// pieces may block (a loader's epoch) tell the two apart.
+    fn run_while_waiting(&self, range: Range<usize>) -> Partial<'a> {
+        self.run(range)
+    }
+}
+
+/// Who calls [`Executor::execute`] for a [`Job`] ([`Job::caller`]): a role in the protocol that
+/// an executor which runs a share of the work on its caller must respect.
+///
+/// ```
+/// use foldex_core::exec::StandIn;
+/// use foldex_core::{Caller, Executor, ExecutorExt, Job, Partial};
+/// use std::sync::atomic::{AtomicBool, Ordering};
+///
+/// /// Runs the whole job on the calling thread, and notes who called.
+/// #[derive(Default)]
+/// struct Inline(AtomicBool);
+/// impl Executor for Inline {
+///     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+///         self.0.store(job.caller() == Caller::StandsIn, Ordering::Relaxed);
+///         job.run(0..job.len())
+///     }
+/// }
+///
+/// /// Runs every fold as a data loader's driver does, standing in for a helper.
+/// struct Driver(Inline);
+/// impl Executor for Driver {
+///     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+///         self.0.execute(&StandIn(job))
+///     }
+/// }
+///
+/// let inline = Inline::default();
+/// assert_eq!(inline.sum::<usize>(0..10), 45);
+/// assert!(!inline.0.load(Ordering::Relaxed), "a typed fold's caller waits");
+/// let driver = Driver(Inline::default());
+/// assert_eq!(driver.sum::<usize>(0..10), 45);
+/// assert!(driver.0 .0.load(Ordering::Relaxed));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Caller {
+    /// The calling thread waits for the result and may run pieces of the job meanwhile: every
+    /// fold of the typed API.
+    #[default]
+    Waits,
+    /// The calling thread only stands in for another thread, a *helper*, that consumes what
+    /// the job's pieces produce and calls [`Executor::help`] on this executor whenever it runs
+    /// out (a data loader's driver, whose consumer helps). An executor that would run a share
+    /// of the job on its caller should leave that share to `help` (`TaskPoolEx` does), and one
+    /// that measures the job on its caller should not (`AutoEx` times it on its pools instead):
+    /// the caller's thread is an extra one, and the helper is the thread meant to do that
+    /// share. Executors that never run work on their caller may ignore it.
+    ///
+    /// Such a job is only started while a helper keeps calling `help`. An executor must still
+    /// finish it if the helper stops helping (its own threads take the share eventually),
+    /// except where nothing of the work would go to its own threads: then the caller runs it.
+    StandsIn,
 }
 
 /// Runs a [`Job`]: decides how to split `0..len`, where the pieces run, and in which tree their
@@ -95,9 +171,11 @@ pub trait Executor: Send + Sync {
     /// Contract: `help` runs the piece it takes whole, and never waits for a piece that another
     /// thread holds. The helper may be the very thread those pieces wait for (a consumer whose
     /// producers are blocked on its full buffer), so a `help` that forked and waited could
-    /// deadlock. A thread that calls `execute` only on behalf of such a helper (a driver that
-    /// feeds it) wraps the call in [`stand_in_for_helper`](crate::exec::stand_in_for_helper),
-    /// so that the executor leaves the caller's share of the work to `help`.
+    /// deadlock. Every piece it runs goes through [`Job::run_while_waiting`], since the
+    /// helper's own frame waits below it. A thread that calls `execute` only on behalf of such a
+    /// helper (a driver that feeds it) passes a job whose [`Job::caller`] is
+    /// [`Caller::StandsIn`], so that the executor leaves the caller's share of the work to
+    /// `help`.
     fn help(&self) -> bool {
         false
     }

@@ -24,7 +24,7 @@
 //! structural split.
 
 use crate::audited::Partial;
-use crate::executor::Job;
+use crate::executor::{Caller, Job};
 use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -104,6 +104,15 @@ impl<'a> Job<'a> for Tail<'_, 'a> {
 
     fn is_stopped(&self, from: usize) -> bool {
         self.job.is_stopped(from + self.start)
+    }
+
+    fn caller(&self) -> Caller {
+        self.job.caller()
+    }
+
+    fn run_while_waiting(&self, range: Range<usize>) -> Partial<'a> {
+        self.job
+            .run_while_waiting(range.start + self.start..range.end + self.start)
     }
 }
 

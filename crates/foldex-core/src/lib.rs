@@ -38,16 +38,15 @@ mod coverage;
 mod executor;
 mod first_items;
 mod fold;
-mod helping;
 mod latch;
 mod once_bits;
 mod panic;
 #[cfg(feature = "serde")]
 mod postcard;
+mod roles;
 mod source;
 mod spawn;
 mod spent;
-mod stand_in;
 mod stream;
 mod sync;
 mod worker_start;
@@ -55,7 +54,7 @@ mod worker_start;
 pub use audited::{Brand, MutSlice, OwnedVec, Partial};
 pub use codec::Codec;
 pub use config::{available_parallelism, Basesize, ConfigError};
-pub use executor::{Executor, Job};
+pub use executor::{Caller, Executor, Job};
 pub use fold::{ExecutorExt, Input, StopProbe, Summand};
 #[cfg(feature = "serde")]
 pub use postcard::Postcard;
@@ -78,9 +77,9 @@ pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 ///   [`ScopeLatch`](exec::ScopeLatch); panics: [`PanicSlot`](exec::PanicSlot).
 /// - Partials that cross processes: [`PartialCodec`](exec::PartialCodec), from
 ///   [`Job::codec`]; a panic's message: [`message`](exec::message).
-/// - Threads that run work while they wait: [`as_helper`](exec::as_helper) /
-///   [`is_helping`](exec::is_helping), and [`stand_in_for_helper`](exec::stand_in_for_helper)
-///   for a thread that calls `execute` on behalf of one that helps.
+/// - Jobs in a role of the protocol: [`StandIn`](exec::StandIn), called for by a thread that
+///   stands in for a helper (see [`Caller`]); [`WhileWaiting`](exec::WhileWaiting), run while
+///   the thread waits (see [`Job::run_while_waiting`]).
 /// - A pool's worker threads, started one at a time so that running out of memory is an error,
 ///   not an abort: [`spawn_running`](exec::spawn_running).
 /// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items).
@@ -98,9 +97,8 @@ pub mod exec {
     pub use crate::first_items::{
         measure_first_items, FirstItems, Rest, LEAF_TIME, MEASURE_FOR, WAKE_UP,
     };
-    pub use crate::helping::{as_helper, is_helping};
     pub use crate::latch::{JoinLatch, Latch, ScopeLatch};
     pub use crate::panic::{message, PanicPayload, PanicSlot};
-    pub use crate::stand_in::{is_standing_in, stand_in_for_helper};
+    pub use crate::roles::{StandIn, WaitDepth, WhileWaiting};
     pub use crate::worker_start::spawn_running;
 }

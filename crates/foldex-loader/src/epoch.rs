@@ -9,8 +9,8 @@
 //! stealing, chunks of several turns, any custom executor), which is what keeps an epoch from
 //! deadlocking (the argument is in `channel/mod.rs`).
 //!
-//! **Rounds.** A turn on a helping thread ([`foldex_core::exec::is_helping`]: the consumer inside
-//! `Executor::help`, or a pool worker that runs it while it waits for a fold nested in a batch) may
+//! **Rounds.** A turn on a helping thread (the consumer inside `Executor::help`, or a pool worker
+//! that runs it while it waits for a fold nested in a batch: `Job::run_while_waiting`) may
 //! leave its batch for later (see [`Channel::should_skip`]): it makes one batch at most per call,
 //! and none when a batch is ready, so that the consumer goes back to delivering, or when there is
 //! no room, except that the consumer itself may keep one batch beyond the window (it is the thread
@@ -29,8 +29,7 @@ use crate::state::Schedule;
 use crate::stats::{Recorder, Run};
 use crate::transport::{CostMeter, MAX_PARCEL};
 use foldex_core::exec::PanicPayload;
-use foldex_core::{Brand, Executor, Job, Partial};
-use std::cell::Cell;
+use foldex_core::{Brand, Caller, Executor, Job, Partial};
 use std::collections::HashSet;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -38,36 +37,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle, ThreadId};
 use std::time::Instant;
-
-thread_local! {
-    /// Set while this thread is a loader's consumer lending itself to an executor (inside
-    /// `Executor::help`): the thread that makes room, which may keep one batch beyond the
-    /// window rather than only wait.
-    static CONSUMER: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `help` with this thread marked as a loader's consumer.
-pub(crate) fn as_consumer<R>(help: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CONSUMER.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(CONSUMER.with(|c| c.replace(true)));
-    help()
-}
-
-/// Who makes a batch on this thread now.
-fn maker() -> Maker {
-    if !foldex_core::exec::is_helping() {
-        Maker::Producer
-    } else if CONSUMER.with(Cell::get) {
-        Maker::Consumer
-    } else {
-        Maker::Helper
-    }
-}
 
 /// Everything the producers of one epoch share.
 pub(crate) struct Epoch<P: Produce> {
@@ -391,10 +360,39 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
     /// after another (one counter increment per batch, no task per batch). Once every batch is
     /// taken, the remaining turns return at once.
     fn run(&self, range: Range<usize>) -> Partial<'e> {
+        self.turn(range, false)
+    }
+
+    fn run_while_waiting(&self, range: Range<usize>) -> Partial<'e> {
+        self.turn(range, true)
+    }
+
+    /// The epoch's driver only stands in for the consumer, which helps while its buffer is
+    /// empty: an executor that runs pieces on its caller leaves that share to the consumer.
+    fn caller(&self) -> Caller {
+        Caller::StandsIn
+    }
+
+    fn combine(&self, _left: Partial<'e>, right: Partial<'e>) -> Partial<'e> {
+        right
+    }
+
+    /// Stopped once the epoch is cancelled or a batch failed, or every batch is taken. A helping
+    /// consumer never waits for pieces it did not run: `Executor::help` runs one piece whole
+    /// (its contract), and `run` on the consumer computes one batch at most.
+    fn is_stopped(&self, _from: usize) -> bool {
+        self.epoch.channel.is_stopping() || self.epoch.all_taken()
+    }
+}
+
+impl<'e, P: Produce> Round<'e, P> {
+    /// A turn over `range`; `waiting` when the executor runs it on a thread that waits for
+    /// something below it on its stack.
+    fn turn(&self, range: Range<usize>, waiting: bool) -> Partial<'e> {
         // A thread that helps while it waits (a consumer inside `Executor::help`, a pool worker
         // waiting for a nested fold) must never wait for room: the room may only come once the
         // frame below it resumes. It runs one ticket, as the consumer does.
-        let maker = maker();
+        let maker = self.epoch.channel.maker(waiting);
         if !range.is_empty() {
             self.pieces.fetch_add(1, Ordering::Relaxed);
             let epoch = self.epoch;
@@ -411,17 +409,6 @@ impl<'e, P: Produce> Job<'e> for Round<'e, P> {
             }
         }
         self.brand.wrap(())
-    }
-
-    fn combine(&self, _left: Partial<'e>, right: Partial<'e>) -> Partial<'e> {
-        right
-    }
-
-    /// Stopped once the epoch is cancelled or a batch failed, or every batch is taken. A helping
-    /// consumer never waits for pieces it did not run: `Executor::help` runs one piece whole
-    /// (its contract), and `run` on the consumer computes one batch at most.
-    fn is_stopped(&self, _from: usize) -> bool {
-        self.epoch.channel.is_stopping() || self.epoch.all_taken()
     }
 }
 
@@ -456,9 +443,8 @@ fn drive<P: Produce>(epoch: &Epoch<P>, executor: &dyn Executor) {
             brand: Brand::new(),
             pieces: AtomicUsize::new(0),
         };
-        // This thread only stands in for the consumer, which helps while its buffer is empty:
-        // an executor that runs chunks on its caller leaves that share to the consumer.
-        let partial = foldex_core::exec::stand_in_for_helper(|| executor.execute(&round));
+        // The round's `caller` says that this thread only stands in for the consumer.
+        let partial = executor.execute(&round);
         round.brand.unwrap(partial);
         if round.pieces.load(Ordering::Relaxed) == 0 {
             // The executor ran nothing at all, and would not next time either: the consumer

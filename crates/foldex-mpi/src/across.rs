@@ -228,6 +228,10 @@ impl<'a> Job<'a> for Offset<'_, 'a> {
     fn is_stopped(&self, from: usize) -> bool {
         self.job.is_stopped(self.start.saturating_add(from))
     }
+
+    fn caller(&self) -> foldex_core::Caller {
+        self.job.caller()
+    }
 }
 
 thread_local! {

@@ -2,7 +2,8 @@
 
 use crate::pool::{Pool, Takers};
 use crate::run::FoldRun;
-use foldex_core::exec::{is_helping, is_standing_in, task_scope, ScopeLatch};
+use crate::waiting::WAITING;
+use foldex_core::exec::{task_scope, ScopeLatch};
 use foldex_core::{available_parallelism, Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::num::NonZeroUsize;
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 /// What the thread that calls `execute` does with the fold's chunks.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Caller {
+enum CallersPart {
     /// Runs chunks, as one of the `ntasks` lanes.
     Runs,
     /// Stands in for a helper: its lane is queued for helpers only, and it waits.
@@ -158,9 +159,9 @@ impl TaskPoolEx {
     /// that worker: it is a pool thread, not a caller to keep free, and waiting idle there
     /// could leave the pool without a thread to run the nested fold.
     ///
-    /// With background off, a caller that only stands in for a helper
-    /// ([`foldex_core::exec::stand_in_for_helper`], as a loader's driver thread does) runs no
-    /// chunk:
+    /// With background off, a caller that only stands in for a helper (a job whose
+    /// [`Job::caller`] is [`Caller::StandsIn`](foldex_core::Caller::StandsIn), as a loader's
+    /// driver passes) runs no chunk:
     /// its lane is left to [`Executor::help`] (the loader's consumer), and the caller waits.
     /// Only when none of the work would go to the workers (`ntasks = 1`, or a single chunk)
     /// does such a caller run chunks itself, so that the fold never depends on a helper; with
@@ -191,7 +192,10 @@ impl Executor for TaskPoolEx {
         let len = job.len();
         let on_worker = shared.is_current_worker();
         // A thread that is itself helping (inside `help`) cannot leave work to a helper.
-        let stands_in = !self.background && !on_worker && is_standing_in() && !is_helping();
+        let stands_in = !self.background
+            && !on_worker
+            && job.caller() == foldex_core::Caller::StandsIn
+            && !WAITING.is_waiting();
         let chunk_len = match self.basesize {
             // A helper runs one chunk per `help` call: automatic chunks (4 x ntasks of them)
             // would leave it only a handful to take. One index per chunk is the loader's
@@ -213,16 +217,16 @@ impl Executor for TaskPoolEx {
         let (queued, caller) = if on_worker || !self.background {
             let queued = (ntasks - 1).min(run.nchunks() - 1);
             if stands_in && queued > 0 {
-                (queued, Caller::LeavesToHelpers)
+                (queued, CallersPart::LeavesToHelpers)
             } else if stands_in && run.nchunks() > 1 {
-                (queued, Caller::RunsBesideHelpers)
+                (queued, CallersPart::RunsBesideHelpers)
             } else {
-                (queued, Caller::Runs)
+                (queued, CallersPart::Runs)
             }
         } else {
-            (ntasks.min(run.nchunks()), Caller::Waits)
+            (ntasks.min(run.nchunks()), CallersPart::Waits)
         };
-        if queued == 0 && caller == Caller::Runs {
+        if queued == 0 && caller == CallersPart::Runs {
             run.run_inline();
         } else {
             // The queued lanes, the caller's or the helper's, and a helper on a queued one.
@@ -231,13 +235,13 @@ impl Executor for TaskPoolEx {
                 |scope| {
                     run.queue_lanes(scope, queued);
                     match caller {
-                        Caller::Runs => run.run_inline(),
-                        Caller::LeavesToHelpers => run.queue_helper_lane(scope),
-                        Caller::RunsBesideHelpers => {
+                        CallersPart::Runs => run.run_inline(),
+                        CallersPart::LeavesToHelpers => run.queue_helper_lane(scope),
+                        CallersPart::RunsBesideHelpers => {
                             run.queue_helper_lane(scope);
                             run.run_inline();
                         }
-                        Caller::Waits => {}
+                        CallersPart::Waits => {}
                     }
                 },
                 |latch| wait_or_take_back(&run, latch),
@@ -275,7 +279,7 @@ impl Executor for TaskPoolEx {
         else {
             return false;
         };
-        foldex_core::exec::as_helper(|| task.run());
+        WAITING.while_waiting(|| task.run());
         true
     }
 }

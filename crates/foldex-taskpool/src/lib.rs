@@ -24,5 +24,6 @@ mod executor;
 mod pool;
 mod run;
 mod sync;
+mod waiting;
 
 pub use executor::TaskPoolEx;

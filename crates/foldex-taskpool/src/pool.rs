@@ -34,7 +34,7 @@ pub(crate) enum Takers {
     /// ([`Shared::try_pop_helpable`]): the lanes of folds in foreground mode.
     Anyone,
     /// A helping thread only: the lane a caller that stands in for a helper leaves to it
-    /// (`foldex_core::exec::stand_in_for_helper`). Workers pass it by, so that it waits for the
+    /// (a job whose `Job::caller` is `Caller::StandsIn`). Workers pass it by, so that it waits for the
     /// helper instead of going to an idle worker.
     Helpers,
 }

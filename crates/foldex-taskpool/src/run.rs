@@ -17,6 +17,7 @@
 
 use crate::pool::{next_id, Shared, Takers};
 use crate::sync::{thread, AtomicUsize, Mutex};
+use crate::waiting::WAITING;
 use foldex_core::exec::{chunk, OrderedCombiner, Scope, TaskRef};
 use foldex_core::{Job, Partial};
 use std::ops::Range;
@@ -111,7 +112,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
 
     fn run_chunk(&self, index: usize, range: Range<usize>) {
         let _close = CloseOnUnwind(self);
-        let partial: Partial<'a> = self.job.run(range);
+        let partial: Partial<'a> = WAITING.run(self.job, range);
         self.combiner
             .lock()
             .unwrap_or_else(|e| e.into_inner())

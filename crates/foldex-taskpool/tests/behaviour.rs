@@ -1,10 +1,11 @@
 //! What TaskPoolEx promises beyond the conformance suite: where chunks run (background mode),
 //! in which order they start, how many run at once, helping, bad settings, and the pool's
 //! lifetime, and a caller that stands in for a helper.
-use foldex_core::exec::stand_in_for_helper;
+use foldex_core::exec::StandIn;
 use foldex_core::{Executor, ExecutorExt, FoldHandle, Job, Partial, SpawnExt};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
+use foldex_testkit::AsDriver;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,7 +13,7 @@ use std::thread::{self, ThreadId};
 use std::time::Duration;
 
 /// The threads that ran the items of a fold of `n` items, each taking `wait`.
-fn threads_of(pool: &TaskPoolEx, n: usize, wait: Duration) -> Vec<(ThreadId, Option<String>)> {
+fn threads_of(pool: &dyn Executor, n: usize, wait: Duration) -> Vec<(ThreadId, Option<String>)> {
     let seen = Mutex::new(Vec::new());
     pool.for_each(0..n, |_| {
         thread::sleep(wait);
@@ -262,7 +263,7 @@ fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
         let caller = thread::current().id();
 
         // Nobody helps: the worker's lane runs every chunk, and the fold still ends.
-        let seen = stand_in_for_helper(|| threads_of(&pool, 20, Duration::from_micros(100)));
+        let seen = threads_of(&AsDriver(&pool), 20, Duration::from_micros(100));
         assert_eq!(seen.len(), 20);
         assert!(
             seen.iter().all(|(id, _)| *id != caller),
@@ -289,20 +290,18 @@ fn a_caller_standing_in_for_a_helper_leaves_its_slot_to_the_helper() {
         let helper_id = helper.thread().id();
         let on_helper = AtomicUsize::new(0);
         let on_caller = AtomicUsize::new(0);
-        stand_in_for_helper(|| {
-            pool.for_each(0..40, |_| {
-                let me = thread::current().id();
-                if me == helper_id {
-                    on_helper.fetch_add(1, Ordering::SeqCst);
-                    return;
-                }
-                if me == caller {
-                    on_caller.fetch_add(1, Ordering::SeqCst);
-                }
-                while on_helper.load(Ordering::SeqCst) == 0 {
-                    thread::sleep(Duration::from_micros(100));
-                }
-            });
+        AsDriver(&pool).for_each(0..40, |_| {
+            let me = thread::current().id();
+            if me == helper_id {
+                on_helper.fetch_add(1, Ordering::SeqCst);
+                return;
+            }
+            if me == caller {
+                on_caller.fetch_add(1, Ordering::SeqCst);
+            }
+            while on_helper.load(Ordering::SeqCst) == 0 {
+                thread::sleep(Duration::from_micros(100));
+            }
         });
         stop.store(true, Ordering::SeqCst);
         let helped = helper.join().unwrap();
@@ -322,7 +321,7 @@ fn standing_in_with_one_task_runs_chunks_beside_a_helper() {
         // One task: no worker lane could end the fold without a helper, so the caller runs
         // chunks itself; with nobody helping it runs every one.
         let single = TaskPoolEx::new().ntasks(1).basesize(1);
-        let seen = stand_in_for_helper(|| threads_of(&single, 10, Duration::ZERO));
+        let seen = threads_of(&AsDriver(&single), 10, Duration::ZERO);
         assert_eq!(seen.len(), 10);
         assert!(seen.iter().all(|(id, _)| *id == caller));
 
@@ -343,7 +342,7 @@ fn standing_in_with_one_task_runs_chunks_beside_a_helper() {
             })
         };
         let helper_id = helper.thread().id();
-        let seen = stand_in_for_helper(|| threads_of(&single, 200, Duration::from_micros(200)));
+        let seen = threads_of(&AsDriver(&single), 200, Duration::from_micros(200));
         stop.store(true, Ordering::SeqCst);
         let helped = helper.join().unwrap();
         assert_eq!(seen.len(), 200);
@@ -367,7 +366,7 @@ fn standing_in_changes_nothing_in_background_mode() {
         let caller = thread::current().id();
         // Background mode: nothing on the caller, and nothing lent to a helper.
         let background = TaskPoolEx::new().ntasks(2).basesize(1).background(true);
-        let seen = stand_in_for_helper(|| threads_of(&background, 10, Duration::ZERO));
+        let seen = threads_of(&AsDriver(&background), 10, Duration::ZERO);
         assert_eq!(seen.len(), 10);
         assert!(seen.iter().all(|(id, _)| *id != caller));
         assert!(!background.help());
@@ -405,7 +404,7 @@ fn a_panicking_custom_job_does_not_kill_the_pool() {
                 .background(background);
             let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 if stand_in {
-                    let _ = stand_in_for_helper(|| pool.execute(&Panicky));
+                    let _ = pool.execute(&StandIn(&Panicky));
                 } else {
                     let _ = pool.execute(&Panicky);
                 }
@@ -578,18 +577,16 @@ fn two_items_that_meet_with_a_helper(
                 }
             }
         });
-        let got = stand_in_for_helper(|| {
-            pool.map_reduce(
-                0..2usize,
-                |i| {
-                    first();
-                    barrier.wait();
-                    i
-                },
-                || 0,
-                |a, b| a + b,
-            )
-        });
+        let got = AsDriver(&pool).map_reduce(
+            0..2usize,
+            |i| {
+                first();
+                barrier.wait();
+                i
+            },
+            || 0,
+            |a, b| a + b,
+        );
         done.store(true, Ordering::Release);
         got
     })

@@ -1,5 +1,6 @@
 //! TaskPoolEx passes the shared conformance suite for ntasks 1, 2 and 5, basesize 1, 3 and
-//! auto, with background mode on and off, and with the caller standing in for a helper.
+//! auto, with background mode on and off (the suite's roles check calls folds as a loader's
+//! driver does, with a helper and without).
 use foldex_core::Basesize;
 use foldex_taskpool::TaskPoolEx;
 use std::sync::OnceLock;
@@ -60,77 +61,4 @@ mod suite_mix_fg {
 }
 mod suite_mix_bg {
     foldex_testkit::conformance_tests!(|bs| super::pool(5).with_basesize(bs).background(true));
-}
-
-/// The suite again with the caller standing in for a helper (`stand_in_for_helper`), as a
-/// loader's driver does: the caller runs no chunk (unless the fold has no lane for the
-/// workers), and its lane goes to `help`. With a thread that keeps helping, and with none (the
-/// workers then finish the fold by themselves).
-mod standing_in {
-    use super::*;
-    use foldex_core::Executor;
-    use foldex_testkit::StandIn;
-    use std::time::Duration;
-
-    /// Pools of 1, 2 and 5 tasks with a thread that helps them for as long as the tests run.
-    pub fn helped(ntasks: usize) -> TaskPoolEx {
-        static POOLS: OnceLock<Vec<TaskPoolEx>> = OnceLock::new();
-        let pools = POOLS.get_or_init(|| {
-            let pools: Vec<TaskPoolEx> = [1, 2, 5]
-                .into_iter()
-                .map(|n| TaskPoolEx::new().ntasks(n))
-                .collect();
-            let helped = pools.clone();
-            std::thread::Builder::new()
-                .name("helper".into())
-                .spawn(move || loop {
-                    if !helped.iter().any(TaskPoolEx::help) {
-                        std::thread::sleep(Duration::from_micros(100));
-                    }
-                })
-                .expect("a helper thread");
-            pools
-        });
-        let lane = [1, 2, 5]
-            .iter()
-            .position(|&n| n == ntasks)
-            .expect("a count");
-        pools[lane].clone()
-    }
-
-    /// Pools that nobody helps.
-    pub fn unhelped(ntasks: usize) -> TaskPoolEx {
-        static POOLS: [OnceLock<TaskPoolEx>; 2] = [const { OnceLock::new() }; 2];
-        let lane = [2, 5].iter().position(|&n| n == ntasks).expect("a count");
-        POOLS[lane]
-            .get_or_init(|| TaskPoolEx::new().ntasks(ntasks))
-            .clone()
-    }
-
-    macro_rules! stand_in_suite {
-        ($($name:ident: $pool:ident($ntasks:expr), $basesize:expr;)*) => {$(
-            mod $name {
-                use super::*;
-                foldex_testkit::conformance_tests!(|_suite_basesize: Basesize| {
-                    let basesize: Basesize = $basesize;
-                    StandIn($pool($ntasks).with_basesize(basesize).background(false))
-                });
-            }
-        )*};
-    }
-
-    stand_in_suite! {
-        helped_n1_b1: helped(1), fixed(1);
-        helped_n2_b1: helped(2), fixed(1);
-        helped_n2_auto: helped(2), Basesize::Auto;
-        helped_n5_b3: helped(5), fixed(3);
-        unhelped_n2_b1: unhelped(2), fixed(1);
-        unhelped_n5_auto: unhelped(5), Basesize::Auto;
-    }
-
-    mod helped_mix {
-        foldex_testkit::conformance_tests!(|bs| super::StandIn(
-            super::helped(2).with_basesize(bs).background(false)
-        ));
-    }
 }

@@ -5,8 +5,18 @@
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p foldex-taskpool --release --test loom`.
 #![cfg(loom)]
 
-use foldex_core::{Executor, ExecutorExt};
+use foldex_core::exec::StandIn;
+use foldex_core::{Executor, ExecutorExt, Job, Partial};
 use foldex_taskpool::TaskPoolEx;
+
+/// Calls `execute` as a loader's driver does: the caller stands in for a helper.
+struct AsDriver<'p>(&'p TaskPoolEx);
+
+impl Executor for AsDriver<'_> {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        self.0.execute(&StandIn(job))
+    }
+}
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
@@ -56,19 +66,17 @@ fn a_standing_in_caller_waits_while_a_worker_and_a_helper_share_the_cursor() {
         });
         let caller = loom::thread::current().id();
         let on_caller = std::sync::atomic::AtomicUsize::new(0);
-        let sum = foldex_core::exec::stand_in_for_helper(|| {
-            pool.map_reduce(
-                0..3,
-                |i| {
-                    if loom::thread::current().id() == caller {
-                        on_caller.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    i
-                },
-                || 0,
-                |a, b| a + b,
-            )
-        });
+        let sum = AsDriver(&pool).map_reduce(
+            0..3,
+            |i| {
+                if loom::thread::current().id() == caller {
+                    on_caller.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                i
+            },
+            || 0,
+            |a, b| a + b,
+        );
         assert_eq!(sum, 3);
         assert_eq!(on_caller.into_inner(), 0);
         t.join().unwrap();
@@ -80,7 +88,7 @@ fn a_standing_in_caller_that_nobody_helps_still_finishes() {
     model(|| {
         // The worker's lane runs every chunk and takes back the lane left for a helper.
         let pool = TaskPoolEx::new().ntasks(2).basesize(1);
-        let got = foldex_core::exec::stand_in_for_helper(|| pool.collect_vec(0..2));
+        let got = AsDriver(&pool).collect_vec(0..2);
         assert_eq!(got, vec![0, 1]);
     });
 }

@@ -30,6 +30,9 @@
 //! [`check_compositions`] random chains of stages (stateful ones stacked, panics anywhere)
 //! against `std::iter` (all part of [`conformance_tests!`]).
 //!
+//! [`check_roles`] checks the callers' roles of the protocol: folds called by a thread that
+//! stands in for a helper ([`AsDriver`]), and pieces run inside `help`.
+//!
 //! [`ThroughBytes`] sends every partial through the job's codec, as between processes.
 //!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
@@ -38,9 +41,9 @@
 mod compositions;
 mod pipelines;
 mod reducer;
+mod roles;
 #[cfg(target_os = "linux")]
 pub mod spawn_failure;
-mod stand_in;
 mod streams;
 mod through_bytes;
 
@@ -53,7 +56,7 @@ pub use pipelines::{
     check_pipeline_transforms, check_pipelines,
 };
 pub use reducer::check_reducer;
-pub use stand_in::StandIn;
+pub use roles::{check_roles, AsDriver};
 pub use streams::{
     batch_sizes, check_stream_break_stops_pulling, check_stream_nesting, check_stream_order,
     check_stream_panics, check_stream_pipelines, check_stream_try_fold, check_streams,
@@ -402,6 +405,11 @@ macro_rules! conformance_tests {
         #[test]
         fn conformance_streams() {
             $crate::check_streams($make);
+        }
+        #[test]
+        #[cfg(panic = "unwind")]
+        fn conformance_roles() {
+            $crate::check_roles($make);
         }
         #[test]
         #[cfg(panic = "unwind")]

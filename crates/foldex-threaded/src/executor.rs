@@ -2,6 +2,7 @@
 
 use crate::pool::{Context, Pool};
 use crate::splitter::Splitter;
+use crate::waiting::WAITING;
 use foldex_core::exec::{join_stack, offer};
 use foldex_core::{Basesize, ConfigError, Executor, Job, Partial};
 use std::fmt;
@@ -134,7 +135,7 @@ impl Executor for ThreadedEx {
             let basesize = self.basesize.resolve(len, registry.threads());
             if len <= basesize {
                 // One leaf: waking a worker for it would only add latency.
-                return job.run(0..len);
+                return WAITING.run(job, 0..len);
             }
             let splitter = Splitter::new(self.basesize, len, registry.threads());
             match Context::current(registry) {
@@ -171,7 +172,7 @@ impl Executor for ThreadedEx {
             let ctx = Context::current(pool.registry());
             match ctx.find_work() {
                 Some(task) => {
-                    foldex_core::exec::as_helper(|| task.run());
+                    WAITING.while_waiting(|| task.run());
                     true
                 }
                 None => false,
@@ -190,15 +191,15 @@ fn fold_range<'a>(
 ) -> Partial<'a> {
     if job.is_stopped(range.start) {
         // Cheap: `run` of a stopped range returns at once; it must still give its partial.
-        return job.run(range);
+        return WAITING.run(job, range);
     }
     let Context::Worker(worker) = ctx else {
         // A task taken by `help` from outside the pool: this thread has no deque, and could
         // only wait for forked halves, so it runs the whole range.
-        return job.run(range);
+        return WAITING.run(job, range);
     };
     let Some((left, right, splitter)) = splitter.split(range.clone()) else {
-        return job.run(range);
+        return WAITING.run(job, range);
     };
     let registry = ctx.registry();
     let forked_on = worker.index();

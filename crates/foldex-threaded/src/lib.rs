@@ -30,8 +30,8 @@
 //! reference count); after the left half, the worker pops the right half back and runs it inline
 //! unless it was stolen, and otherwise runs other tasks until the fork's latch is set. That help
 //! loop is also why a fold nested in a fold on the same pool cannot deadlock: the waiting worker
-//! runs the very tasks it waits for if nobody else has taken them. Tasks it takes that way are
-//! marked with [`foldex_core::exec::as_helper`] (they must not block on anything outside their
+//! runs the very tasks it waits for if nobody else has taken them. Tasks it takes that way run
+//! their leaves through `Job::run_while_waiting` (they must not block on anything outside their
 //! fold, since the frame below cannot resume before they return), and a worker stacks at most 32
 //! stolen tasks so: beyond that it only takes back its own halves.
 //!
@@ -84,6 +84,7 @@ pub mod sleep;
 mod sleep;
 mod splitter;
 mod sync;
+mod waiting;
 
 pub use error::PoolError;
 pub use executor::ThreadedEx;

@@ -263,16 +263,16 @@ impl<'r> Context<'r> {
         }
     }
 
-    /// Runs a task taken while waiting, counted in the worker's help depth and marked with
-    /// [`foldex_core::exec::as_helper`].
+    /// Runs a task taken while waiting, counted in the worker's help depth and as waiting
+    /// (`waiting.rs`).
     fn run_helping(&self, task: TaskRef) {
         match self {
             Self::Worker(w) => {
                 w.help_depth.set(w.help_depth.get() + 1);
-                foldex_core::exec::as_helper(|| task.run());
+                crate::waiting::WAITING.while_waiting(|| task.run());
                 w.help_depth.set(w.help_depth.get() - 1);
             }
-            Self::Outside(_) => foldex_core::exec::as_helper(|| task.run()),
+            Self::Outside(_) => crate::waiting::WAITING.while_waiting(|| task.run()),
         }
     }
 
@@ -282,8 +282,8 @@ impl<'r> Context<'r> {
     /// waits for if nobody else does. The forked half itself, found unstarted on the deque, is
     /// taken back, to run on this frame as the other half did.
     ///
-    /// The other tasks it runs are marked with [`foldex_core::exec::as_helper`]: this frame
-    /// cannot resume before they return. A worker already [`MAX_HELP_DEPTH`] stolen tasks deep
+    /// The other tasks it runs count as waiting (`waiting.rs`): this frame cannot resume
+    /// before they return. A worker already [`MAX_HELP_DEPTH`] stolen tasks deep
     /// only pops its own deque.
     pub(crate) fn help_until(&self, forked: &Forked<'_>) {
         let mut idle_rounds = 0;

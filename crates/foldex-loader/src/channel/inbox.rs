@@ -9,7 +9,7 @@
 
 use super::ring::{lock, Parcel};
 use super::sync::{AtomicUsize, Mutex, Ordering};
-use super::{Channel, Recv, NO_CUT};
+use super::{Channel, Maker, Recv, NO_CUT};
 use std::mem;
 
 /// The consumer's own side of a [`Channel`]: the parcel it took, handed out batch by batch
@@ -219,7 +219,7 @@ impl<T> Channel<T> {
                 Recv::Empty => {}
                 other => return other,
             }
-            if !self.overflow.is_empty() || !help() {
+            if !self.overflow.is_empty() || !self.help_as_consumer(&mut help) {
                 break;
             }
         }
@@ -229,6 +229,37 @@ impl<T> Channel<T> {
                 other => return other,
             }
             self.sleep_for_next();
+        }
+    }
+
+    /// Runs `help` with this thread noted as the consumer that helps (see [`Channel::maker`]).
+    fn help_as_consumer(&self, help: &mut impl FnMut() -> bool) -> bool {
+        struct Done<'c>(&'c std::sync::Mutex<Option<std::thread::ThreadId>>);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            }
+        }
+        *(self.helping_consumer.lock()).unwrap_or_else(|e| e.into_inner()) =
+            Some(std::thread::current().id());
+        let _done = Done(&self.helping_consumer);
+        help()
+    }
+
+    /// Who makes a batch on this thread now: the consumer if it runs inside [`Channel::recv`]'s
+    /// `help` (whatever the executor says), else a helper if the executor runs the piece while
+    /// the thread waits for something below it on its stack (`waiting`), else a producer.
+    pub fn maker(&self, waiting: bool) -> Maker {
+        let consumer = *self
+            .helping_consumer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if consumer == Some(std::thread::current().id()) {
+            Maker::Consumer
+        } else if waiting {
+            Maker::Helper
+        } else {
+            Maker::Producer
         }
     }
 }

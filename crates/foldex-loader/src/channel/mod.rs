@@ -37,7 +37,9 @@
 //! it needs is free.
 //!
 //! **Helping.** The consumer may lend its thread to the executor ([`Channel::recv`] calls
-//! `help`), and so may a pool worker that waits for a fold nested in a batch ([`Maker`]). A
+//! `help`), and so may a pool worker that waits for a fold nested in a batch ([`Maker`]; the
+//! executor says so through `Job::run_while_waiting`, and the channel knows its consumer's
+//! thread while it helps, whatever the executor says). A
 //! batch made on such a thread must not wait for room: the consumer is the thread that makes
 //! room, and the worker's waiting frame sits below it on its stack. It goes to the overflow
 //! beside the ring instead (`inbox.rs`). The consumer makes a batch only when it has nothing to
@@ -162,6 +164,8 @@ pub struct Channel<T> {
     parcels: bool,
     /// Batches are cheap (in parcels or not): waiting threads poll longer before they sleep.
     patient: bool,
+    /// The consumer's thread while it helps inside [`Channel::recv`] (see [`Channel::maker`]).
+    helping_consumer: std::sync::Mutex<Option<std::thread::ThreadId>>,
 }
 
 impl<T> Channel<T> {
@@ -198,6 +202,7 @@ impl<T> Channel<T> {
             total,
             parcels: parcel > 1,
             patient: parcel > 1,
+            helping_consumer: std::sync::Mutex::new(None),
         }
     }
 

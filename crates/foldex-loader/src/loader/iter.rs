@@ -4,7 +4,6 @@
 use super::mode::PoolHook;
 use crate::buffer_tune::BufferTuner;
 use crate::channel::{Channel, Failure, Inbox, Recv};
-use crate::epoch::as_consumer;
 use crate::error::IterError;
 use crate::produce::Delivered;
 use crate::state::{LoaderState, Received};
@@ -127,9 +126,7 @@ impl<B> Iter<B> {
                     panic!("{}", IterError::InsideExecutorPool);
                 }
                 let executor = &self.executor;
-                self.channel.recv(&mut self.inbox, || {
-                    as_consumer(|| foldex_core::exec::as_helper(|| executor.help()))
-                })
+                self.channel.recv(&mut self.inbox, || executor.help())
             }
             other => other,
         }
