@@ -1,5 +1,5 @@
-//! TaskPoolEx passes the shared conformance suite for ntasks 1, 2 and 5, basesize 1, 3 and
-//! auto, with background mode on and off (the suite's roles check calls folds as a loader's
+//! TaskPoolEx passes the shared conformance suite for ntasks 1, 2 and 5 with the suite's mix of
+//! basesizes, and with basesize 1, with background mode on and off (the suite's roles check calls folds as a loader's
 //! driver does, with a helper and without).
 use foldex_core::Basesize;
 use foldex_taskpool::TaskPoolEx;
@@ -34,31 +34,28 @@ fn fixed(n: usize) -> Basesize {
     Basesize::fixed(n).expect("nonzero")
 }
 
+// Basesize 1 (a chunk per index, the most claims) in both modes.
 suite! {
-    n1_b1_fg: 1, fixed(1), false;
-    n1_b1_bg: 1, fixed(1), true;
-    n1_b3_fg: 1, fixed(3), false;
-    n1_b3_bg: 1, fixed(3), true;
-    n1_auto_fg: 1, Basesize::Auto, false;
-    n1_auto_bg: 1, Basesize::Auto, true;
     n2_b1_fg: 2, fixed(1), false;
-    n2_b1_bg: 2, fixed(1), true;
-    n2_b3_fg: 2, fixed(3), false;
-    n2_b3_bg: 2, fixed(3), true;
-    n2_auto_fg: 2, Basesize::Auto, false;
-    n2_auto_bg: 2, Basesize::Auto, true;
-    n5_b1_fg: 5, fixed(1), false;
     n5_b1_bg: 5, fixed(1), true;
-    n5_b3_fg: 5, fixed(3), false;
-    n5_b3_bg: 5, fixed(3), true;
-    n5_auto_fg: 5, Basesize::Auto, false;
-    n5_auto_bg: 5, Basesize::Auto, true;
 }
 
-/// The suite's own mix of basesizes (auto, small, odd, large), in both modes.
-mod suite_mix_fg {
-    foldex_testkit::conformance_tests!(|bs| super::pool(2).with_basesize(bs).background(false));
+/// Each count with the suite's own mix of basesizes (auto, small, odd, large), in both modes.
+macro_rules! mixed {
+    ($($name:ident: $ntasks:expr, $background:expr;)*) => {$(
+        mod $name {
+            foldex_testkit::conformance_tests!(
+                |bs| super::pool($ntasks).with_basesize(bs).background($background)
+            );
+        }
+    )*};
 }
-mod suite_mix_bg {
-    foldex_testkit::conformance_tests!(|bs| super::pool(5).with_basesize(bs).background(true));
+
+mixed! {
+    n1_fg: 1, false;
+    n1_bg: 1, true;
+    n2_fg: 2, false;
+    n2_bg: 2, true;
+    n5_fg: 5, false;
+    n5_bg: 5, true;
 }

@@ -1,5 +1,5 @@
-//! ThreadedEx passes the shared conformance suite for 1, 2, 3 and 8 threads, with basesize 1,
-//! 7, auto, and the suite's own mix of basesizes.
+//! ThreadedEx passes the shared conformance suite for 1, 2, 3 and 8 threads with the suite's
+//! own mix of basesizes, and with basesize 1 on 2 and 8 threads.
 use foldex_core::Basesize;
 use foldex_threaded::{Pool, ThreadedEx};
 use std::sync::OnceLock;
@@ -32,20 +32,14 @@ fn fixed(n: usize) -> Option<Basesize> {
     Some(Basesize::fixed(n).expect("nonzero"))
 }
 
-suite!(threads1_basesize1, 1, fixed(1));
-suite!(threads1_basesize7, 1, fixed(7));
-suite!(threads1_auto, 1, Some(Basesize::Auto));
-suite!(threads2_basesize1, 2, fixed(1));
-suite!(threads2_basesize7, 2, fixed(7));
-suite!(threads2_auto, 2, Some(Basesize::Auto));
+// Each count with the suite's mix of basesizes (auto, 1 to 8, larger), and the finest split
+// (basesize 1, the most forks and steals) on 2 and 8 threads.
+suite!(threads1_mixed, 1, None);
 suite!(threads2_mixed, 2, None);
-suite!(threads3_basesize1, 3, fixed(1));
-suite!(threads3_basesize7, 3, fixed(7));
-suite!(threads3_auto, 3, Some(Basesize::Auto));
-suite!(threads8_basesize1, 8, fixed(1));
-suite!(threads8_basesize7, 8, fixed(7));
-suite!(threads8_auto, 8, Some(Basesize::Auto));
+suite!(threads3_mixed, 3, None);
 suite!(threads8_mixed, 8, None);
+suite!(threads2_basesize1, 2, fixed(1));
+suite!(threads8_basesize1, 8, fixed(1));
 
 // The global pool, as `ThreadedEx::new()` uses it.
 mod global_pool {
