@@ -31,6 +31,15 @@
 //! Break or an earlier panic there would still decide the outcome. So every fold, `fold` and
 //! `sum` included, re-raises the panic the sequential fold would have met first, whatever the
 //! timing.
+//!
+//! ## Combining
+//!
+//! A piece's partial is `Continue(a)`, `Break(a)` or `Skipped`. A left `Break` (or `Skipped`)
+//! wins whatever lies to its right; `(Continue(a), Break(b))` is `Break(combine(a, b))`; and a
+//! skipped piece only ever lies to the right of a `Break` or a panic, where it is absorbed. The
+//! job records the smallest index known to be at or after a `Break`: pieces that start beyond
+//! it return at once, and a running leaf checks between blocks of [`STOP_CHECK_BLOCK`] items,
+//! so a `Break` near the start of a huge range ends the fold promptly on every executor.
 
 mod encode;
 mod in_place;

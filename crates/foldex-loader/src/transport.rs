@@ -78,7 +78,7 @@ impl CostMeter {
         // Parcels as large as the buffer allows with two places at least, so that a producer
         // fills one while the consumer empties the other: the cache lines that move per batch,
         // not the number of places, set the pace once waiting threads poll long enough not to
-        // put each other to sleep (docs/benchmarks.md, "Loader throughput").
+        // put each other to sleep (docs/architecture.md, "Why it changed").
         let parcel = MAX_PARCEL.min(buffer / 2);
         if stageable && cheap && parcel >= 2 {
             parcel

@@ -82,3 +82,8 @@ impl Mpi {
         MpiEx::world()
     }
 }
+
+/// The examples of docs/distributed.md, compiled as doc tests (`no_run`: they need `mpirun`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/distributed.md")]
+struct DistributedExamples;

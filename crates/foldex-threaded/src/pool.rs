@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// Rounds an idle worker looks for work before it parks: long enough that back-to-back folds
 /// find it awake (no futex wake on their critical path), short enough that an idle pool costs
-/// nothing measurable. Why 256: docs/benchmarks.md.
+/// nothing measurable. Why 256: docs/architecture.md, "Why it changed".
 const SPIN_ROUNDS: u32 = 256;
 /// Of those, the first ones only pause the core; later ones yield it to other threads.
 const PAUSE_ROUNDS: u32 = 16;

@@ -61,17 +61,50 @@ pub mod prelude {
     pub use foldex_threaded::{Pool, ThreadedEx};
 }
 
+// Every Rust block of the README and of docs/ runs as a doc test (docs/distributed.md in
+// foldex-mpi, which it needs); `tests/doc_examples.rs` checks that none is left out.
+
 /// The README's examples, compiled and run as doc tests so that they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeExamples;
 
-/// The examples of docs/streams.md, compiled and run as doc tests.
+/// docs/architecture.md: no Rust block, included so that none goes untested.
 #[cfg(doctest)]
-#[doc = include_str!("../../../docs/streams.md")]
-struct StreamsExamples;
+#[doc = include_str!("../../../docs/architecture.md")]
+struct ArchitectureExamples;
+
+/// docs/benchmarks.md: no Rust block, included so that none goes untested.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/benchmarks.md")]
+struct BenchmarksExamples;
+
+/// The examples of docs/choosing-an-executor.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/choosing-an-executor.md")]
+struct ChoosingAnExecutorExamples;
+
+/// The examples of docs/custom-executor.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/custom-executor.md")]
+struct CustomExecutorExamples;
 
 /// The examples of docs/datasets.md, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/datasets.md")]
 struct DatasetsExamples;
+
+/// The examples of docs/loader.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/loader.md")]
+struct LoaderExamples;
+
+/// The examples of docs/pipelines.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/pipelines.md")]
+struct PipelinesExamples;
+
+/// The examples of docs/streams.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/streams.md")]
+struct StreamsExamples;

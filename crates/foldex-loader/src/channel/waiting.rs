@@ -19,7 +19,7 @@ use std::cmp::Ordering as Compare;
 /// about what a sleep and the wake-up that ends it cost the two threads, so that polling costs
 /// no more than the sleep it avoids. Batches that cost more poll briefly: a consumer that polls
 /// while CPU-bound producers use every core takes time from them. The measurements behind the
-/// value are in docs/benchmarks.md, "Loader throughput".
+/// value are in docs/architecture.md, "Why it changed".
 #[cfg(not(loom))]
 const POLL_FOR: std::time::Duration = std::time::Duration::from_micros(20);
 
