@@ -101,4 +101,7 @@ pub mod exec {
     pub use crate::panic::{message, PanicPayload, PanicSlot};
     pub use crate::roles::{StandIn, WaitDepth, WhileWaiting};
     pub use crate::worker_start::spawn_running;
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub use loom::thread_local as loom_thread_local;
 }

@@ -127,14 +127,13 @@ use std::thread::LocalKey;
 /// choose between [`Job::run`] and [`Job::run_while_waiting`]. Each executor keeps its own count
 /// in a thread-local of its own, which this wraps, since it knows only its own waits.
 ///
-/// ```
-/// use foldex_core::exec::WaitDepth;
-/// use std::cell::Cell;
+/// [`wait_depth!`](crate::wait_depth) declares one over a thread-local of its own:
 ///
-/// std::thread_local! {
-///     static DEPTH: Cell<usize> = const { Cell::new(0) };
+/// ```
+/// foldex_core::wait_depth! {
+///     /// This thread's waits in which it runs this executor's pieces.
+///     static WAITING;
 /// }
-/// static WAITING: WaitDepth = WaitDepth::new(&DEPTH);
 ///
 /// assert!(!WAITING.is_waiting());
 /// // In `Executor::help`, or where a pool worker runs other work while it waits:
@@ -178,4 +177,32 @@ impl WaitDepth {
             job.run(range)
         }
     }
+}
+
+/// Declares a `static` [`WaitDepth`](crate::exec::WaitDepth) over a thread-local of its own (a
+/// loom thread-local under `cfg(loom)`), for an executor's count of its own waits.
+///
+/// ```
+/// foldex_core::wait_depth! {
+///     /// This thread's waits inside `MyEx::help`.
+///     pub(crate) static WAITING;
+/// }
+/// assert!(!WAITING.is_waiting());
+/// ```
+#[macro_export]
+macro_rules! wait_depth {
+    ($(#[$meta:meta])* $vis:vis static $name:ident;) => {
+        $(#[$meta])*
+        $vis static $name: $crate::exec::WaitDepth = {
+            #[cfg(not(loom))]
+            ::std::thread_local! {
+                static DEPTH: ::std::cell::Cell<usize> = const { ::std::cell::Cell::new(0) };
+            }
+            #[cfg(loom)]
+            $crate::exec::loom_thread_local! {
+                static DEPTH: ::std::cell::Cell<usize> = ::std::cell::Cell::new(0);
+            }
+            $crate::exec::WaitDepth::new(&DEPTH)
+        };
+    };
 }

@@ -6,18 +6,7 @@
 //!
 //! [`Executor::help`]: foldex_core::Executor::help
 
-use foldex_core::exec::WaitDepth;
-use std::cell::Cell;
-
-#[cfg(not(loom))]
-std::thread_local! {
-    static DEPTH: Cell<usize> = const { Cell::new(0) };
+foldex_core::wait_depth! {
+    /// This thread's waits in which it runs this crate's tasks.
+    pub(crate) static WAITING;
 }
-
-#[cfg(loom)]
-loom::thread_local! {
-    static DEPTH: Cell<usize> = Cell::new(0);
-}
-
-/// This thread's waits in which it runs this crate's tasks.
-pub(crate) static WAITING: WaitDepth = WaitDepth::new(&DEPTH);
