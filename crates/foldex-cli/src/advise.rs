@@ -232,7 +232,7 @@ pub fn calibrate(data: &TimeDataset) -> Calibration {
 
 /// What `AutoEx` would choose for the workload, by its own model. The workload is a loader's
 /// (`eachobsparallel`), so the fold's caller stands in for a helper.
-pub fn auto_choice(w: &Workload) -> foldex::AutoChoice {
+pub fn auto_choice(w: &Workload) -> foldex::auto::Choice {
     foldex::auto::Estimate {
         len: w.n,
         item_cost: w.cost,
@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn autoex_is_asked_by_its_own_model() {
-        use foldex::AutoChoice;
+        use foldex::auto::Choice;
         // A loader's fold is not measured: whatever its items cost, the task pool.
         for w in [
             workload(4, 1, false),
@@ -456,7 +456,7 @@ mod tests {
             workload(10_000, 100, true),
         ] {
             assert!(
-                matches!(auto_choice(&w), AutoChoice::HelperTaskPool { ntasks } if ntasks >= 8),
+                matches!(auto_choice(&w), Choice::HelperTaskPool { ntasks } if ntasks >= 8),
                 "{:?}",
                 auto_choice(&w)
             );

@@ -15,7 +15,7 @@
 /// `AutoEx`, the model it chooses by ([`Estimate`](auto::Estimate)) and its constants.
 #[doc(inline)]
 pub use foldex_auto as auto;
-pub use foldex_auto::{AutoEx, Choice as AutoChoice};
+pub use foldex_auto::AutoEx;
 /// The executor protocol and the typed fold API: [`Source`](protocol::Source) for custom
 /// inputs, the pieces an executor's author builds on, and the settings every executor shares.
 #[doc(inline)]
