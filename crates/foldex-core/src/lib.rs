@@ -49,7 +49,6 @@ mod spawn;
 mod spent;
 mod stand_in;
 mod stream;
-mod sync;
 mod worker_start;
 
 pub use audited::{Brand, MutSlice, OwnedVec, Partial};
@@ -84,6 +83,7 @@ pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 /// - A pool's worker threads, started one at a time so that running out of memory is an error,
 ///   not an abort: [`spawn_running`](exec::spawn_running).
 /// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items).
+/// - Synchronisation that loom model-checks under `cfg(loom)`: [`sync`](exec::sync).
 /// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
 ///   types [`MutSlice`] and [`OwnedVec`] hand out.
 ///
@@ -103,4 +103,6 @@ pub mod exec {
     pub use crate::panic::{message, PanicPayload, PanicSlot};
     pub use crate::stand_in::{is_standing_in, stand_in_for_helper};
     pub use crate::worker_start::spawn_running;
+
+    pub mod sync;
 }

@@ -23,6 +23,5 @@
 mod executor;
 mod pool;
 mod run;
-mod sync;
 
 pub use executor::TaskPoolEx;

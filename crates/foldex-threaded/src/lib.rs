@@ -83,7 +83,6 @@ pub mod sleep;
 #[cfg(not(loom))]
 mod sleep;
 mod splitter;
-mod sync;
 
 pub use error::PoolError;
 pub use executor::ThreadedEx;
