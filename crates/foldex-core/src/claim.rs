@@ -7,8 +7,8 @@
 //! latch. Neither needs `unsafe`.
 #![forbid(unsafe_code)]
 
+use crate::exec::sync::{AtomicBool, Ordering};
 use crate::latch::JoinLatch;
-use crate::sync::{AtomicBool, Ordering};
 
 /// A flag shared (in the offer's ticket) by the owner of an offer and its `TaskRef`: the first
 /// to [`Claim::claim`] it gets the closure, every later attempt fails.

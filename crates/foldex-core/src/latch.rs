@@ -1,6 +1,6 @@
 //! A counting completion latch: the one way a fold learns that every piece it handed out is done.
 
-use crate::sync::{fence, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::exec::sync::{fence, thread, AtomicUsize, Condvar, Mutex, MutexGuard, Ordering};
 use std::time::Duration;
 
 /// Counts pieces of work that are still outstanding; it is *set* once the count is zero.
@@ -88,7 +88,7 @@ impl Latch {
     }
 
     /// Takes the lock and counts the caller among the waiters, before it checks `pending`.
-    fn register_waiter(&self) -> crate::sync::MutexGuard<'_, ()> {
+    fn register_waiter(&self) -> MutexGuard<'_, ()> {
         let guard = lock(&self.lock);
         self.waiters.fetch_add(1, Ordering::Relaxed);
         fence(Ordering::SeqCst);
@@ -120,7 +120,7 @@ impl Latch {
     }
 }
 
-fn lock(mutex: &Mutex<()>) -> crate::sync::MutexGuard<'_, ()> {
+fn lock(mutex: &Mutex<()>) -> MutexGuard<'_, ()> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -304,7 +304,7 @@ impl JoinLatch {
         drop(guard);
         // `WAKING`: the setter has unlocked, or is about to, and then stores `SET`.
         while self.state.load(Ordering::Acquire) == WAKING {
-            crate::sync::yield_now();
+            thread::yield_now();
         }
     }
 
@@ -326,9 +326,9 @@ impl JoinLatch {
 #[cfg(not(loom))]
 fn wait_timeout<'g>(
     wake: &Condvar,
-    guard: crate::sync::MutexGuard<'g, ()>,
+    guard: MutexGuard<'g, ()>,
     timeout: Duration,
-) -> crate::sync::MutexGuard<'g, ()> {
+) -> MutexGuard<'g, ()> {
     wake.wait_timeout(guard, timeout)
         .map(|(guard, _)| guard)
         .unwrap_or_else(|e| e.into_inner().0)
@@ -339,8 +339,8 @@ fn wait_timeout<'g>(
 #[cfg(loom)]
 fn wait_timeout<'g>(
     _wake: &Condvar,
-    guard: crate::sync::MutexGuard<'g, ()>,
+    guard: MutexGuard<'g, ()>,
     _timeout: Duration,
-) -> crate::sync::MutexGuard<'g, ()> {
+) -> MutexGuard<'g, ()> {
     guard
 }

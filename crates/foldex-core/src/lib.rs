@@ -48,7 +48,6 @@ mod source;
 mod spawn;
 mod spent;
 mod stream;
-mod sync;
 mod worker_start;
 
 pub use audited::{Brand, MutSlice, OwnedVec, Partial};
@@ -83,6 +82,7 @@ pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 /// - A pool's worker threads, started one at a time so that running out of memory is an error,
 ///   not an abort: [`spawn_running`](exec::spawn_running).
 /// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items).
+/// - Synchronisation that loom model-checks under `cfg(loom)`: [`sync`](exec::sync).
 /// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
 ///   types [`MutSlice`] and [`OwnedVec`] hand out.
 ///
@@ -104,4 +104,6 @@ pub mod exec {
     #[cfg(loom)]
     #[doc(hidden)]
     pub use loom::thread_local as loom_thread_local;
+
+    pub mod sync;
 }

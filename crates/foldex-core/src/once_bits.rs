@@ -9,7 +9,7 @@
 //! word are totally ordered). It needs no `unsafe`.
 #![forbid(unsafe_code)]
 
-use crate::sync::{AtomicU64, Ordering};
+use crate::exec::sync::{AtomicU64, Ordering};
 use std::ops::Range;
 
 /// One bit per index, set once the index has been taken.

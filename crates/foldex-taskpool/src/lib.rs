@@ -23,7 +23,6 @@
 mod executor;
 mod pool;
 mod run;
-mod sync;
 mod waiting;
 
 pub use executor::TaskPoolEx;

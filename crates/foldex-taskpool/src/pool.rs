@@ -1,6 +1,6 @@
 //! The persistent worker threads and the queue they take tasks from.
 
-use crate::sync::{thread, Condvar, Mutex, MutexGuard};
+use foldex_core::exec::sync::{thread, Condvar, Mutex, MutexGuard};
 use foldex_core::exec::TaskRef;
 use std::cell::Cell;
 use std::collections::VecDeque;

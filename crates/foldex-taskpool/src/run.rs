@@ -16,8 +16,8 @@
 //! fold has a lane for workers, the fold ends by itself, whether or not anyone helps.
 
 use crate::pool::{next_id, Shared, Takers};
-use crate::sync::{thread, AtomicUsize, Mutex};
 use crate::waiting::WAITING;
+use foldex_core::exec::sync::{thread, AtomicUsize, Mutex};
 use foldex_core::exec::{chunk, OrderedCombiner, Scope, TaskRef};
 use foldex_core::{Job, Partial};
 use std::ops::Range;

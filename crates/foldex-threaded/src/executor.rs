@@ -1,6 +1,7 @@
 //! `ThreadedEx`: recursive halving down to `basesize`, the right halves offered to thieves.
 
-use crate::pool::{Context, Pool};
+use crate::pool::Pool;
+use crate::registry::Context;
 use crate::splitter::Splitter;
 use crate::waiting::WAITING;
 use foldex_core::exec::{join_stack, offer};

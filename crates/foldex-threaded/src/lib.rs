@@ -61,8 +61,13 @@
 //!
 //! **Sleep and wake.** Idle workers spin for a while, then park; a push wakes one only when someone
 //! is idle, so a busy pool pays one fence and one load per fork and an idle pool uses no CPU. The
-//! protocol, and why no wake-up is lost, is told in `sleep.rs` and model-checked in
-//! `tests/loom.rs`; the spin length is `SPIN_ROUNDS` in `pool.rs`.
+//! protocol, and why no wake-up is lost, is told in `registry/sleep.rs` and model-checked in
+//! `tests/loom.rs`; the spin length is `SPIN_ROUNDS` in `registry.rs`.
+//!
+//! **Where the code is.** `pool.rs` (and `pool/builder.rs`) hold the public [`Pool`] handle and
+//! its settings; `registry.rs` and `registry/` the machinery behind it: the worker threads and
+//! their loop, the deques and the injector, a waiting thread's help loop, and the sleep;
+//! `executor.rs` and `splitter.rs` the fold's halving on top of them.
 //!
 //! **Default basesize.** [`Basesize::Auto`](foldex_core::Basesize::Auto) starts from `len / (4 ×
 //! threads)`, four leaves per worker, and adapts as rayon's splitter does: a range that a worker
@@ -77,16 +82,14 @@
 mod error;
 mod executor;
 mod pool;
-#[cfg(loom)]
-#[doc(hidden)]
-pub mod sleep;
-#[cfg(not(loom))]
-mod sleep;
+mod registry;
 mod splitter;
-mod sync;
 mod waiting;
 
 pub use error::PoolError;
 pub use executor::ThreadedEx;
 pub use pool::builder::{default_threads, PoolBuilder, NUM_THREADS_VAR};
 pub use pool::Pool;
+#[cfg(loom)]
+#[doc(hidden)]
+pub use registry::sleep;

@@ -2,9 +2,9 @@
 
 use super::task::TaskRef;
 use crate::claim::{Claim, ClaimOrWait};
+use crate::exec::sync::Arc;
 use crate::latch::JoinLatch;
 use crate::panic::PanicPayload;
-use crate::sync::Arc;
 use std::cell::{Cell, UnsafeCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;

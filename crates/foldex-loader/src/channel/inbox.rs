@@ -8,8 +8,8 @@
 //! consumer, in the ring or its inbox, never exceed the capacity.
 
 use super::ring::{lock, Parcel};
-use super::sync::{AtomicUsize, Mutex, Ordering};
 use super::{Channel, Maker, Recv, NO_CUT};
+use foldex_core::exec::sync::{AtomicUsize, Mutex, Ordering};
 use std::mem;
 
 /// The consumer's own side of a [`Channel`]: the parcel it took, handed out batch by batch

@@ -12,9 +12,9 @@
 //! a ticket, as with single batches.
 
 use super::ring::{drop_contents, lock, Parcel};
-use super::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
 use super::{Channel, Inbox};
 use crossbeam_utils::CachePadded;
+use foldex_core::exec::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
 use std::cmp::Ordering as Compare;
 use std::mem;
 

@@ -81,7 +81,6 @@
 mod inbox;
 mod lead;
 mod ring;
-mod sync;
 #[cfg(all(test, not(loom)))]
 mod tests;
 mod waiting;
@@ -94,9 +93,9 @@ pub use crate::failure::Failure;
 use self::inbox::Overflow;
 use self::lead::Ahead;
 use self::ring::{lock, Ring};
-use self::sync::{AtomicBool, AtomicUsize, Ordering};
 use self::waiting::Waiters;
 use crossbeam_utils::CachePadded;
+use foldex_core::exec::sync::{AtomicBool, AtomicUsize, Ordering};
 use std::cmp::Ordering as Compare;
 
 /// The most places a loader's buffer has: they are made when an epoch starts (two cache lines

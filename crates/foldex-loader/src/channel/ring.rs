@@ -8,8 +8,8 @@
 //! stamp ("holds `p`"). Two low bits of the stamp say that a side sleeps, waiting for it to
 //! change (see `waiting.rs`).
 
-use super::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
 use crossbeam_utils::CachePadded;
+use foldex_core::exec::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
 use std::cmp::Ordering as Compare;
 use std::collections::VecDeque;
 use std::mem;

@@ -9,10 +9,10 @@
 //! Before it sleeps, a side polls ([`Backoff`]): with cheap batches, what it waits for comes
 //! back within microseconds, and a wake-up costs the other side more than that.
 
-use super::sync::{AtomicUsize, Condvar, Mutex, Ordering};
 use super::{ring::lock, Channel};
 use crate::failure::Failure;
 use crossbeam_utils::CachePadded;
+use foldex_core::exec::sync::{AtomicUsize, Condvar, Mutex, Ordering};
 use std::cmp::Ordering as Compare;
 
 /// How long a thread waiting on cheap batches (under a microsecond) polls before it sleeps:

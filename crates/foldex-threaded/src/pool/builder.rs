@@ -3,6 +3,7 @@
 
 use crate::error::PoolError;
 use crate::pool::Pool;
+use crate::registry::WorkerOptions;
 use foldex_core::ConfigError;
 use std::fmt;
 use std::sync::Arc;
@@ -10,18 +11,6 @@ use std::sync::Arc;
 /// The environment variable that sets the default thread count of pools built without
 /// [`PoolBuilder::threads`], the global pool's included.
 pub const NUM_THREADS_VAR: &str = "FOLDEX_NUM_THREADS";
-
-/// A function of the worker's index, run on the worker.
-pub(crate) type Handler = Arc<dyn Fn(usize) + Send + Sync>;
-
-/// What a pool's workers are made with.
-#[derive(Clone)]
-pub(crate) struct WorkerOptions {
-    pub(crate) name: Arc<dyn Fn(usize) -> String + Send + Sync>,
-    pub(crate) stack_size: Option<usize>,
-    pub(crate) on_start: Option<Handler>,
-    pub(crate) on_exit: Option<Handler>,
-}
 
 /// Settings for a [`Pool`], as rayon's `ThreadPoolBuilder`; [`build`](Self::build) returns the
 /// pool or why it could not be made.

@@ -26,7 +26,7 @@
 //! A ticket that already shows the bump is no danger either: reading the bumped epoch acquires
 //! the push, so the worker's last look finds the task.
 
-use crate::sync::{fence, AtomicUsize, Condvar, Mutex, MutexGuard, Ordering};
+use foldex_core::exec::sync::{fence, AtomicUsize, Condvar, Mutex, MutexGuard, Ordering};
 
 /// Where idle workers park.
 #[derive(Debug)]

@@ -1,0 +1,113 @@
+//! A worker thread's own state, reachable from the tasks it runs, and the loop it runs: take
+//! work from its deque or steal it, spin a while when there is none, then park.
+
+use super::{Registry, PAUSE_ROUNDS, SPIN_ROUNDS};
+use crossbeam_deque::Worker;
+use foldex_core::exec::TaskRef;
+use std::cell::{Cell, OnceCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+
+/// A worker thread's own state, reachable from the tasks it runs through a thread-local.
+pub(crate) struct WorkerCtx {
+    pub(super) registry: Arc<Registry>,
+    pub(super) index: usize,
+    pub(super) deque: Worker<TaskRef>,
+    pub(super) rng: Cell<u64>,
+    /// Tasks stolen while waiting, stacked on this thread now (see [`MAX_HELP_DEPTH`](super::context::MAX_HELP_DEPTH)).
+    pub(super) help_depth: Cell<usize>,
+}
+
+thread_local! {
+    pub(super) static CURRENT: OnceCell<Rc<WorkerCtx>> = const { OnceCell::new() };
+}
+
+impl WorkerCtx {
+    /// This worker's index in its pool.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// A random start for probing the other deques, so that thieves spread out.
+    fn next_victim(&self) -> usize {
+        // xorshift64: good enough to spread thieves, and free.
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        (x % self.registry.threads() as u64) as usize
+    }
+
+    pub(super) fn find_work(&self) -> Option<TaskRef> {
+        self.deque
+            .pop()
+            .or_else(|| self.registry.steal(self.next_victim()))
+    }
+
+    pub(super) fn main_loop(&self) {
+        let sleep = &self.registry.sleep;
+        'outer: loop {
+            let mut searching = None;
+            for round in 0..SPIN_ROUNDS {
+                if let Some(task) = self.find_work() {
+                    drop(searching);
+                    task.run();
+                    continue 'outer;
+                }
+                if round == 0 {
+                    searching = Some(Searching::begin(&self.registry.searching));
+                }
+                if round < PAUSE_ROUNDS {
+                    std::hint::spin_loop();
+                } else {
+                    thread::yield_now();
+                }
+            }
+            if self.registry.terminate.load(Ordering::SeqCst) {
+                return;
+            }
+            let ticket = sleep.announce_idle();
+            // Counted idle first, so that a helper never sees this worker as neither.
+            drop(searching);
+            if let Some(task) = self.find_work() {
+                sleep.cancel_idle();
+                task.run();
+                continue;
+            }
+            if self.registry.terminate.load(Ordering::SeqCst) {
+                sleep.cancel_idle();
+                return;
+            }
+            sleep.sleep(ticket);
+        }
+    }
+}
+
+/// Counts a worker in [`Registry::searching`] while it exists.
+struct Searching<'r>(&'r AtomicUsize);
+
+impl<'r> Searching<'r> {
+    fn begin(count: &'r AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Self(count)
+    }
+}
+
+impl Drop for Searching<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The calling thread's worker state, if it is a worker of `registry`.
+pub(crate) fn current_worker(registry: &Registry) -> Option<Rc<WorkerCtx>> {
+    CURRENT.with(|current| {
+        current
+            .get()
+            .filter(|w| std::ptr::eq(&*w.registry, registry))
+            .cloned()
+    })
+}
