@@ -3,7 +3,7 @@
 
 use crate::measure::Measurement;
 use crate::workload::TimeDataset;
-use foldex::protocol::Codec;
+use foldex::protocol::codec::{Codec, Encoded};
 use foldex::{Executor, ExecutorExt};
 use std::time::Instant;
 
@@ -35,16 +35,15 @@ pub fn fold(
 ) -> Measurement {
     let cpu_before = crate::cputime::process();
     let started = Instant::now();
-    let (items, index_sum) = executor.fold_encoded(
+    let (items, index_sum) = executor.fold(
         0..data.n,
-        || (0u64, 0u128),
+        Encoded(|| (0u64, 0u128), CountAndSum),
         |(items, sum), i| {
             let index = data.get(i);
             on_item();
             (items + 1, sum + index as u128)
         },
         |(a, x), (b, y)| (a + b, x + y),
-        &CountAndSum,
     );
     let wall = started.elapsed();
     let cpu = crate::cputime::process()

@@ -1,13 +1,11 @@
 //! How a fold's partial results cross a process boundary, for executors whose pieces run in
 //! other processes (`foldex-mpi`'s `MpiEx`).
 //!
-//! A fold carries a codec only when its caller gives one ([`ExecutorExt::fold_encoded`],
-//! [`ExecutorExt::try_fold_encoded`]): the typed API cannot ask whether an arbitrary
-//! accumulator serialises. An executor finds it with [`Job::codec`]; a job without one cannot
-//! leave its process.
+//! A fold carries a codec only when its caller gives one: the typed API cannot ask whether an
+//! arbitrary accumulator serialises. The codec comes with the fold's `init`, which describes the
+//! accumulator ([`Init`]): a closure has none, [`Encoded`] pairs one with a [`Codec`]. An
+//! executor finds it with [`Job::codec`]; a job without one cannot leave its process.
 //!
-//! [`ExecutorExt::fold_encoded`]: crate::ExecutorExt::fold_encoded
-//! [`ExecutorExt::try_fold_encoded`]: crate::ExecutorExt::try_fold_encoded
 //! [`Job::codec`]: crate::Job::codec
 
 use crate::audited::Partial;
@@ -16,6 +14,7 @@ use crate::audited::Partial;
 /// format in `foldex-mpi`'s `Postcard`) or by hand:
 ///
 /// ```
+/// use foldex_core::codec::Encoded;
 /// use foldex_core::{Codec, ExecutorExt};
 /// use foldex_seq::SequentialEx;
 ///
@@ -31,7 +30,8 @@ use crate::audited::Partial;
 ///     }
 /// }
 ///
-/// let sum = SequentialEx.fold_encoded(0..10usize, || 0u64, |a, i| a + i as u64, |a, b| a + b, &LittleEndian);
+/// let init = Encoded(|| 0u64, LittleEndian);
+/// let sum = SequentialEx.fold(0..10usize, init, |a, i| a + i as u64, |a, b| a + b);
 /// assert_eq!(sum, 45);
 /// ```
 pub trait Codec<A>: Sync {
@@ -54,6 +54,49 @@ impl<A, C: Codec<A> + ?Sized> Codec<A> for &C {
     }
     fn decode(&self, bytes: &[u8]) -> Result<A, String> {
         (**self).decode(bytes)
+    }
+}
+
+/// What makes each piece's accumulator, and the codec that writes it as bytes, if any: the
+/// `init` of every fold ([`ExecutorExt`](crate::ExecutorExt), [`SpawnExt`](crate::SpawnExt)).
+/// A closure `Fn() -> A` has no codec; [`Encoded`] pairs one with a [`Codec`].
+pub trait Init<A>: Sync {
+    /// A fresh accumulator: an identity of the fold's `combine`.
+    fn init(&self) -> A;
+
+    /// The codec of the accumulator, where the fold's partials may cross processes.
+    fn codec(&self) -> Option<&dyn Codec<A>>;
+}
+
+impl<A, F: Fn() -> A + Sync> Init<A> for F {
+    #[inline]
+    fn init(&self) -> A {
+        self()
+    }
+
+    #[inline]
+    fn codec(&self) -> Option<&dyn Codec<A>> {
+        None
+    }
+}
+
+/// A fold's `init` (`.0`) with a codec for its accumulators (`.1`), so that an executor whose
+/// pieces run in other processes (`foldex_mpi::MpiEx`, with `foldex_mpi::Postcard` for serde
+/// accumulators) can run the fold; executors in this process ignore the codec. A fold over a
+/// [`Stream`](crate::Stream) cannot send its partials elsewhere: given a codec, it panics
+/// saying so. [`Codec`]'s example folds with one.
+#[derive(Debug, Clone, Copy)]
+pub struct Encoded<I, K>(pub I, pub K);
+
+impl<A, I: Fn() -> A + Sync, K: Codec<A>> Init<A> for Encoded<I, K> {
+    #[inline]
+    fn init(&self) -> A {
+        (self.0)()
+    }
+
+    #[inline]
+    fn codec(&self) -> Option<&dyn Codec<A>> {
+        Some(&self.1)
     }
 }
 

@@ -53,7 +53,7 @@ use leaf::{LeafVisitor, ProbedStep, SumStep};
 pub(crate) use leaf::{PlainStep, TryStep};
 
 use crate::audited::Partial;
-use crate::codec::{Codec, PartialCodec};
+use crate::codec::{Init, PartialCodec};
 use crate::coverage::{self, Bugs, Kind, Piece, Pieces};
 use crate::executor::{Executor, Job};
 use crate::panic::{LeftmostPanic, PanicPayload};
@@ -88,15 +88,13 @@ struct FoldJob<'c, S, L, I, C, A> {
     /// up on the result: every index counts as stopped, so executors stop scheduling and
     /// running pieces as they would after an early `Break` at index 0.
     cancel: Option<&'c AtomicBool>,
-    /// The accumulator's codec, when the caller gave one ([`Job::codec`]).
-    codec: Option<&'c dyn Codec<A>>,
 }
 
 impl<S, L, I, C, A> FoldJob<'_, S, L, I, C, A>
 where
     S: Source,
     L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
+    I: Init<A>,
     C: Fn(A, A) -> A + Sync,
 {
     fn stopped(&self, from: usize) -> bool {
@@ -116,7 +114,7 @@ where
     /// if that panics too (the panic is recorded at `at`).
     #[cold]
     fn stand_in(&self, at: usize) -> Option<A> {
-        match panic::catch_unwind(AssertUnwindSafe(&self.init)) {
+        match panic::catch_unwind(AssertUnwindSafe(|| self.init.init())) {
             Ok(acc) => Some(acc),
             Err(payload) => {
                 self.record_panic(at, payload);
@@ -190,7 +188,7 @@ impl<'a, S, L, I, C, A> Job<'a> for FoldJob<'_, S, L, I, C, A>
 where
     S: Source,
     L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
+    I: Init<A>,
     C: Fn(A, A) -> A + Sync,
     A: Send + 'a,
 {
@@ -207,7 +205,7 @@ where
             return self.pieces.wrap(self.skipped(None, start..end));
         }
         self.pieces
-            .wrap(self.piece(|| (self.init)(), start, start, end))
+            .wrap(self.piece(|| self.init.init(), start, start, end))
     }
 
     fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a> {
@@ -249,73 +247,32 @@ where
     }
 
     fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
-        self.codec
-            .is_some()
-            .then_some(self as &dyn PartialCodec<'a>)
+        self.init.codec().map(|_| self as &dyn PartialCodec<'a>)
     }
 }
 
-fn drive<E, S, L, I, C, A>(
-    executor: &E,
-    input: S,
-    leaf: L,
-    init: I,
-    combine: C,
-) -> ControlFlow<A, A>
-where
-    E: Executor + ?Sized,
-    S: Input,
-    L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
-    C: Fn(A, A) -> A + Sync,
-    A: Send,
-{
-    input.drive_fold(executor, leaf, init, combine)
-}
-
-/// Runs a typed fold over a source whose partials `codec` writes as bytes.
-fn drive_encoded<E, S, L, I, C, A>(
-    executor: &E,
-    source: S,
-    leaf: L,
-    init: I,
-    combine: C,
-    codec: &dyn Codec<A>,
-) -> ControlFlow<A, A>
-where
-    E: Executor + ?Sized,
-    S: Source,
-    L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
-    C: Fn(A, A) -> A + Sync,
-    A: Send,
-{
-    drive_cancellable(executor, source, leaf, init, combine, None, Some(codec))
-        .expect("a fold without a cancel flag is never cancelled")
-}
-
-/// Runs a typed fold whose owner may cancel it by setting `cancel`; `None` when it was
-/// cancelled before a result covering the whole range was made.
+/// Runs a typed fold over a source: builds its job and hands it to `executor` (every fold over
+/// a [`Source`] comes here, with a codec when its `init` carries one). `None` when `cancel` was
+/// set before a result covering the whole range was made.
 ///
 /// # Panics
 /// With the payload of a panic in user code (see the module doc for which one, and when it is
 /// discarded), with "foldex: executor bug: ..." when the executor broke its contract, or, before
 /// the executor sees the job, with the [`Spent`](crate::Spent) of a source that refuses the
 /// fold ([`Source::start_fold`]).
-pub(crate) fn drive_cancellable<E, S, L, I, C, A>(
+pub(crate) fn run_fold<E, S, L, I, C, A>(
     executor: &E,
     source: S,
     leaf: L,
     init: I,
     combine: C,
     cancel: Option<&AtomicBool>,
-    codec: Option<&dyn Codec<A>>,
 ) -> Option<ControlFlow<A, A>>
 where
     E: Executor + ?Sized,
     S: Source,
     L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
+    I: Init<A>,
     C: Fn(A, A) -> A + Sync,
     A: Send,
 {
@@ -323,7 +280,7 @@ where
         panic!("{spent}");
     }
     let len = source.len();
-    let job = FoldJob::new(source, leaf, init, combine, len, cancel, codec);
+    let job = FoldJob::new(source, leaf, init, combine, len, cancel);
     let partial = executor.execute(&job);
     job.conclude(partial, len)
 }
@@ -332,7 +289,7 @@ impl<'c, S, L, I, C, A> FoldJob<'c, S, L, I, C, A>
 where
     S: Source,
     L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
+    I: Init<A>,
     C: Fn(A, A) -> A + Sync,
     A: Send,
 {
@@ -365,7 +322,6 @@ where
         combine: C,
         len: usize,
         cancel: Option<&'c AtomicBool>,
-        codec: Option<&'c dyn Codec<A>>,
     ) -> Self {
         Self {
             source,
@@ -379,7 +335,6 @@ where
             panics: LeftmostPanic::default(),
             bugs: Bugs::default(),
             cancel,
-            codec,
         }
     }
 
@@ -431,7 +386,10 @@ fn into_inner<A>(flow: ControlFlow<A, A>) -> A {
 ///
 /// `init` must return an identity of `combine`, and `combine` must be associative; it need not
 /// be commutative, since partial results are always combined left to right. Then every
-/// executor returns what the sequential fold returns.
+/// executor returns what the sequential fold returns. `init` is a closure, or one paired with a
+/// codec for the accumulator ([`codec::Encoded`](crate::codec::Encoded)), which an executor
+/// whose pieces run in other processes needs (`foldex-mpi`'s `MpiEx`) and every other executor
+/// ignores: every method runs the same fold either way.
 ///
 /// A panic in `step` or `combine` stops the fold; once the executor has finished every piece it
 /// started, the original payload of the panic that the sequential fold would have met first is
@@ -453,11 +411,11 @@ pub trait ExecutorExt: Executor {
     where
         S: Input,
         A: Send,
-        I: Fn() -> A + Sync,
+        I: Init<A>,
         F: Fn(A, S::Item) -> A + Sync,
         C: Fn(A, A) -> A + Sync,
     {
-        into_inner(drive(self, source, PlainStep(step), init, combine))
+        into_inner(source.drive_fold(self, PlainStep(step), init, combine))
     }
 
     /// Like [`fold`](ExecutorExt::fold), but `step` may stop the fold with `Break`.
@@ -485,11 +443,11 @@ pub trait ExecutorExt: Executor {
     where
         S: Input,
         A: Send,
-        I: Fn() -> A + Sync,
+        I: Init<A>,
         F: Fn(A, S::Item) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
     {
-        drive(self, source, TryStep(step), init, combine)
+        source.drive_fold(self, TryStep(step), init, combine)
     }
 
     /// Like [`try_fold`](ExecutorExt::try_fold), with a [`StopProbe`] for `step`: a step that
@@ -505,60 +463,11 @@ pub trait ExecutorExt: Executor {
     where
         S: Input,
         A: Send,
-        I: Fn() -> A + Sync,
+        I: Init<A>,
         F: Fn(A, S::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
     {
-        drive(self, source, ProbedStep(step), init, combine)
-    }
-
-    /// [`fold`](ExecutorExt::fold) whose partials can cross processes: `codec` writes the
-    /// accumulator as bytes and reads it back, for an executor that folds pieces in other
-    /// processes (`foldex-mpi`'s `MpiEx`); every other executor ignores it. An indexable
-    /// [`Source`] only: a stream cannot be split across processes.
-    fn fold_encoded<S, A, I, F, C>(
-        &self,
-        source: S,
-        init: I,
-        step: F,
-        combine: C,
-        codec: &dyn Codec<A>,
-    ) -> A
-    where
-        S: Source,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, S::Item) -> A + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        into_inner(drive_encoded(
-            self,
-            source,
-            PlainStep(step),
-            init,
-            combine,
-            codec,
-        ))
-    }
-
-    /// [`try_fold_probed`](ExecutorExt::try_fold_probed) whose partials can cross processes,
-    /// as in [`fold_encoded`](ExecutorExt::fold_encoded).
-    fn try_fold_encoded<S, A, I, F, C>(
-        &self,
-        source: S,
-        init: I,
-        step: F,
-        combine: C,
-        codec: &dyn Codec<A>,
-    ) -> ControlFlow<A, A>
-    where
-        S: Source,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, S::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        drive_encoded(self, source, ProbedStep(step), init, combine, codec)
+        source.drive_fold(self, ProbedStep(step), init, combine)
     }
 
     /// Calls `f` on every item.
@@ -583,7 +492,7 @@ pub trait ExecutorExt: Executor {
         S: Input,
         R: Send,
         M: Fn(S::Item) -> R + Sync,
-        I: Fn() -> R + Sync,
+        I: Init<R>,
         C: Fn(R, R) -> R + Sync,
     {
         self.fold(
@@ -608,7 +517,7 @@ pub trait ExecutorExt: Executor {
     {
         let zero = || std::iter::empty::<T>().sum();
         let plus = |a: T, b: T| [a, b].into_iter().sum();
-        into_inner(drive(self, source, SumStep, zero, plus))
+        into_inner(source.drive_fold(self, SumStep, zero, plus))
     }
 
     /// The items in index order, written in place: the `Vec` is allocated once, at its final

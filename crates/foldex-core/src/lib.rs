@@ -32,7 +32,7 @@
 mod audited;
 mod chunk;
 mod claim;
-mod codec;
+pub mod codec;
 mod config;
 mod coverage;
 mod executor;

@@ -6,18 +6,19 @@ use serde::Serialize;
 
 /// Writes any serde accumulator with `postcard`: compact (a `u64` of 0 is one byte: integers
 /// are varints), with no schema in the bytes, which every process shares anyway since every
-/// process runs the same program. Give it to [`ExecutorExt::fold_encoded`] or a pipeline's
-/// encoded reductions to run them on `foldex_mpi::MpiEx`.
+/// process runs the same program. Give it with a fold's `init` ([`Encoded`]), or to a pipeline
+/// (`pipeline.encoded(Postcard)`), to run the fold on `foldex_mpi::MpiEx`.
 ///
 /// ```
+/// use foldex_core::codec::Encoded;
 /// use foldex_core::{ExecutorExt, Postcard};
 /// use foldex_seq::SequentialEx;
 /// // Any executor accepts a codec; an executor of other processes needs one.
-/// let n = SequentialEx.fold_encoded(0..100usize, || 0u64, |n, _| n + 1, |a, b| a + b, &Postcard);
+/// let n = SequentialEx.fold(0..100usize, Encoded(|| 0u64, Postcard), |n, _| n + 1, |a, b| a + b);
 /// assert_eq!(n, 100);
 /// ```
 ///
-/// [`ExecutorExt::fold_encoded`]: crate::ExecutorExt::fold_encoded
+/// [`Encoded`]: crate::codec::Encoded
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Postcard;
 

@@ -11,8 +11,9 @@
 //! handle cancels the fold and waits for the pieces already running, so nothing the fold owns
 //! outlives it by accident.
 
+use crate::codec::Init;
 use crate::executor::Executor;
-use crate::fold::{drive_cancellable, PlainStep, TryStep};
+use crate::fold::{run_fold, PlainStep, TryStep};
 use crate::source::Source;
 use std::fmt;
 use std::ops::ControlFlow;
@@ -133,20 +134,19 @@ pub trait SpawnExt: Executor {
         Self: Clone + 'static,
         S: Source + Send + 'static,
         A: Send + 'static,
-        I: Fn() -> A + Send + Sync + 'static,
+        I: Init<A> + Send + 'static,
         F: Fn(A, S::Item) -> A + Send + Sync + 'static,
         C: Fn(A, A) -> A + Send + Sync + 'static,
     {
         let executor = self.clone();
         FoldHandle::start(move |cancel| {
-            let flow = drive_cancellable(
+            let flow = run_fold(
                 &executor,
                 source,
                 PlainStep(step),
                 init,
                 combine,
                 Some(cancel),
-                None,
             )?;
             match flow {
                 ControlFlow::Continue(acc) | ControlFlow::Break(acc) => Some(acc),
@@ -166,20 +166,19 @@ pub trait SpawnExt: Executor {
         Self: Clone + 'static,
         S: Source + Send + 'static,
         A: Send + 'static,
-        I: Fn() -> A + Send + Sync + 'static,
+        I: Init<A> + Send + 'static,
         F: Fn(A, S::Item) -> ControlFlow<A, A> + Send + Sync + 'static,
         C: Fn(A, A) -> A + Send + Sync + 'static,
     {
         let executor = self.clone();
         FoldHandle::start(move |cancel| {
-            drive_cancellable(
+            run_fold(
                 &executor,
                 source,
                 TryStep(step),
                 init,
                 combine,
                 Some(cancel),
-                None,
             )
         })
     }

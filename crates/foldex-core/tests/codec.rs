@@ -1,6 +1,7 @@
 //! Partials through bytes: an executor that sends every piece's partial through
 //! `PartialCodec` before combining gives the sequential answer, Breaks and panics included.
 
+use foldex_core::codec::Encoded;
 use foldex_core::{Codec, Executor, ExecutorExt, Job, Partial, StopProbe};
 use foldex_seq::SequentialEx;
 use foldex_testkit::ThroughBytes;
@@ -47,9 +48,9 @@ proptest! {
             }
             Continue(v)
         };
-        let got = ex.try_fold_encoded(0..len, Vec::new, |v, i, _: &StopProbe| step(v, i), append, &Words);
+        let got = ex.try_fold_probed(0..len, Encoded(Vec::new, Words), |v, i, _: &StopProbe| step(v, i), append);
         prop_assert_eq!(got, (0..len).try_fold(Vec::new(), step));
-        let all = ex.fold_encoded(0..len, Vec::new, |mut v, i| { v.push(i as u32); v }, append, &Words);
+        let all = ex.fold(0..len, Encoded(Vec::new, Words), |mut v, i| { v.push(i as u32); v }, append);
         prop_assert_eq!(all, (0..len as u32).collect::<Vec<_>>());
     }
 }
@@ -60,16 +61,15 @@ fn a_panic_travels_as_its_message_and_a_break_before_it_wins() {
     let ex = ThroughBytes { pieces: 4 };
     let fold = |brk: Option<usize>| {
         panic::catch_unwind(AssertUnwindSafe(|| {
-            ex.try_fold_encoded(
+            ex.try_fold_probed(
                 0..1000usize,
-                Vec::new,
+                Encoded(Vec::new, Words),
                 |v: Vec<u32>, i, _: &StopProbe| match i {
                     _ if Some(i) == brk => Break(v),
                     900 => panic!("item {i} is bad"),
                     _ => Continue(v),
                 },
                 append,
-                &Words,
             )
         }))
     };
@@ -111,7 +111,7 @@ fn what_cannot_be_written_or_read_is_an_error_naming_why() {
         }
     }
     assert_eq!(
-        Check.fold_encoded(0..1usize, || 0u8, |a, _| a, |a, _| a, &Refuses),
+        Check.fold(0..1usize, Encoded(|| 0u8, Refuses), |a, _| a, |a, _| a),
         0
     );
 }
@@ -128,15 +128,14 @@ fn a_fold_without_a_codec_offers_none() {
     assert_eq!(NoCodec.sum::<usize>(0..10usize), 45);
     // Every other executor ignores a codec.
     assert_eq!(
-        SequentialEx.fold_encoded(
+        SequentialEx.fold(
             0..4usize,
-            Vec::new,
+            Encoded(Vec::new, Words),
             |mut v, i| {
                 v.push(i as u32);
                 v
             },
             append,
-            &Words
         ),
         vec![0, 1, 2, 3]
     );
@@ -159,9 +158,9 @@ fn a_skipped_piece_travels_without_its_accumulator() {
         }
     }
     // The first piece breaks at its second item; the second is skipped, holding `init()`.
-    let got = ThroughBytes { pieces: 2 }.try_fold_encoded(
+    let got = ThroughBytes { pieces: 2 }.try_fold_probed(
         0..10usize,
-        || u8::MAX,
+        Encoded(|| u8::MAX, NoIdentity),
         |m, i, _: &StopProbe| {
             if i == 1 {
                 Break(m.min(i as u8))
@@ -170,7 +169,24 @@ fn a_skipped_piece_travels_without_its_accumulator() {
             }
         },
         |a, b| a.min(b),
-        &NoIdentity,
     );
     assert_eq!(got, Break(0));
+}
+
+#[test]
+fn a_fold_over_a_stream_with_a_codec_says_it_cannot_leave_the_process() {
+    let stream = foldex_core::Stream::new([1u32, 2, 3]);
+    let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+        SequentialEx.fold(
+            stream,
+            Encoded(Vec::new, Words),
+            |mut v, x| {
+                v.push(x);
+                v
+            },
+            append,
+        )
+    }));
+    let message = foldex_core::exec::message(&*caught.unwrap_err());
+    assert!(message.contains("over a stream"), "{message}");
 }

@@ -3,8 +3,9 @@
 
 use crate::across::{inside_a_fold_across_ranks, OnError, Ranks, Refused};
 use crate::error::MpiError;
+use foldex_core::codec::Encoded;
 use foldex_core::exec::PartialCodec;
-use foldex_core::{Executor, ExecutorExt, Job, Partial, Postcard, Source, StopProbe};
+use foldex_core::{Executor, ExecutorExt, Job, Partial, Postcard, Source};
 use foldex_loader::{Loadable, Loader};
 use foldex_threaded::ThreadedEx;
 use mpi::topology::SimpleCommunicator;
@@ -181,9 +182,9 @@ impl MpiEx {
 
     /// `try_fold` across ranks, with the sequential answer: the first `Break` in index order
     /// decides, blocks after it stop early, blocks before it are combined whole. The same
-    /// fold as [`ExecutorExt::try_fold_encoded`](foldex_core::ExecutorExt::try_fold_encoded)
-    /// with [`Postcard`](crate::Postcard) on this executor, with errors returned instead of
-    /// raised.
+    /// fold as [`ExecutorExt::try_fold`](foldex_core::ExecutorExt::try_fold) with an `init`
+    /// encoded with [`Postcard`](crate::Postcard) ([`Encoded`]) on this executor, with errors
+    /// returned instead of raised.
     ///
     /// # Errors
     /// The ranks' lengths differ ([`MpiError::Lengths`]), a partial cannot be encoded or
@@ -214,8 +215,7 @@ impl MpiEx {
             panic::resume_unwind(payload);
         }
         let compared = LengthsCompared(self);
-        let step = |a, x, _: &StopProbe| step(a, x);
-        let run = || compared.try_fold_encoded(source, init, step, combine, &Postcard);
+        let run = || compared.try_fold(source, Encoded(init, Postcard), step, combine);
         panic::catch_unwind(AssertUnwindSafe(run)).map_err(|payload| {
             match payload.downcast::<Refused>() {
                 Ok(refused) => refused.0,
@@ -268,19 +268,18 @@ impl MpiEx {
         job.codec().unwrap_or_else(|| {
             panic!(
                 "foldex-mpi: this fold's partials cannot cross ranks: it was given no codec. \
-                 Run it with `fold_encoded` / `try_fold_encoded` and `foldex_mpi::Postcard`, \
-                 a pipeline's `encoded` reductions, or MpiEx's own `fold` / `try_fold`; a \
-                 stream cannot be split across ranks"
+                 Give its `init` a codec (`foldex_core::codec::Encoded(init, \
+                 foldex_mpi::Postcard)`), a pipeline one (`pipeline.encoded(Postcard)`), or \
+                 use MpiEx's own `fold` / `try_fold`; a stream cannot be split across ranks"
             )
         })
     }
 }
 
 /// Runs every fold across the ranks, as the typed methods do, raising as a panic (the same on
-/// every rank) what they return as an error. The job needs a codec: folds from
-/// [`ExecutorExt::fold_encoded`](foldex_core::ExecutorExt::fold_encoded) and
-/// [`try_fold_encoded`](foldex_core::ExecutorExt::try_fold_encoded), and pipelines' encoded
-/// reductions, have one; any other panics with a message saying so, on every rank.
+/// every rank) what they return as an error. The job needs a codec: folds whose `init` carries
+/// one ([`Encoded`]), and the reductions of a pipeline given one (`pipeline.encoded(codec)`),
+/// have one; any other panics with a message saying so, on every rank.
 impl Executor for MpiEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         let codec = self.codec_of(job);

@@ -103,6 +103,7 @@ mod tests {
 
     #[test]
     fn an_empty_sum_moves_29_bytes_per_rank() {
+        use foldex_core::codec::Encoded;
         use foldex_core::{Executor, ExecutorExt, Job, Partial, Postcard};
         use std::sync::atomic::{AtomicUsize, Ordering};
         /// Runs the job whole and keeps the size of its partial's outcome.
@@ -117,7 +118,12 @@ mod tests {
             }
         }
         let size = Size(AtomicUsize::new(0));
-        let sum = size.fold_encoded(0..0usize, || 0u64, |s, _| s + 1, |a, b| a + b, &Postcard);
+        let sum = size.fold(
+            0..0usize,
+            Encoded(|| 0u64, Postcard),
+            |s, _| s + 1,
+            |a, b| a + b,
+        );
         assert_eq!(sum, 0);
         // The partial's 27 (kind, range, Break, panic flag, a one-byte varint) in an outcome.
         assert_eq!(size.0.load(Ordering::Relaxed), 29);

@@ -4,7 +4,8 @@
 mod common;
 
 use common::world;
-use foldex_core::{Executor, ExecutorExt, StopProbe};
+use foldex_core::codec::Encoded;
+use foldex_core::{Executor, ExecutorExt};
 use foldex_mpi::Postcard;
 use std::ops::ControlFlow::{Break, Continue};
 use std::panic::{self, AssertUnwindSafe};
@@ -15,27 +16,37 @@ fn panic_message(f: impl FnOnce()) -> String {
     foldex_core::exec::message(&*payload)
 }
 
+/// `0 + 1 + ... + 9` by the typed API's fold with a codec (`MpiEx` has a `fold` of its own).
+fn sum_below_ten(ex: &foldex_mpi::MpiEx) -> usize {
+    ExecutorExt::fold(
+        ex,
+        0..10usize,
+        Encoded(|| 0, Postcard),
+        |s, i| s + i,
+        |a, b| a + b,
+    )
+}
+
 ranks!(encoded_folds_give_the_sequential_answer, || {
     let (_mpi, ex) = world();
     let as_dyn: &dyn Executor = &ex;
     for len in [0usize, 1, 2, 3, 5, 97, 100_003] {
-        let sum = as_dyn.fold_encoded(
+        let sum = as_dyn.fold(
             0..len,
-            || 0u64,
+            Encoded(|| 0u64, Postcard),
             |s, i| s + i as u64,
             |a, b| a + b,
-            &Postcard,
         );
         assert_eq!(sum, (0..len as u64).sum::<u64>(), "len {len}");
-        let digits = ex.fold_encoded(
+        let digits = ExecutorExt::fold(
+            &ex,
             0..len.min(300),
-            String::new,
+            Encoded(String::new, Postcard),
             |mut s, i| {
                 s.push(char::from(b'0' + (i % 10) as u8));
                 s
             },
             |a, b| a + &b,
-            &Postcard,
         );
         let expected: String = (0..len.min(300))
             .map(|i| char::from(b'0' + (i % 10) as u8))
@@ -59,13 +70,7 @@ ranks!(encoded_folds_give_the_sequential_answer, || {
                     Continue(push(acc, i))
                 }
             };
-            let got = as_dyn.try_fold_encoded(
-                0..len,
-                || (1, 0),
-                |acc, i, _: &StopProbe| step(acc, i),
-                join,
-                &Postcard,
-            );
+            let got = as_dyn.try_fold(0..len, Encoded(|| (1, 0), Postcard), step, join);
             assert_eq!(
                 got,
                 (0..len).try_fold((1, 0), step),
@@ -80,9 +85,10 @@ ranks!(
     || {
         let (_mpi, ex) = world();
         let message = panic_message(|| {
-            ex.fold_encoded(
+            ExecutorExt::fold(
+                &ex,
                 0..3000usize,
-                || 0u64,
+                Encoded(|| 0u64, Postcard),
                 |s, i| {
                     if i == 2999 {
                         panic!("item {i} is corrupt")
@@ -91,14 +97,10 @@ ranks!(
                     }
                 },
                 |a, b| a + b,
-                &Postcard,
             );
         });
         assert_eq!(message, "item 2999 is corrupt");
-        assert_eq!(
-            ex.fold_encoded(0..10usize, || 0, |s, i| s + i, |a, b| a + b, &Postcard),
-            45
-        );
+        assert_eq!(sum_below_ten(&ex), 45);
     }
 );
 
@@ -115,7 +117,13 @@ ranks!(
         if ex.size() > 1 {
             let len = 100 + ex.rank();
             let message = panic_message(|| {
-                ex.fold_encoded(0..len, || 0usize, |s, _| s + 1, |a, b| a + b, &Postcard);
+                ExecutorExt::fold(
+                    &ex,
+                    0..len,
+                    Encoded(|| 0usize, Postcard),
+                    |s, _| s + 1,
+                    |a, b| a + b,
+                );
             });
             assert!(message.contains("different lengths"), "{message}");
         }
@@ -123,7 +131,7 @@ ranks!(
         let message = std::thread::scope(|s| {
             s.spawn(|| {
                 panic_message(|| {
-                    ex.fold_encoded(0..10usize, || 0, |s, i| s + i, |a, b| a + b, &Postcard);
+                    sum_below_ten(&ex);
                 })
             })
             .join()
@@ -136,22 +144,20 @@ ranks!(
             .unwrap()
             .local(foldex_seq::SequentialEx);
         let message = panic_message(|| {
-            one_thread.fold_encoded(
+            ExecutorExt::fold(
+                &one_thread,
                 0..5usize,
-                || 0usize,
+                Encoded(|| 0usize, Postcard),
                 |s, i| {
-                    s + one_thread.fold_encoded(0..i, || 0, |a, _| a + 1, |a, b| a + b, &Postcard)
+                    let inner = Encoded(|| 0, Postcard);
+                    s + ExecutorExt::fold(&one_thread, 0..i, inner, |a, _| a + 1, |a, b| a + b)
                 },
                 |a, b| a + b,
-                &Postcard,
             );
         });
         assert!(message.contains("inside a step"), "{message}");
         // Still usable.
-        assert_eq!(
-            ex.fold_encoded(0..10usize, || 0, |s, i| s + i, |a, b| a + b, &Postcard),
-            45
-        );
+        assert_eq!(sum_below_ten(&ex), 45);
     }
 );
 
@@ -187,11 +193,11 @@ ranks!(pipelines_run_across_ranks, || {
         .encoded(Postcard)
         .find_first(&ex, |w| w.ends_with("42"));
     assert_eq!(found.as_ref(), words.iter().find(|w| w.ends_with("42")));
-    let order = words
+    let order: Vec<u8> = words
         .pipe()
         .map(|w| w.len() as u8)
         .encoded(Postcard)
-        .collect_vec(&ex);
+        .collect(&ex);
     assert_eq!(
         order,
         words.iter().map(|w| w.len() as u8).collect::<Vec<_>>()

@@ -208,7 +208,7 @@ impl<In, Out> Transform<In> for Boxed<In, Out> {
     }
 }
 
-impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// The same pipeline with the types of its stages erased, so that pipelines built from
     /// different chains (chosen at run time) have one type. Every stage, reduction and
     /// executor applies after it as before; each item pays a call through a trait object.
@@ -224,7 +224,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let p = p.dedup().boxed();
     /// assert_eq!(p.collect::<Vec<_>>(&SequentialEx), [1, 3, 5, 7, 9]);
     /// ```
-    pub fn boxed(self) -> Pipeline<S, BoxedStages<S::Item, X::Out>>
+    pub fn boxed(self) -> Pipeline<S, BoxedStages<S::Item, X::Out>, K>
     where
         X: Send + 'static,
         X::State: 'static,
@@ -232,6 +232,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         Pipeline {
             source: self.source,
             transform: Xf(Boxed(Box::new(self.transform))),
+            codec: self.codec,
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::pipeline::Pipeline;
 use crate::sources::from_source;
 use crate::streamed::PipeSource;
 use crate::transform::Transform;
-use foldex_core::{Executor, ExecutorExt, Source};
+use foldex_core::{Codec, Executor, ExecutorExt, Source};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasher, Hash};
 use std::ops::ControlFlow;
@@ -238,7 +238,7 @@ impl<T, C: FromPipeline<T>> FromPipeline<Option<T>> for Option<C> {
     }
 }
 
-impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// Splits pairs into two collections, in order, as `Iterator::unzip`.
     ///
     /// ```
@@ -252,6 +252,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         X: Transform<S::Item, Out = (A, B)>,
         CA: FromPipeline<A>,
         CB: FromPipeline<B>,
+        K: Codec<(CA::Partial, CB::Partial)>,
     {
         self.collect_two(ex, |(a, b)| (Some(a), Some(b)))
     }
@@ -269,6 +270,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         C: FromPipeline<X::Out>,
         P: Fn(&X::Out) -> bool + Sync,
+        K: Codec<(C::Partial, C::Partial)>,
     {
         self.collect_two(ex, |x| {
             if left(&x) {
@@ -285,6 +287,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         CA: FromPipeline<A>,
         CB: FromPipeline<B>,
         F: Fn(X::Out) -> (Option<A>, Option<B>) + Sync,
+        K: Codec<(CA::Partial, CB::Partial)>,
     {
         let push = |(a, b): (CA::Partial, CB::Partial), x| {
             let (x_a, x_b) = split(x);

@@ -4,7 +4,7 @@
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::Transform;
-use foldex_core::Executor;
+use foldex_core::{Codec, Executor};
 use std::ops::ControlFlow;
 
 /// `Result<T, E>` or `Option<T>`: an outcome that is a value or a failure (the `?`-able types
@@ -44,7 +44,7 @@ impl<T> Outcome for Option<T> {
     }
 }
 
-impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// Calls `f` on each item until one fails; returns the failure of the first item (by index)
     /// that fails, or success. Items after it never run once it is known.
     ///
@@ -61,6 +61,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         R: Outcome<Value = ()> + Send,
         F: Fn(X::Out) -> R + Sync,
+        K: Codec<R>,
     {
         let step = |_: R, item| match f(item).branch() {
             ControlFlow::Continue(()) => ControlFlow::Continue(R::success(())),
@@ -93,6 +94,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         X::Out: Outcome<Value = T> + Send,
         I: Fn() -> T + Sync,
         F: Fn(T, T) -> X::Out + Sync,
+        K: Codec<X::Out>,
     {
         let join = |left: X::Out, right: X::Out| match (left.branch(), right.branch()) {
             (ControlFlow::Continue(a), ControlFlow::Continue(b)) => op(a, b),

@@ -4,7 +4,7 @@
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::Transform;
-use foldex_core::Executor;
+use foldex_core::{Codec, Executor};
 use std::collections::hash_map::{Entry, HashMap};
 use std::hash::Hash;
 use std::iter::Sum;
@@ -139,7 +139,7 @@ where
     }
 }
 
-impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>, D> Pipeline<S, X, D> {
     /// Groups the items by `key` and reduces each group with `reducer` ([`count`], [`sum`],
     /// [`fold`]): a map from each key to its group's result, the items of a group reduced in
     /// index order.
@@ -159,6 +159,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         K: Eq + Hash + Send,
         F: Fn(&X::Out) -> K + Sync,
         R: Reducer<X::Out>,
+        D: Codec<Box<HashMap<K, R::Acc>>>,
     {
         // Boxed, so that passing a piece's map from one `step` to the next moves a pointer.
         let push = |mut groups: Box<HashMap<K, R::Acc>>, item: X::Out| {

@@ -37,11 +37,13 @@
 //!   `Result`/`Option` ([`Outcome`]: the first failure by index), and `group_by` with a
 //!   per-group [`group::Reducer`] (word count in one line:
 //!   `words.pipe().group_by(&ex, |w| *w, group::count())`).
+//! - **A codec** for the reductions' accumulators is a setting of the pipeline
+//!   ([`Pipeline::encoded`]; none by default, [`NoCodec`]): with one, every reduction runs on an
+//!   executor whose pieces run in other processes (`foldex_mpi::MpiEx`).
 #![forbid(unsafe_code)]
 
 pub mod boxed;
 mod collect;
-mod encoded;
 mod fallible;
 pub mod group;
 mod guarded;
@@ -56,9 +58,8 @@ mod streamed;
 pub mod transform;
 
 pub use collect::FromPipeline;
-pub use encoded::Encoded;
 pub use fallible::Outcome;
-pub use pipeline::{IntoPipeline, Pipeline};
+pub use pipeline::{IntoPipeline, NoCodec, Pipeline};
 pub use sources::{from_source, from_stream, from_vec};
 pub use streamed::{PipeSource, Streamed};
 

@@ -10,7 +10,7 @@ use crate::transform::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
 };
-use foldex_core::{ConfigError, MutSlice, Source};
+use foldex_core::{Codec, ConfigError, MutSlice, Source};
 
 /// Makes a [`Pipeline`] of its items: `(0..n).pipe()`, `(1..=n).pipe()`, `slice.pipe()`,
 /// `vec.pipe()` (by reference), `array.pipe()`.
@@ -41,7 +41,8 @@ pub trait IntoPipeline {
 /// which closures may run ahead of the sequential order on a parallel executor.
 ///
 /// `S` is the source with its index-preserving adapters; `X` the transforms after it ([`Id`](crate::transform::Id)
-/// while there are none, and the pipeline is still indexable).
+/// while there are none, and the pipeline is still indexable); `K` the codec of its reductions'
+/// accumulators ([`NoCodec`] unless set by [`encoded`](Pipeline::encoded)).
 ///
 /// ```
 /// use foldex_pipeline::IntoPipeline;
@@ -56,18 +57,77 @@ pub trait IntoPipeline {
 /// ```
 #[derive(Debug, Clone, Copy)]
 #[must_use = "a pipeline does nothing until a reduction runs it"]
-pub struct Pipeline<S, X = Id> {
+pub struct Pipeline<S, X = Id, K = NoCodec> {
     pub(crate) source: S,
     pub(crate) transform: X,
+    /// Writes the accumulators of the reductions: `None` unless set by
+    /// [`encoded`](Pipeline::encoded).
+    pub(crate) codec: Option<K>,
+}
+
+/// The codec of a pipeline that has none (the `K` of [`Pipeline`] until
+/// [`encoded`](Pipeline::encoded) sets one): no value of it exists, so it writes nothing, and
+/// every accumulator has it.
+#[derive(Debug, Clone, Copy)]
+pub enum NoCodec {}
+
+impl<A> Codec<A> for NoCodec {
+    fn encode(&self, _: &A, _: &mut Vec<u8>) -> Result<(), String> {
+        match *self {}
+    }
+
+    fn decode(&self, _: &[u8]) -> Result<A, String> {
+        match *self {}
+    }
+}
+
+impl<S, X, K> Pipeline<S, X, K> {
+    /// The same pipeline, its reductions writing their accumulators with `codec`, so that an
+    /// executor whose pieces run in other processes (`foldex_mpi::MpiEx`, with
+    /// `foldex_core::Postcard` for serde items) can run them. Each reduction gives what it gives
+    /// without a codec, on every executor; it compiles only where `codec` can write that
+    /// reduction's accumulator (for a serde codec, where the items serialise), and executors in
+    /// this process ignore the codec. A pipeline over a stream, or with `dedup`, `unique` or
+    /// `skip_while` (which hold items at a piece's edge), cannot send its partials elsewhere:
+    /// given a codec, its reductions panic saying so.
+    ///
+    /// ```
+    /// use foldex_core::Codec;
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    ///
+    /// /// Writes a `usize` as a little-endian word.
+    /// struct Words;
+    /// impl Codec<usize> for Words {
+    ///     fn encode(&self, n: &usize, out: &mut Vec<u8>) -> Result<(), String> {
+    ///         out.extend_from_slice(&(*n as u64).to_le_bytes());
+    ///         Ok(())
+    ///     }
+    ///     fn decode(&self, b: &[u8]) -> Result<usize, String> {
+    ///         Ok(u64::from_le_bytes(b.try_into().map_err(|_| "8 bytes")?) as usize)
+    ///     }
+    /// }
+    ///
+    /// let evens = (0..1000u64).pipe().filter(|x| x % 2 == 0);
+    /// assert_eq!(evens.encoded(Words).count(&SequentialEx), 500);
+    /// ```
+    pub fn encoded<J>(self, codec: J) -> Pipeline<S, X, J> {
+        Pipeline {
+            source: self.source,
+            transform: self.transform,
+            codec: Some(codec),
+        }
+    }
 }
 
 /// Index-preserving adapters: available while the pipeline has no transform that changes the
 /// number of items, so that item `i` still comes from known indices of the source.
-impl<S: Source> Pipeline<S, Id> {
-    fn indexed<T: Source>(source: T) -> Pipeline<T, Id> {
+impl<S: Source, K> Pipeline<S, Id, K> {
+    fn indexed<T: Source>(codec: Option<K>, source: T) -> Pipeline<T, Id, K> {
         Pipeline {
             source,
             transform: Id,
+            codec,
         }
     }
 
@@ -98,14 +158,17 @@ impl<S: Source> Pipeline<S, Id> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((1..4).pipe().map(|x| x * 10).collect::<Vec<_>>(&SequentialEx), [10, 20, 30]);
     /// ```
-    pub fn map<R, F>(self, f: F) -> Pipeline<Map<S, F>, Id>
+    pub fn map<R, F>(self, f: F) -> Pipeline<Map<S, F>, Id, K>
     where
         F: Fn(S::Item) -> R + Sync,
     {
-        Self::indexed(Map {
-            inner: self.source,
-            f,
-        })
+        Self::indexed(
+            self.codec,
+            Map {
+                inner: self.source,
+                f,
+            },
+        )
     }
 
     /// Copies items out of references.
@@ -116,12 +179,12 @@ impl<S: Source> Pipeline<S, Id> {
     /// let v = [3u8, 4];
     /// assert_eq!(v.pipe().copied().sum::<u8>(&SequentialEx), 7);
     /// ```
-    pub fn copied<'a, T>(self) -> Pipeline<Cloned<S>, Id>
+    pub fn copied<'a, T>(self) -> Pipeline<Cloned<S>, Id, K>
     where
         S: Source<Item = &'a T>,
         T: Copy + 'a,
     {
-        Self::indexed(Cloned(self.source))
+        Self::indexed(self.codec, Cloned(self.source))
     }
 
     /// Clones items out of references.
@@ -133,12 +196,12 @@ impl<S: Source> Pipeline<S, Id> {
     /// let owned: Vec<String> = names.pipe().cloned().collect(&SequentialEx);
     /// assert_eq!(owned, names);
     /// ```
-    pub fn cloned<'a, T>(self) -> Pipeline<Cloned<S>, Id>
+    pub fn cloned<'a, T>(self) -> Pipeline<Cloned<S>, Id, K>
     where
         S: Source<Item = &'a T>,
         T: Clone + 'a,
     {
-        Self::indexed(Cloned(self.source))
+        Self::indexed(self.codec, Cloned(self.source))
     }
 
     /// Pairs each item with its index in this pipeline, exact whatever the executor's split.
@@ -149,8 +212,8 @@ impl<S: Source> Pipeline<S, Id> {
     /// let v = ["a", "b"];
     /// assert_eq!(v.pipe().enumerate().collect::<Vec<_>>(&SequentialEx), [(0, &"a"), (1, &"b")]);
     /// ```
-    pub fn enumerate(self) -> Pipeline<Enumerate<S>, Id> {
-        Self::indexed(Enumerate(self.source))
+    pub fn enumerate(self) -> Pipeline<Enumerate<S>, Id, K> {
+        Self::indexed(self.codec, Enumerate(self.source))
     }
 
     /// Pairs item `i` with item `i` of `other` (anything with `.pipe()`, or an indexable
@@ -162,11 +225,14 @@ impl<S: Source> Pipeline<S, Id> {
     /// let dot: i32 = [1, 2, 3].pipe().zip(&[4, 5, 6, 7]).map(|(a, b)| a * b).sum(&SequentialEx);
     /// assert_eq!(dot, 32);
     /// ```
-    pub fn zip<T: IntoPipeline>(self, other: T) -> Pipeline<Zip<S, T::Source>, Id> {
-        Self::indexed(Zip {
-            a: self.source,
-            b: other.pipe().source,
-        })
+    pub fn zip<T: IntoPipeline>(self, other: T) -> Pipeline<Zip<S, T::Source>, Id, K> {
+        Self::indexed(
+            self.codec,
+            Zip {
+                a: self.source,
+                b: other.pipe().source,
+            },
+        )
     }
 
     /// The items of this pipeline, then those of `other`.
@@ -176,15 +242,18 @@ impl<S: Source> Pipeline<S, Id> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((0..2).pipe().chain(5..7).collect::<Vec<_>>(&SequentialEx), [0, 1, 5, 6]);
     /// ```
-    pub fn chain<T>(self, other: T) -> Pipeline<Chain<S, T::Source>, Id>
+    pub fn chain<T>(self, other: T) -> Pipeline<Chain<S, T::Source>, Id, K>
     where
         T: IntoPipeline,
         T::Source: Source<Item = S::Item>,
     {
-        Self::indexed(Chain {
-            a: self.source,
-            b: other.pipe().source,
-        })
+        Self::indexed(
+            self.codec,
+            Chain {
+                a: self.source,
+                b: other.pipe().source,
+            },
+        )
     }
 
     /// The first `n` items (all of them if there are fewer).
@@ -194,8 +263,8 @@ impl<S: Source> Pipeline<S, Id> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((0..100).pipe().take(3).collect::<Vec<_>>(&SequentialEx), [0, 1, 2]);
     /// ```
-    pub fn take(self, n: usize) -> Pipeline<Window<S>, Id> {
-        Self::indexed(Window::new(self.source, 0, n))
+    pub fn take(self, n: usize) -> Pipeline<Window<S>, Id, K> {
+        Self::indexed(self.codec, Window::new(self.source, 0, n))
     }
 
     /// All but the first `n` items (none if there are fewer).
@@ -205,8 +274,8 @@ impl<S: Source> Pipeline<S, Id> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((0..10).pipe().skip(2).take(3).collect::<Vec<_>>(&SequentialEx), [2, 3, 4]);
     /// ```
-    pub fn skip(self, n: usize) -> Pipeline<Window<S>, Id> {
-        Self::indexed(Window::new(self.source, n, usize::MAX))
+    pub fn skip(self, n: usize) -> Pipeline<Window<S>, Id, K> {
+        Self::indexed(self.codec, Window::new(self.source, n, usize::MAX))
     }
 
     /// Every `step`-th item, starting with the first.
@@ -220,12 +289,15 @@ impl<S: Source> Pipeline<S, Id> {
     /// assert_eq!((0..10).pipe().step_by(4).collect::<Vec<_>>(&SequentialEx), [0, 4, 8]);
     /// ```
     #[track_caller]
-    pub fn step_by(self, step: usize) -> Pipeline<StepBy<S>, Id> {
+    pub fn step_by(self, step: usize) -> Pipeline<StepBy<S>, Id, K> {
         let step = ConfigError::require_nonzero("step", step).get();
-        Self::indexed(StepBy {
-            inner: self.source,
-            step,
-        })
+        Self::indexed(
+            self.codec,
+            StepBy {
+                inner: self.source,
+                step,
+            },
+        )
     }
 
     /// The items in reverse order.
@@ -235,8 +307,8 @@ impl<S: Source> Pipeline<S, Id> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((0..3).pipe().rev().collect::<Vec<_>>(&SequentialEx), [2, 1, 0]);
     /// ```
-    pub fn rev(self) -> Pipeline<Rev<S>, Id> {
-        Self::indexed(Rev(self.source))
+    pub fn rev(self) -> Pipeline<Rev<S>, Id, K> {
+        Self::indexed(self.codec, Rev(self.source))
     }
 
     /// Sub-slices of `size` items (the last one shorter if `size` does not divide the length),
@@ -253,13 +325,13 @@ impl<S: Source> Pipeline<S, Id> {
     /// assert_eq!(sums, [3, 7, 5]);
     /// ```
     #[track_caller]
-    pub fn chunks<'s>(self, size: usize) -> Pipeline<Chunks<'s, S::Elem>, Id>
+    pub fn chunks<'s>(self, size: usize) -> Pipeline<Chunks<'s, S::Elem>, Id, K>
     where
         S: SliceSource<'s>,
     {
         let size = ConfigError::require_nonzero("chunk size", size).get();
         let slice = self.source.as_slice();
-        Self::indexed(Chunks { slice, size })
+        Self::indexed(self.codec, Chunks { slice, size })
     }
 
     /// Overlapping sub-slices of `size` items, as `slice::windows`.
@@ -275,18 +347,18 @@ impl<S: Source> Pipeline<S, Id> {
     /// assert_eq!(steps, [3, 5, 7]);
     /// ```
     #[track_caller]
-    pub fn windows<'s>(self, size: usize) -> Pipeline<Windows<'s, S::Elem>, Id>
+    pub fn windows<'s>(self, size: usize) -> Pipeline<Windows<'s, S::Elem>, Id, K>
     where
         S: SliceSource<'s>,
     {
         let size = ConfigError::require_nonzero("window size", size).get();
         let slice = self.source.as_slice();
-        Self::indexed(Windows { slice, size })
+        Self::indexed(self.codec, Windows { slice, size })
     }
 }
 
 /// Sub-slices of a mutable slice.
-impl<'s, T: Send> Pipeline<MutSlice<'s, T>, Id> {
+impl<'s, T: Send, K> Pipeline<MutSlice<'s, T>, Id, K> {
     /// Mutable sub-slices of `size` items (the last one shorter if `size` does not divide the
     /// length), as `slice::chunks_mut`, each lent to one piece.
     ///
@@ -303,17 +375,20 @@ impl<'s, T: Send> Pipeline<MutSlice<'s, T>, Id> {
     /// assert_eq!(image, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
     /// ```
     #[track_caller]
-    pub fn chunks_mut(self, size: usize) -> Pipeline<ChunksMut<'s, T>, Id> {
+    pub fn chunks_mut(self, size: usize) -> Pipeline<ChunksMut<'s, T>, Id, K> {
         let size = ConfigError::require_nonzero("chunk size", size).get();
-        Self::indexed(ChunksMut {
-            slice: self.source,
-            size,
-        })
+        Self::indexed(
+            self.codec,
+            ChunksMut {
+                slice: self.source,
+                size,
+            },
+        )
     }
 }
 
 /// `map` once the pipeline has a transform that changes the number of items.
-impl<S: PipeSource, T: Transform<S::Item>> Pipeline<S, Xf<T>> {
+impl<S: PipeSource, T: Transform<S::Item>, K> Pipeline<S, Xf<T>, K> {
     /// Each item becomes `f(item)`.
     ///
     /// ```
@@ -322,26 +397,28 @@ impl<S: PipeSource, T: Transform<S::Item>> Pipeline<S, Xf<T>> {
     /// let v = (0..6).pipe().filter(|x| x % 2 == 0).map(|x| x + 1);
     /// assert_eq!(v.collect::<Vec<_>>(&SequentialEx), [1, 3, 5]);
     /// ```
-    pub fn map<R, F>(self, f: F) -> Pipeline<S, Xf<Then<T, MapStage<F>>>>
+    pub fn map<R, F>(self, f: F) -> Pipeline<S, Xf<Then<T, MapStage<F>>>, K>
     where
         F: Fn(T::Out) -> R + Sync,
     {
         Pipeline {
             source: self.source,
             transform: Xf(Then(self.transform.0, MapStage(f))),
+            codec: self.codec,
         }
     }
 }
 
 /// Transforms that may change the number of items, on any pipeline.
-impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
-    fn then<U>(self, next: U) -> Pipeline<S, X::Output>
+impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
+    fn then<U>(self, next: U) -> Pipeline<S, X::Output, K>
     where
         X: Append<U>,
     {
         Pipeline {
             source: self.source,
             transform: self.transform.append(next),
+            codec: self.codec,
         }
     }
 
@@ -352,7 +429,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((0..10).pipe().filter(|x| x % 3 == 0).count(&SequentialEx), 4);
     /// ```
-    pub fn filter<P>(self, keep: P) -> Pipeline<S, X::Output>
+    pub fn filter<P>(self, keep: P) -> Pipeline<S, X::Output, K>
     where
         P: Fn(&X::Out) -> bool + Sync,
         X: Append<Filter<P>>,
@@ -370,7 +447,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let runs: Vec<i32> = v.pipe().copied().dedup().collect(&ThreadedEx::new());
     /// assert_eq!(runs, [1, 2, 3, 1]);
     /// ```
-    pub fn dedup(self) -> Pipeline<S, X::Output>
+    pub fn dedup(self) -> Pipeline<S, X::Output, K>
     where
         X::Out: Clone + PartialEq + Send,
         X: Append<Dedup>,
@@ -388,7 +465,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let first: Vec<&str> = words.pipe().copied().unique().collect(&ThreadedEx::new());
     /// assert_eq!(first, ["b", "a", "c"]);
     /// ```
-    pub fn unique(self) -> Pipeline<S, X::Output>
+    pub fn unique(self) -> Pipeline<S, X::Output, K>
     where
         X::Out: Clone + Eq + std::hash::Hash + Send,
         X: Append<Unique>,
@@ -408,7 +485,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// assert_eq!(rest, [5, 1, 7]);
     /// ```
     #[doc(alias = "drop_while")]
-    pub fn skip_while<P>(self, skip: P) -> Pipeline<S, X::Output>
+    pub fn skip_while<P>(self, skip: P) -> Pipeline<S, X::Output, K>
     where
         X::Out: Send,
         P: Fn(&X::Out) -> bool + Sync,
@@ -425,7 +502,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let n: u32 = ["1", "x", "3"].pipe().filter_map(|s| s.parse::<u32>().ok()).sum(&SequentialEx);
     /// assert_eq!(n, 4);
     /// ```
-    pub fn filter_map<R, F>(self, f: F) -> Pipeline<S, X::Output>
+    pub fn filter_map<R, F>(self, f: F) -> Pipeline<S, X::Output, K>
     where
         F: Fn(X::Out) -> Option<R> + Sync,
         X: Append<FilterMap<F>>,
@@ -441,7 +518,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let v = (1..4).pipe().flat_map(|n| 0..n).collect::<Vec<_>>(&SequentialEx);
     /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
     /// ```
-    pub fn flat_map<U, F>(self, f: F) -> Pipeline<S, X::Output>
+    pub fn flat_map<U, F>(self, f: F) -> Pipeline<S, X::Output, K>
     where
         F: Fn(X::Out) -> U + Sync,
         U: IntoIterator,
@@ -460,7 +537,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let n = (0..5).pipe().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).count(&SequentialEx);
     /// assert_eq!((n, seen.into_inner()), (5, 5));
     /// ```
-    pub fn inspect<F>(self, f: F) -> Pipeline<S, X::Output>
+    pub fn inspect<F>(self, f: F) -> Pipeline<S, X::Output, K>
     where
         F: Fn(&X::Out) + Sync,
         X: Append<Inspect<F>>,
@@ -477,7 +554,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let n = (0..1_000_000).pipe().take_while(|&x| x * x < 1000).count(&ThreadedEx::new());
     /// assert_eq!(n, 32);
     /// ```
-    pub fn take_while<P>(self, keep: P) -> Pipeline<S, X::Output>
+    pub fn take_while<P>(self, keep: P) -> Pipeline<S, X::Output, K>
     where
         P: Fn(&X::Out) -> bool + Sync,
         X: Append<TakeWhile<P>>,
@@ -494,7 +571,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let parsed = v.pipe().map_while(|s| s.parse::<u32>().ok()).collect::<Vec<_>>(&SequentialEx);
     /// assert_eq!(parsed, [1, 2]);
     /// ```
-    pub fn map_while<R, F>(self, f: F) -> Pipeline<S, X::Output>
+    pub fn map_while<R, F>(self, f: F) -> Pipeline<S, X::Output, K>
     where
         F: Fn(X::Out) -> Option<R> + Sync,
         X: Append<MapWhile<F>>,
@@ -515,7 +592,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// });
     /// assert_eq!(lens.sum::<usize>(&SequentialEx), 5);
     /// ```
-    pub fn map_init<T, R, I, F>(self, init: I, map: F) -> Pipeline<S, X::Output>
+    pub fn map_init<T, R, I, F>(self, init: I, map: F) -> Pipeline<S, X::Output, K>
     where
         I: Fn() -> T + Sync,
         F: Fn(&mut T, X::Out) -> R + Sync,

@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::iter::{Product, Sum};
 use std::ops::{Add, ControlFlow, Mul};
 
-impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// Runs the pipeline as one fold: `step` receives every item that comes out of the
     /// transforms, `init` makes each piece's accumulator, `combine` joins adjacent pieces, left
     /// first. `step` may stop the fold with `Break`; the result is the sequential `try_fold`'s.
@@ -42,27 +42,9 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         I: Fn() -> A + Sync,
         F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
+        K: Codec<A>,
     {
-        self.run(ex, None, true, init, step, combine)
-    }
-
-    /// [`try_fold`](Pipeline::try_fold) with a codec, as in `fold_encoded`.
-    pub(crate) fn try_fold_encoded<E, A, I, F, C>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<A>>,
-        init: I,
-        step: F,
-        combine: C,
-    ) -> ControlFlow<A, A>
-    where
-        E: Executor + ?Sized,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        self.run(ex, codec, true, init, step, combine)
+        self.run(ex, true, init, step, combine)
     }
 
     /// As [`try_fold`](Pipeline::try_fold) with a `step` that never stops the fold: the fold
@@ -81,35 +63,10 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         I: Fn() -> A + Sync,
         F: Fn(A, X::Out) -> A + Sync,
         C: Fn(A, A) -> A + Sync,
+        K: Codec<A>,
     {
-        self.fold_encoded(ex, None, init, step, combine)
-    }
-
-    /// [`fold`](Pipeline::fold), its partials written with `codec` where the executor sends
-    /// them to other processes.
-    pub(crate) fn fold_encoded<E, A, I, F, C>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<A>>,
-        init: I,
-        step: F,
-        combine: C,
-    ) -> A
-    where
-        E: Executor + ?Sized,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, X::Out) -> A + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        into_inner(self.run(
-            ex,
-            codec,
-            false,
-            init,
-            |acc, item| ControlFlow::Continue(step(acc, item)),
-            combine,
-        ))
+        let step = |acc, item| ControlFlow::Continue(step(acc, item));
+        into_inner(self.run(ex, false, init, step, combine))
     }
 
     /// Calls `f` on every item.
@@ -126,6 +83,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         E: Executor + ?Sized,
         F: Fn(X::Out) + Sync,
+        K: Codec<()>,
     {
         self.fold(ex, || (), |(), item| f(item), |(), ()| ());
     }
@@ -151,6 +109,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         T: Send,
         I: Fn() -> T + Sync,
         F: Fn(&mut T, X::Out) + Sync,
+        K: Codec<T>,
     {
         let step = |mut scratch: T, item| {
             f(&mut scratch, item);
@@ -166,15 +125,11 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((0..100).pipe().filter(|x| x % 7 == 0).count(&SequentialEx), 15);
     /// ```
-    pub fn count<E: Executor + ?Sized>(&self, ex: &E) -> usize {
-        self.count_encoded(ex, None)
-    }
-
-    pub(crate) fn count_encoded<E>(&self, ex: &E, codec: Option<&dyn Codec<usize>>) -> usize
+    pub fn count<E: Executor + ?Sized>(&self, ex: &E) -> usize
     where
-        E: Executor + ?Sized,
+        K: Codec<usize>,
     {
-        self.fold_encoded(ex, codec, || 0, |n, _| n + 1, |a, b| a + b)
+        self.fold(ex, || 0, |n, _| n + 1, |a, b| a + b)
     }
 
     /// The sum of the items, as `Iterator::sum` (the empty sum is `T`'s zero).
@@ -187,26 +142,10 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     pub fn sum<T>(&self, ex: &(impl Executor + ?Sized)) -> T
     where
         T: Add<X::Out, Output = T> + Sum<T> + Send,
-    {
-        self.sum_encoded(ex, None)
-    }
-
-    pub(crate) fn sum_encoded<T>(
-        &self,
-        ex: &(impl Executor + ?Sized),
-        codec: Option<&dyn Codec<T>>,
-    ) -> T
-    where
-        T: Add<X::Out, Output = T> + Sum<T> + Send,
+        K: Codec<T>,
     {
         let zero = || std::iter::empty::<T>().sum();
-        self.fold_encoded(
-            ex,
-            codec,
-            zero,
-            |a, x| a + x,
-            |a, b| [a, b].into_iter().sum(),
-        )
+        self.fold(ex, zero, |a, x| a + x, |a, b| [a, b].into_iter().sum())
     }
 
     /// The product of the items, as `Iterator::product` (the empty product is `T`'s one).
@@ -219,6 +158,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     pub fn product<T>(&self, ex: &(impl Executor + ?Sized)) -> T
     where
         T: Mul<X::Out, Output = T> + Product<T> + Send,
+        K: Codec<T>,
     {
         let one = || std::iter::empty::<T>().product();
         self.fold(ex, one, |a, x| a * x, |a, b| [a, b].into_iter().product())
@@ -239,6 +179,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         X::Out: Send,
         I: Fn() -> X::Out + Sync,
         F: Fn(X::Out, X::Out) -> X::Out + Sync,
+        K: Codec<X::Out>,
     {
         self.fold(ex, &identity, &op, &op)
     }
@@ -257,26 +198,13 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         X::Out: Send,
         F: Fn(X::Out, X::Out) -> X::Out + Sync,
-    {
-        self.reduce_with_encoded(ex, None, op)
-    }
-
-    pub(crate) fn reduce_with_encoded<E, F>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<Option<X::Out>>>,
-        op: F,
-    ) -> Option<X::Out>
-    where
-        E: Executor + ?Sized,
-        X::Out: Send,
-        F: Fn(X::Out, X::Out) -> X::Out + Sync,
+        K: Codec<Option<X::Out>>,
     {
         let join = |a: Option<X::Out>, b: Option<X::Out>| match (a, b) {
             (Some(a), Some(b)) => Some(op(a, b)),
             (a, b) => a.or(b),
         };
-        self.fold_encoded(ex, codec, || None, |acc, x| join(acc, Some(x)), join)
+        self.fold(ex, || None, |acc, x| join(acc, Some(x)), join)
     }
 
     /// The least item (the first of equals), as `Iterator::min`.
@@ -290,6 +218,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     pub fn min<E: Executor + ?Sized>(&self, ex: &E) -> Option<X::Out>
     where
         X::Out: Ord + Send,
+        K: Codec<Option<X::Out>>,
     {
         self.min_by(ex, Ord::cmp)
     }
@@ -304,6 +233,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     pub fn max<E: Executor + ?Sized>(&self, ex: &E) -> Option<X::Out>
     where
         X::Out: Ord + Send,
+        K: Codec<Option<X::Out>>,
     {
         self.max_by(ex, Ord::cmp)
     }
@@ -321,6 +251,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         X::Out: Send,
         F: Fn(&X::Out, &X::Out) -> Ordering + Sync,
+        K: Codec<Option<X::Out>>,
     {
         self.reduce_with(ex, first_min(compare))
     }
@@ -338,6 +269,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         X::Out: Send,
         F: Fn(&X::Out, &X::Out) -> Ordering + Sync,
+        K: Codec<Option<X::Out>>,
     {
         self.reduce_with(ex, last_max(compare))
     }
@@ -351,14 +283,15 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let words = ["bb", "a", "c"];
     /// assert_eq!(words.pipe().min_by_key(&SequentialEx, |w| w.len()), Some(&"a"));
     /// ```
-    pub fn min_by_key<E, K, F>(&self, ex: &E, key: F) -> Option<X::Out>
+    pub fn min_by_key<E, Key, F>(&self, ex: &E, key: F) -> Option<X::Out>
     where
         E: Executor + ?Sized,
         X::Out: Send,
-        K: Ord + Send,
-        F: Fn(&X::Out) -> K + Sync,
+        Key: Ord + Send,
+        F: Fn(&X::Out) -> Key + Sync,
+        K: Codec<Option<(Key, X::Out)>>,
     {
-        self.keyed(ex, None, key, first_min_key)
+        self.keyed(ex, key, first_min_key)
     }
 
     /// The item with the greatest key (the last of equals), as `Iterator::max_by_key`.
@@ -370,45 +303,39 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let words = ["ab", "c", "de"];
     /// assert_eq!(words.pipe().max_by_key(&SequentialEx, |w| w.len()), Some(&"de"));
     /// ```
-    pub fn max_by_key<E, K, F>(&self, ex: &E, key: F) -> Option<X::Out>
+    pub fn max_by_key<E, Key, F>(&self, ex: &E, key: F) -> Option<X::Out>
     where
         E: Executor + ?Sized,
         X::Out: Send,
-        K: Ord + Send,
-        F: Fn(&X::Out) -> K + Sync,
+        Key: Ord + Send,
+        F: Fn(&X::Out) -> Key + Sync,
+        K: Codec<Option<(Key, X::Out)>>,
     {
-        self.keyed(ex, None, key, last_max_key)
+        self.keyed(ex, key, last_max_key)
     }
 
-    /// The item whose key wins: `right_wins(right key, left key)` decides between neighbours.
     /// The item whose key wins: `right_wins(b, a)` says whether key `b`, to the right of `a`,
     /// replaces it.
-    pub(crate) fn keyed<E, K, F>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<Option<(K, X::Out)>>>,
-        key: F,
-        right_wins: fn(&K, &K) -> bool,
-    ) -> Option<X::Out>
+    fn keyed<E, Key, F>(&self, ex: &E, key: F, right_wins: fn(&Key, &Key) -> bool) -> Option<X::Out>
     where
         E: Executor + ?Sized,
         X::Out: Send,
-        K: Ord + Send,
-        F: Fn(&X::Out) -> K + Sync,
+        Key: Ord + Send,
+        F: Fn(&X::Out) -> Key + Sync,
+        K: Codec<Option<(Key, X::Out)>>,
     {
-        let join = |a: Option<(K, X::Out)>, b: Option<(K, X::Out)>| match (a, b) {
+        let join = |a: Option<(Key, X::Out)>, b: Option<(Key, X::Out)>| match (a, b) {
             (Some(a), Some(b)) => Some(if right_wins(&b.0, &a.0) { b } else { a }),
             (a, b) => a.or(b),
         };
-        let step = |acc: Option<(K, X::Out)>, x| {
+        let step = |acc: Option<(Key, X::Out)>, x| {
             let k = key(&x);
             match acc {
                 Some(best) if !right_wins(&k, &best.0) => Some(best),
                 _ => Some((k, x)),
             }
         };
-        self.fold_encoded(ex, codec, || None, step, join)
-            .map(|(_, x)| x)
+        self.fold(ex, || None, step, join).map(|(_, x)| x)
     }
 
     /// `true` if `f` holds for some item; stops at the first such item.
@@ -422,20 +349,13 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         E: Executor + ?Sized,
         F: Fn(X::Out) -> bool + Sync,
-    {
-        self.any_encoded(ex, None, f)
-    }
-
-    pub(crate) fn any_encoded<E, F>(&self, ex: &E, codec: Option<&dyn Codec<bool>>, f: F) -> bool
-    where
-        E: Executor + ?Sized,
-        F: Fn(X::Out) -> bool + Sync,
+        K: Codec<bool>,
     {
         let step = |_, x| match f(x) {
             true => ControlFlow::Break(true),
             false => ControlFlow::Continue(false),
         };
-        into_inner(self.try_fold_encoded(ex, codec, || false, step, |a, b| a || b))
+        into_inner(self.try_fold(ex, || false, step, |a, b| a || b))
     }
 
     /// `true` if `f` holds for every item; stops at the first item for which it fails.
@@ -449,6 +369,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         E: Executor + ?Sized,
         F: Fn(X::Out) -> bool + Sync,
+        K: Codec<bool>,
     {
         !self.any(ex, |x| !f(x))
     }
@@ -466,27 +387,14 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         X::Out: Send,
         F: Fn(&X::Out) -> bool + Sync,
-    {
-        self.find_first_encoded(ex, None, f)
-    }
-
-    pub(crate) fn find_first_encoded<E, F>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<Option<X::Out>>>,
-        f: F,
-    ) -> Option<X::Out>
-    where
-        E: Executor + ?Sized,
-        X::Out: Send,
-        F: Fn(&X::Out) -> bool + Sync,
+        K: Codec<Option<X::Out>>,
     {
         let step = |_, x| match f(&x) {
             true => ControlFlow::Break(Some(x)),
             false => ControlFlow::Continue(None),
         };
         let first = |a: Option<_>, b| a.or(b);
-        into_inner(self.try_fold_encoded(ex, codec, || None, step, first))
+        into_inner(self.try_fold(ex, || None, step, first))
     }
 
     /// An item for which `f` holds: the first one, since foldex's search is deterministic
@@ -502,6 +410,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         X::Out: Send,
         F: Fn(&X::Out) -> bool + Sync,
+        K: Codec<Option<X::Out>>,
     {
         self.find_first(ex, f)
     }
@@ -518,6 +427,7 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         E: Executor + ?Sized,
         X::Out: Send,
         F: Fn(&X::Out) -> bool + Sync,
+        K: Codec<Option<X::Out>>,
     {
         let step = |acc: Option<X::Out>, x| if f(&x) { Some(x) } else { acc };
         self.fold(ex, || None, step, |a, b| b.or(a))
@@ -535,26 +445,14 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         E: Executor + ?Sized,
         F: Fn(X::Out) -> bool + Sync,
-    {
-        self.position_first_encoded(ex, None, f)
-    }
-
-    pub(crate) fn position_first_encoded<E, F>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<Seen>>,
-        f: F,
-    ) -> Option<usize>
-    where
-        E: Executor + ?Sized,
-        F: Fn(X::Out) -> bool + Sync,
+        K: Codec<(usize, Option<usize>)>,
     {
         let step = |(seen, _): Seen, x| match f(x) {
             true => ControlFlow::Break((seen + 1, Some(seen))),
             false => ControlFlow::Continue((seen + 1, None)),
         };
         let join = join_positions(|a, b| a.or(b));
-        into_inner(self.try_fold_encoded(ex, codec, || (0, None), step, join)).1
+        into_inner(self.try_fold(ex, || (0, None), step, join)).1
     }
 
     /// The position (among the pipeline's items) of the last item for which `f` holds.
@@ -568,8 +466,9 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     where
         E: Executor + ?Sized,
         F: Fn(X::Out) -> bool + Sync,
+        K: Codec<(usize, Option<usize>)>,
     {
-        let step = |(seen, last): (usize, Option<usize>), x| match f(x) {
+        let step = |(seen, last): Seen, x| match f(x) {
             true => (seen + 1, Some(seen)),
             false => (seen + 1, last),
         };
@@ -589,11 +488,15 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     /// let parsed: Result<Vec<u8>, _> = ["1", "x", "2"].pipe().map(|s| s.parse::<u8>()).collect(&SequentialEx);
     /// assert!(parsed.is_err());
     /// ```
+    ///
+    /// With a codec ([`encoded`](Pipeline::encoded)), a `Vec` is collected as a fold too, its
+    /// partial written with the codec.
     pub fn collect<C>(&self, ex: &(impl Executor + ?Sized)) -> C
     where
         C: FromPipeline<X::Out>,
+        K: Codec<C::Partial>,
     {
-        if X::ONE_TO_ONE {
+        if X::ONE_TO_ONE && self.codec.is_none() {
             if let Some(source) = self.source.as_indexed() {
                 let items = OneToOne {
                     source,
@@ -609,14 +512,15 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
     pub(crate) fn collect_folded<C>(&self, ex: &(impl Executor + ?Sized)) -> C
     where
         C: FromPipeline<X::Out>,
+        K: Codec<C::Partial>,
     {
-        let acc = self.run(ex, None, C::BREAKS, C::start, C::push, C::merge);
+        let acc = self.run(ex, C::BREAKS, C::start, C::push, C::merge);
         C::finish(into_inner(acc))
     }
 }
 
 /// `op` of `min_by`: the first of equal items wins.
-pub(crate) fn first_min<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T) -> T {
+fn first_min<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T) -> T {
     move |a, b| match compare(&b, &a) {
         Ordering::Less => b,
         _ => a,
@@ -624,7 +528,7 @@ pub(crate) fn first_min<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T
 }
 
 /// `op` of `max_by`: the last of equal items wins.
-pub(crate) fn last_max<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T) -> T {
+fn last_max<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T) -> T {
     move |a, b| match compare(&b, &a) {
         Ordering::Less => a,
         _ => b,
@@ -632,17 +536,17 @@ pub(crate) fn last_max<T>(compare: impl Fn(&T, &T) -> Ordering) -> impl Fn(T, T)
 }
 
 /// `right_wins` of `min_by_key`: a key to the right wins only when smaller.
-pub(crate) fn first_min_key<K: Ord>(right: &K, left: &K) -> bool {
+fn first_min_key<K: Ord>(right: &K, left: &K) -> bool {
     right < left
 }
 
 /// `right_wins` of `max_by_key`: a key to the right wins when not smaller.
-pub(crate) fn last_max_key<K: Ord>(right: &K, left: &K) -> bool {
+fn last_max_key<K: Ord>(right: &K, left: &K) -> bool {
     right >= left
 }
 
 /// Items seen by a piece, and the position of the one it found (if any) among them.
-pub(crate) type Seen = (usize, Option<usize>);
+type Seen = (usize, Option<usize>);
 
 /// Joins the [`Seen`] of adjacent pieces; `pick` chooses between the left position and the
 /// right one (already offset by the left piece's count).

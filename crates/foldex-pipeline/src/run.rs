@@ -21,10 +21,10 @@
 //! does) without a stop to its left; otherwise it never happened.
 
 use crate::guarded::Positioned;
-use crate::indexed::ByRef;
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::{Route, Transform};
+use foldex_core::codec::Init;
 use foldex_core::exec::PanicPayload;
 use foldex_core::{Codec, Executor, ExecutorExt, StopProbe};
 use std::marker::PhantomData;
@@ -38,16 +38,15 @@ pub(crate) fn into_inner<A>(flow: ControlFlow<A, A>) -> A {
     }
 }
 
-impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
+impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// The one fold every reduction runs: the accumulator of a piece is the transforms' state
-    /// beside the reduction's; `breaks` says whether `step` may return `Break`; `codec`, when
-    /// given, writes the reduction's accumulator for executors that send partials to other
-    /// processes (a piece's transform state is scratch, made afresh on the other side). The
-    /// result is `Break` only where `step` made it.
+    /// beside the reduction's; `breaks` says whether `step` may return `Break`; the pipeline's
+    /// codec, when set, writes the reduction's accumulator for executors that send partials to
+    /// other processes (a piece's transform state is scratch, made afresh on the other side).
+    /// The result is `Break` only where `step` made it.
     pub(crate) fn run<E, A, I, F, C>(
         &self,
         ex: &E,
-        codec: Option<&dyn Codec<A>>,
         breaks: bool,
         init: I,
         step: F,
@@ -59,74 +58,55 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         I: Fn() -> A + Sync,
         F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
         C: Fn(A, A) -> A + Sync,
+        K: Codec<A>,
     {
         self.transform.route(Folds {
             pipeline: self,
             ex,
-            codec,
+            codec: self.codec.as_ref().map(|codec| codec as &dyn Codec<A>),
             breaks,
             init,
             step,
             combine,
         })
     }
+}
 
-    /// [`run`](Self::run) where both a stage and `step` may stop the fold: each accumulator
-    /// carries whether `step` made the Break (the module doc).
-    fn run_flagged<E, A, I, F, C>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<A>>,
-        init: I,
-        step: F,
-        combine: C,
-    ) -> ControlFlow<A, A>
-    where
-        E: Executor + ?Sized,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        let flagged = codec.map(Flagged);
-        let flow = self.run_pieces(
+/// A run's arguments, handed to the fold its stages need ([`Transform::route`]): only that
+/// fold is compiled for the pipeline.
+struct Folds<'p, S, X, K, E: ?Sized, I, F, C, A> {
+    pipeline: &'p Pipeline<S, X, K>,
+    ex: &'p E,
+    codec: Option<&'p dyn Codec<A>>,
+    breaks: bool,
+    init: I,
+    step: F,
+    combine: C,
+}
+
+impl<S, X, K, E, A, I, F, C> Route<ControlFlow<A, A>> for Folds<'_, S, X, K, E, I, F, C, A>
+where
+    S: PipeSource,
+    X: Transform<S::Item>,
+    E: Executor + ?Sized,
+    A: Send,
+    I: Fn() -> A + Sync,
+    F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+    C: Fn(A, A) -> A + Sync,
+{
+    /// The run for stages that hold nothing back: every piece runs its items in order, so the
+    /// fold's own rules place every `Break` and panic.
+    fn plain(self) -> ControlFlow<A, A> {
+        let Folds {
+            pipeline,
             ex,
-            flagged.as_ref().map(|codec| codec as &dyn Codec<(A, bool)>),
-            true,
-            || (init(), false),
-            |(acc, _), item| match step(acc, item) {
-                ControlFlow::Continue(acc) => ControlFlow::Continue((acc, false)),
-                ControlFlow::Break(acc) => ControlFlow::Break((acc, true)),
-            },
-            |(a, _), (b, stepped)| (combine(a, b), stepped),
-        );
-        match flow {
-            ControlFlow::Break((acc, true)) => ControlFlow::Break(acc),
-            ControlFlow::Continue((acc, _)) | ControlFlow::Break((acc, false)) => {
-                ControlFlow::Continue(acc)
-            }
-        }
-    }
-
-    /// [`run`](Self::run) for stages that hold nothing back: every piece runs its items in
-    /// order, so the fold's own rules place every `Break` and panic.
-    fn run_pieces<E, A, I, F, C>(
-        &self,
-        ex: &E,
-        codec: Option<&dyn Codec<A>>,
-        breaks: bool,
-        init: I,
-        step: F,
-        combine: C,
-    ) -> ControlFlow<A, A>
-    where
-        E: Executor + ?Sized,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        let transform = &self.transform;
+            codec,
+            breaks,
+            init,
+            step,
+            combine,
+        } = self;
+        let transform = &pipeline.transform;
         let init = || (transform.start(), init());
         let combine = |(state, a): (X::State, A), (_, b): (X::State, A)| (state, combine(a, b));
         let piece_step = |(mut state, acc): (X::State, A), item: S::Item, probe: &StopProbe| {
@@ -136,27 +116,20 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
                 ControlFlow::Break(acc) => ControlFlow::Break((state, acc)),
             }
         };
-        let codec = codec.map(|reduction| Scratch {
-            reduction,
-            transform,
-            items: PhantomData,
-        });
-        let indexed = || match self.source.as_indexed() {
-            Some(source) => ByRef(source),
-            None => panic!("{STREAMS_STAY}"),
+        let init = PieceInit {
+            init,
+            codec: codec.map(|reduction| Scratch {
+                reduction,
+                transform,
+                items: PhantomData,
+            }),
         };
         let flow = if breaks || X::BREAKS {
-            match &codec {
-                Some(codec) => ex.try_fold_encoded(indexed(), init, piece_step, combine, codec),
-                None => ex.try_fold_probed(self.source.input(), init, piece_step, combine),
-            }
+            ex.try_fold_probed(pipeline.source.input(), init, piece_step, combine)
         } else {
             // Nothing here breaks: the stages get a probe that never reports a stop.
             let plain = |acc, item| into_inner(piece_step(acc, item, &StopProbe::NEVER));
-            ControlFlow::Continue(match &codec {
-                Some(codec) => ex.fold_encoded(indexed(), init, plain, combine, codec),
-                None => ex.fold(self.source.input(), init, plain, combine),
-            })
+            ControlFlow::Continue(ex.fold(pipeline.source.input(), init, plain, combine))
         };
         match flow {
             ControlFlow::Continue((_, acc)) => ControlFlow::Continue(acc),
@@ -164,19 +137,58 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
         }
     }
 
-    /// [`run`](Self::run) for stages that hold items back at a piece's edge
-    /// ([`crate::stateful`]): the piece holding the run's first item starts from the stages'
-    /// front state and runs as the sequential run does; the others keep their first panic
-    /// (the module doc); pieces are joined with the stages' `merge` before `combine`.
-    fn run_merging<E, A, I, F, C>(&self, ex: &E, init: I, step: F, combine: C) -> ControlFlow<A, A>
-    where
-        E: Executor + ?Sized,
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
-        C: Fn(A, A) -> A + Sync,
-    {
-        let transform = &self.transform;
+    /// The run where a stage may stop the fold: where `step` may too, each accumulator carries
+    /// whether `step` made the Break (the module doc).
+    fn stopping(self) -> ControlFlow<A, A> {
+        if !self.breaks {
+            return self.plain();
+        }
+        let Folds {
+            pipeline,
+            ex,
+            codec,
+            init,
+            step,
+            combine,
+            ..
+        } = self;
+        let flagged = codec.map(Flagged);
+        let flow = Folds {
+            pipeline,
+            ex,
+            codec: flagged.as_ref().map(|codec| codec as &dyn Codec<(A, bool)>),
+            breaks: true,
+            init: || (init(), false),
+            step: |(acc, _): (A, bool), item: X::Out| match step(acc, item) {
+                ControlFlow::Continue(acc) => ControlFlow::Continue((acc, false)),
+                ControlFlow::Break(acc) => ControlFlow::Break((acc, true)),
+            },
+            combine: |(a, _): (A, bool), (b, stepped): (A, bool)| (combine(a, b), stepped),
+        }
+        .plain();
+        match flow {
+            ControlFlow::Break((acc, true)) => ControlFlow::Break(acc),
+            ControlFlow::Continue((acc, _)) | ControlFlow::Break((acc, false)) => {
+                ControlFlow::Continue(acc)
+            }
+        }
+    }
+
+    /// The run for stages that hold items back at a piece's edge ([`crate::stateful`]): the
+    /// piece holding the run's first item starts from the stages' front state and runs as the
+    /// sequential run does; the others keep their first panic (the module doc); pieces are
+    /// joined with the stages' `merge` before `combine`.
+    fn merging(self) -> ControlFlow<A, A> {
+        assert!(self.codec.is_none(), "{HELD_ITEMS_STAY}");
+        let Folds {
+            pipeline,
+            ex,
+            init,
+            step,
+            combine,
+            ..
+        } = self;
+        let transform = &pipeline.transform;
         let piece_init = || Part::open(None, init(), false);
         let piece_step =
             |mut part: Part<X::State, A>, (at, item): Positioned<S::Item>, probe: &StopProbe| {
@@ -270,7 +282,12 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
             left.end = end;
             left
         };
-        let flow = ex.try_fold_probed(self.source.guarded_input(), piece_init, piece_step, join);
+        let flow = ex.try_fold_probed(
+            pipeline.source.guarded_input(),
+            piece_init,
+            piece_step,
+            join,
+        );
         let (ControlFlow::Continue(mut part) | ControlFlow::Break(mut part)) = flow;
         if !part.front && part.state.is_some() {
             // The run's first pieces saw no items: what the others hold is decided now.
@@ -286,72 +303,6 @@ impl<S: PipeSource, X: Transform<S::Item>> Pipeline<S, X> {
             End::Broke => ControlFlow::Break(acc()),
             End::Panicked(payload) => panic::resume_unwind(payload),
         }
-    }
-}
-
-/// A run's arguments, handed to the fold its stages need ([`Transform::route`]): only that
-/// fold is compiled for the pipeline.
-struct Folds<'p, S, X, E: ?Sized, I, F, C, A> {
-    pipeline: &'p Pipeline<S, X>,
-    ex: &'p E,
-    codec: Option<&'p dyn Codec<A>>,
-    breaks: bool,
-    init: I,
-    step: F,
-    combine: C,
-}
-
-impl<S, X, E, A, I, F, C> Route<ControlFlow<A, A>> for Folds<'_, S, X, E, I, F, C, A>
-where
-    S: PipeSource,
-    X: Transform<S::Item>,
-    E: Executor + ?Sized,
-    A: Send,
-    I: Fn() -> A + Sync,
-    F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
-    C: Fn(A, A) -> A + Sync,
-{
-    fn plain(self) -> ControlFlow<A, A> {
-        let Folds {
-            pipeline,
-            ex,
-            codec,
-            breaks,
-            init,
-            step,
-            combine,
-        } = self;
-        pipeline.run_pieces(ex, codec, breaks, init, step, combine)
-    }
-
-    fn stopping(self) -> ControlFlow<A, A> {
-        let Folds {
-            pipeline,
-            ex,
-            codec,
-            breaks,
-            init,
-            step,
-            combine,
-        } = self;
-        match breaks {
-            true => pipeline.run_flagged(ex, codec, init, step, combine),
-            false => pipeline.run_pieces(ex, codec, false, init, step, combine),
-        }
-    }
-
-    fn merging(self) -> ControlFlow<A, A> {
-        let Folds {
-            pipeline,
-            ex,
-            codec,
-            init,
-            step,
-            combine,
-            ..
-        } = self;
-        assert!(codec.is_none(), "{HELD_ITEMS_STAY}");
-        pipeline.run_merging(ex, init, step, combine)
     }
 }
 
@@ -430,9 +381,23 @@ const HELD_ITEMS_STAY: &str = "foldex: a pipeline with dedup, unique or skip_whi
      its partials to other processes: those stages hold items at a piece's edge, which have no \
      codec; run it on an executor in this process";
 
-/// Why a pipeline over a stream cannot carry a codec.
-const STREAMS_STAY: &str = "foldex: a pipeline over a stream cannot send its partials to other \
-     processes: a stream is pulled in one process; collect it, or index the input";
+/// What makes a piece's accumulator (`init`), and the codec that writes it (`codec`) where the
+/// reduction has one: no boxing, and nothing per piece beyond `init`.
+struct PieceInit<I, K> {
+    init: I,
+    codec: Option<K>,
+}
+
+impl<T, I: Fn() -> T + Sync, K: Codec<T>> Init<T> for PieceInit<I, K> {
+    #[inline]
+    fn init(&self) -> T {
+        (self.init)()
+    }
+
+    fn codec(&self) -> Option<&dyn Codec<T>> {
+        self.codec.as_ref().map(|codec| codec as &dyn Codec<T>)
+    }
+}
 
 /// A piece's accumulator, the transforms' scratch state beside the reduction's, written as the
 /// reduction's alone: the state is scratch for the items of one piece (`combine` keeps the

@@ -32,6 +32,7 @@ pub fn from_source<S: Source>(source: S) -> Pipeline<S> {
     Pipeline {
         source,
         transform: Id,
+        codec: None,
     }
 }
 
@@ -291,5 +292,6 @@ where
     Pipeline {
         source: Streamed::new(stream),
         transform: Xf(Id),
+        codec: None,
     }
 }

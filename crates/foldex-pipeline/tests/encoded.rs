@@ -84,9 +84,9 @@ fn encoded_reductions_match_std() {
                     "position_first: {what}"
                 );
                 assert_eq!(
-                    e.collect_vec(ex),
+                    e.collect::<Vec<_>>(ex),
                     std_odd().collect::<Vec<_>>(),
-                    "collect_vec: {what}"
+                    "collect: {what}"
                 );
                 let words = e.fold(ex, String::new, |s, x| s + &x.to_string(), |a, b| a + &b);
                 assert_eq!(
@@ -119,7 +119,7 @@ fn encoded_reductions_match_std() {
                 );
                 let head = data.pipe().copied().take_while(|&x| x < 1000);
                 assert_eq!(
-                    head.encoded(Postcard).collect_vec(ex),
+                    head.encoded(Postcard).collect::<Vec<_>>(ex),
                     data.iter()
                         .copied()
                         .take_while(|&x| x < 1000)

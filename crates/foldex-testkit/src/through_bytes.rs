@@ -12,9 +12,11 @@ use foldex_core::{Executor, Job, Partial};
 /// On a job without a codec, or one whose partial does not encode or decode, with why.
 ///
 /// ```
+/// use foldex_core::codec::Encoded;
 /// use foldex_core::{ExecutorExt, Postcard};
 /// use foldex_testkit::ThroughBytes;
-/// let sum = ThroughBytes { pieces: 3 }.fold_encoded(0..10usize, || 0u64, |a, i| a + i as u64, |a, b| a + b, &Postcard);
+/// let init = Encoded(|| 0u64, Postcard);
+/// let sum = ThroughBytes { pieces: 3 }.fold(0..10usize, init, |a, i| a + i as u64, |a, b| a + b);
 /// assert_eq!(sum, 45);
 /// ```
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,7 @@
 
 use super::{FoldJob, Leaf};
 use crate::audited::Partial;
-use crate::codec::PartialCodec;
+use crate::codec::{Init, PartialCodec};
 use crate::coverage::{Kind, Piece};
 use crate::panic;
 use crate::source::Source;
@@ -26,12 +26,12 @@ impl<'a, S, L, I, C, A> PartialCodec<'a> for FoldJob<'_, S, L, I, C, A>
 where
     S: Source,
     L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
+    I: Init<A>,
     C: Fn(A, A) -> A + Sync,
     A: Send + 'a,
 {
     fn encode(&self, partial: Partial<'a>) -> Result<Vec<u8>, String> {
-        let codec = self.codec.ok_or("this fold was given no codec")?;
+        let codec = self.init.codec().ok_or("this fold was given no codec")?;
         let piece = self.pieces.unwrap(partial);
         if self.bugs.halted() {
             return Err("the executor in this process broke its contract (raised there)".into());
@@ -67,7 +67,7 @@ where
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Partial<'a>, String> {
-        let codec = self.codec.ok_or("this fold was given no codec")?;
+        let codec = self.init.codec().ok_or("this fold was given no codec")?;
         let mut input = Reader(bytes);
         let kind = match input.byte()? {
             LOST => None,

@@ -1,7 +1,8 @@
 //! What the typed fold API reads: an indexable [`Source`], split by index, or a [`Stream`],
 //! pulled in batches.
 
-use super::{drive_cancellable, in_place, stream::drive_stream, Leaf};
+use super::{in_place, run_fold, stream::drive_stream, Leaf};
+use crate::codec::Init;
 use crate::executor::Executor;
 use crate::source::Source;
 use crate::stream::Stream;
@@ -26,7 +27,8 @@ pub trait Input: sealed::Sealed {
     /// What one item of the input is.
     type Item;
 
-    /// Runs the typed fold over this input (the fold API's one way in).
+    /// Runs the typed fold over this input (the fold API's one way in); a fold over a stream
+    /// whose `init` carries a codec panics, since a stream is pulled in one process.
     #[doc(hidden)]
     fn drive_fold<E, L, I, C, A>(
         self,
@@ -38,7 +40,7 @@ pub trait Input: sealed::Sealed {
     where
         E: Executor + ?Sized,
         L: Leaf<A, Self::Item>,
-        I: Fn() -> A + Sync,
+        I: Init<A>,
         C: Fn(A, A) -> A + Sync,
         A: Send;
 
@@ -70,11 +72,11 @@ impl<S: Source> Input for S {
     where
         E: Executor + ?Sized,
         L: Leaf<A, S::Item>,
-        I: Fn() -> A + Sync,
+        I: Init<A>,
         C: Fn(A, A) -> A + Sync,
         A: Send,
     {
-        drive_cancellable(executor, self, leaf, init, combine, None, None)
+        run_fold(executor, self, leaf, init, combine, None)
             .expect("a fold without a cancel flag is never cancelled")
     }
 
@@ -105,7 +107,7 @@ where
     where
         E: Executor + ?Sized,
         L: Leaf<A, It::Item>,
-        I: Fn() -> A + Sync,
+        I: Init<A>,
         C: Fn(A, A) -> A + Sync,
         A: Send,
     {

@@ -36,6 +36,7 @@
 use super::{FoldJob, Leaf};
 use crate::audited::Partial;
 use crate::chunk::OrderedCombiner;
+use crate::codec::Init;
 use crate::executor::{Executor, Job};
 use crate::panic::PanicPayload;
 use crate::source::{RangeVisitor, Source};
@@ -280,7 +281,7 @@ impl<'i, S, L, I, C, A> ItemsJob<'i> for FoldJob<'_, S, L, I, C, A>
 where
     S: Source,
     L: Leaf<A, S::Item>,
-    I: Fn() -> A + Sync,
+    I: Init<A>,
     C: Fn(A, A) -> A + Sync,
     A: Send + 'i,
 {
@@ -333,14 +334,15 @@ where
     It: Iterator + Send,
     It::Item: Send,
     L: Leaf<A, It::Item>,
-    I: Fn() -> A + Sync,
+    I: Init<A>,
     C: Fn(A, A) -> A + Sync,
     A: Send,
 {
+    assert!(init.codec().is_none(), "{STREAMS_STAY}");
     let batches = Batches {
         held: Mutex::new(Vec::new()),
     };
-    let items = FoldJob::new(&batches, leaf, init, combine, usize::MAX, None, None);
+    let items = FoldJob::new(&batches, leaf, init, combine, usize::MAX, None);
     let fold = StreamFold {
         puller: Mutex::new(Puller {
             iter: stream.iter,
@@ -355,15 +357,7 @@ where
         auto_batch: AtomicUsize::new(1),
     };
     loop {
-        let turns = FoldJob::new(
-            0..TURNS,
-            Turns(&fold),
-            || (),
-            |(), ()| (),
-            TURNS,
-            None,
-            None,
-        );
+        let turns = FoldJob::new(0..TURNS, Turns(&fold), || (), |(), ()| (), TURNS, None);
         let partial = executor.execute(&turns);
         // The turns' accumulators are `()`: what matters is that the executor ran them right
         // (raised here as an executor bug otherwise) and whether the stream is over.
@@ -387,3 +381,7 @@ where
         .conclude(partial, len)
         .expect("a stream fold without a cancel flag is never cancelled")
 }
+
+/// Why a fold over a stream cannot carry a codec.
+const STREAMS_STAY: &str = "foldex: a fold over a stream cannot send its partials to other \
+     processes: a stream is pulled in one process; collect it, or index the input";
