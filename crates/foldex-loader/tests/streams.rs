@@ -6,7 +6,8 @@ mod common;
 
 use common::executors;
 use foldex_loader::StreamLoader;
-use foldex_testkit::{stream_lengths, watchdog};
+use foldex_testkit::streams::stream_lengths;
+use foldex_testkit::watchdog;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -8,7 +8,7 @@ use foldex_threaded::ThreadedEx;
 
 #[test]
 fn chains_on_one_piece_make_stds_calls_in_order() {
-    foldex_testkit::check_compositions_in_order(&SequentialEx);
+    foldex_testkit::compositions::check_compositions_in_order(&SequentialEx);
 }
 
 #[test]

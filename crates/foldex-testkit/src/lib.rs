@@ -38,30 +38,20 @@
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
 
-mod compositions;
-mod pipelines;
+pub mod compositions;
+pub mod pipelines;
 mod reducer;
 mod roles;
 #[cfg(target_os = "linux")]
 pub mod spawn_failure;
-mod streams;
+pub mod streams;
 mod through_bytes;
 
-pub use compositions::{
-    check_compositions, check_compositions_in_order, DEFAULT_SEED as COMPOSITION_SEED,
-};
-pub use pipelines::{
-    check_pipeline_adapters, check_pipeline_collect, check_pipeline_in_place,
-    check_pipeline_panics, check_pipeline_reductions, check_pipeline_stateful,
-    check_pipeline_transforms, check_pipelines,
-};
+pub use compositions::check_compositions;
+pub use pipelines::check_pipelines;
 pub use reducer::check_reducer;
 pub use roles::{check_roles, AsDriver};
-pub use streams::{
-    batch_sizes, check_stream_break_stops_pulling, check_stream_nesting, check_stream_order,
-    check_stream_panics, check_stream_pipelines, check_stream_try_fold, check_streams,
-    stream_lengths,
-};
+pub use streams::check_streams;
 pub use through_bytes::ThroughBytes;
 
 use foldex_core::{Basesize, Executor, ExecutorExt};
