@@ -1,10 +1,10 @@
 //! What the loader of one window loads: the window's pulled items computed, as they come
 //! ([`Computed`]) or under an error policy ([`Policed`]).
 
-use crate::dataset::{Dataset, ItemError};
 use crate::loadable::Loadable;
 use crate::policy::{Checked, ErrorPolicy};
 use foldex_core::exec::PanicPayload;
+use foldex_dataset::{Dataset, ItemError};
 use std::fmt;
 use std::sync::Arc;
 
