@@ -39,6 +39,21 @@ pub use foldex_dataset as dataset;
 #[doc(inline)]
 pub use foldex_loader as loader;
 
+/// A [`Loader`] over `dataset` on the executor that suits most loads: [`ThreadedEx`] with a
+/// batch per piece (`basesize(1)`), on the global pool. [`Loader::new`]`(dataset, executor)`
+/// chooses another, as PyTorch's `num_workers` does.
+///
+/// ```
+/// let loader = foldex::load(vec![1u32, 2, 3, 4, 5]).batch_size(2).shuffle(7);
+/// for epoch in 0..2 {
+///     let seen: usize = loader.iter().map(|batch| batch.len()).sum();
+///     assert_eq!(seen, 5, "epoch {epoch}");
+/// }
+/// ```
+pub fn load<D: foldex_loader::Loadable>(dataset: D) -> Loader<D> {
+    Loader::new(dataset, ThreadedEx::new().basesize(1))
+}
+
 /// Datasets around the loader: views, splits, folds, filters and resampling ([`DatasetExt`](data::DatasetExt)).
 #[doc(inline)]
 pub use foldex_data as data;
@@ -56,6 +71,7 @@ pub use foldex_pipeline::{from_stream, IntoPipeline, Pipeline};
 /// `Vec`, slices and ranges, are imported by name where a program implements them:
 /// `foldex::protocol::Source`, `foldex::dataset::Dataset`).
 pub mod prelude {
+    pub use crate::load;
     pub use foldex_auto::AutoEx;
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
