@@ -175,7 +175,7 @@ impl<Item> Collate<Item> for Unbatched {
         let mut items = items.into_iter();
         match (items.next(), items.next()) {
             (Some(item), None) => item,
-            _ => panic!("foldex-loader: Unbatched takes batches of one observation, got {count}"),
+            _ => panic!("foldex-dataset: Unbatched takes batches of one observation, got {count}"),
         }
     }
     fn collate_one(&self, item: Item) -> Item {

@@ -90,7 +90,7 @@ impl ItemContext {
     }
 
     /// The index the loader asked for: the loaded dataset's own (for a view such as a subset,
-    /// the view's index, not the one it maps to); for a [`StreamLoader`](https://docs.rs/foldex-loader/latest/foldex_loader/struct.StreamLoader.html),
+    /// the view's index, not the one it maps to); for a stream loader (`StreamLoader`),
     /// the item's position in the epoch's stream.
     pub fn index(&self) -> usize {
         self.index

@@ -1,8 +1,9 @@
 //! A parallel data loader fed by any foldex executor: MLUtils.jl's `eachobsparallel` and
 //! `DataLoader` for Rust, with bounded memory, clean cancellation and no hangs.
 //!
-//! A [`Dataset`](foldex_dataset::Dataset) gives observations by index; a [`Loader`] cuts each epoch into batches,
-//! computes them on an executor's threads, and hands them to the training loop through a
+//! A [`Dataset`](foldex_dataset::Dataset) (from `foldex-dataset`, the data layer below this
+//! crate) gives observations by index; a [`Loader`] cuts each epoch into batches, computes them
+//! on the threads of the executor it is given, and hands them to the training loop through a
 //! bounded buffer:
 //!
 //! ```
@@ -31,6 +32,9 @@
 //! takes batches out; when it finds none, it lends its thread to the executor
 //! ([`Executor::help`](foldex_core::Executor::help)) unless the executor keeps it free.
 //! Dropping the iterator cancels the epoch and returns once the pieces in progress stop.
+//!
+//! The crate holds the epoch runtime ([`Loader`], [`Iter`], error policies, checkpoints), the
+//! loader over streams ([`stream`]) and the diagnostics of an epoch ([`stats`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
