@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// A training set and the validation set left out of it: one of [`DatasetExt::k_folds`].
 #[derive(Debug)]
-pub struct Fold<D> {
+pub struct KFold<D> {
     /// Every observation outside this fold.
     pub train: Subset<D>,
     /// The observations of this fold.
@@ -192,7 +192,7 @@ pub trait DatasetExt: Dataset + Sized {
     ///
     /// # Errors
     /// `k` below 2 or above the number of observations.
-    fn k_folds(self, k: usize, seed: u64) -> Result<Vec<Fold<Self>>, DataError> {
+    fn k_folds(self, k: usize, seed: u64) -> Result<Vec<KFold<Self>>, DataError> {
         let len = self.len();
         if k < 2 || k > len {
             return Err(DataError::Folds { k, len });
@@ -205,7 +205,7 @@ pub trait DatasetExt: Dataset + Sized {
         Ok((0..k)
             .map(|i| {
                 let part = start(i)..start(i + 1);
-                Fold {
+                KFold {
                     train: shuffled.compose((0..part.start).chain(part.end..len)),
                     validation: shuffled.compose(part),
                 }
@@ -256,7 +256,7 @@ pub trait DatasetExt: Dataset + Sized {
 
 impl<D: Dataset> DatasetExt for D {}
 
-impl<D> Clone for Fold<D> {
+impl<D> Clone for KFold<D> {
     fn clone(&self) -> Self {
         Self {
             train: self.train.clone(),

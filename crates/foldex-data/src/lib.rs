@@ -35,6 +35,6 @@ pub use augment::ItemTransform;
 pub use collate::{Padded, PaddedBatch, Stack, Stacked};
 pub use csv_rows::CsvRows;
 pub use error::DataError;
-pub use ext::{DatasetExt, Fold};
+pub use ext::{DatasetExt, KFold};
 pub use image_folder::{ImageFolder, IMAGE_EXTENSIONS};
 pub use records::Records;
