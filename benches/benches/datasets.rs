@@ -20,8 +20,10 @@
 //! Ratio to report: images/s of `ImageFolder` over `hand-written` (time hand-written / time
 //! ImageFolder).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use foldex::data::{ImageFolder, RandomFlip, Resize, Stack, ToChw, Transform};
-use foldex::loader::{in_place, rng_for, Checked, Dataset, ErrorPolicy, Loader, VecCollate};
+use foldex::data::augment::{RandomFlip, Resize, ToChw};
+use foldex::data::{ImageFolder, ItemTransform, Stack};
+use foldex::dataset::{collate::in_place, rng_for, Dataset, VecCollate};
+use foldex::loader::{Checked, ErrorPolicy, Loader};
 use foldex::ThreadedEx;
 use foldex_benches::rayon_crossbeam;
 use image::imageops::{self, FilterType};
@@ -130,8 +132,7 @@ fn image_folder(c: &mut Criterion) {
         .throughput(Throughput::Elements(IMAGES as u64));
 
     let epoch = Arc::new(AtomicU64::new(0));
-    let hand_written = Loader::new(HandWritten::scan(&root, Arc::clone(&epoch)))
-        .executor(executor())
+    let hand_written = Loader::new(HandWritten::scan(&root, Arc::clone(&epoch)), executor())
         .batch_size(BATCH)
         .buffer(8)
         .shuffle(1)
@@ -163,8 +164,7 @@ fn image_folder(c: &mut Criterion) {
         .then(RandomFlip { p: 0.5 })
         .then(ToChw::UNIT),
     );
-    let with_folder = Loader::new(Checked::new(folder, ErrorPolicy::skip()))
-        .executor(executor())
+    let with_folder = Loader::new(Checked::new(folder, ErrorPolicy::skip()), executor())
         .batch_size(BATCH)
         .buffer(8)
         .shuffle(1)

@@ -14,7 +14,8 @@
 #![forbid(unsafe_code)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use foldex::loader::{from_fn, in_place, rng_for, Dataset, Loader};
+use foldex::dataset::{collate::in_place, from_fn, rng_for, Dataset};
+use foldex::loader::Loader;
 use foldex::{Executor, SequentialEx, TaskPoolEx, ThreadedEx};
 use foldex_benches::rayon_crossbeam;
 use image::imageops::{self, FilterType};
@@ -84,8 +85,7 @@ fn images(c: &mut Criterion) {
         ),
     ];
     for (name, executor) in &executors {
-        let loader = Loader::new(ImageFolder(files.clone()))
-            .executor(Arc::clone(executor))
+        let loader = Loader::new(ImageFolder(files.clone()), Arc::clone(executor))
             .batch_size(BATCH)
             .buffer(8)
             .collate(in_place(|items: &[Vec<f32>], nchw: &mut Vec<f32>| {
@@ -181,8 +181,7 @@ fn diagnostics_overhead(c: &mut Criterion) {
     // The figure to report: on and off alternated, so that both see the same machine.
     for batch_size in [1, 64] {
         let make = |on: bool| {
-            Loader::new(from_fn(N, |i| i))
-                .executor(ThreadedEx::new().basesize(1))
+            Loader::new(from_fn(N, |i| i), ThreadedEx::new().basesize(1))
                 .batch_size(batch_size)
                 .buffer(16)
                 .diagnostics(on)
@@ -210,8 +209,7 @@ fn diagnostics_overhead(c: &mut Criterion) {
         .throughput(Throughput::Elements(N as u64));
     for batch_size in [1, 64] {
         for on in [true, false] {
-            let loader = Loader::new(from_fn(N, |i| i))
-                .executor(ThreadedEx::new().basesize(1))
+            let loader = Loader::new(from_fn(N, |i| i), ThreadedEx::new().basesize(1))
                 .batch_size(batch_size)
                 .buffer(16)
                 .diagnostics(on);

@@ -22,7 +22,7 @@
 #![forbid(unsafe_code)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use foldex::loader::Dataset;
+use foldex::dataset::Dataset;
 use foldex::{from_fn, AutoEx, Executor, Loader, SequentialEx, TaskPoolEx, ThreadedEx};
 use foldex_benches::rayon_crossbeam_epoch;
 use std::hint::black_box;
@@ -52,18 +52,17 @@ fn throughput(c: &mut Criterion) {
     const N: usize = 100_000;
     let mut group = steady_group(c, "loader_throughput");
     group.bench_function("rayon+crossbeam", |b| b.iter(|| reference(N, |i| i)));
-    // The loader's default executor, then AutoEx.
+    // `ThreadedEx` with basesize 1 (a batch per piece), then AutoEx.
     let executors: [(&str, Arc<dyn Executor>); 2] = [
         ("", Arc::new(ThreadedEx::new().basesize(1))),
         (", AutoEx", Arc::new(AutoEx::new())),
     ];
     for (suffix, executor) in executors {
         for ordered in [false, true] {
-            let loader = Loader::new(from_fn(N, |i| i))
+            let loader = Loader::new(from_fn(N, |i| i), Arc::clone(&executor))
                 .buffer(BUFFER)
                 .ordered(ordered)
-                .unbatched()
-                .executor(Arc::clone(&executor));
+                .unbatched();
             let order = if ordered { "ordered" } else { "unordered" };
             let name = format!("loader {order}{suffix}");
             group.bench_function(&name, |b| b.iter(|| drain(loader.iter())));
@@ -88,11 +87,10 @@ fn throughput(c: &mut Criterion) {
     }
     // One worker and the consumer, a thread per core: the pair hands every parcel over, so
     // this is where waiting threads that sleep too early cost the most.
-    let one_worker = Loader::new(from_fn(N, |i| i))
+    let one_worker = Loader::new(from_fn(N, |i| i), ThreadedEx::new().threads(1).basesize(1))
         .buffer(BUFFER)
         .ordered(false)
-        .unbatched()
-        .executor(ThreadedEx::new().threads(1).basesize(1));
+        .unbatched();
     group.bench_function("loader unordered, 1 worker", |b| {
         b.iter(|| drain(one_worker.iter()))
     });
@@ -123,7 +121,9 @@ impl Dataset for Rows {
 
 fn reuse(c: &mut Criterion) {
     let mut group = steady_group(c, "loader_reuse");
-    let loader = Loader::new(Rows).buffer(BUFFER).reuse_buffers(true);
+    let loader = Loader::new(Rows, ThreadedEx::new().basesize(1))
+        .buffer(BUFFER)
+        .reuse_buffers(true);
     group.bench_function("ThreadedEx, batch 1", |b| {
         b.iter(|| {
             loader
@@ -166,11 +166,13 @@ fn sleep_matrix(c: &mut Criterion) {
     for (t, n) in cells {
         let cell = format!("t={t:?} n={n}");
         for (name, executor) in &executors {
-            let loader = Loader::new(from_fn(n, move |i| {
-                std::thread::sleep(t);
-                i
-            }))
-            .executor(Arc::clone(executor))
+            let loader = Loader::new(
+                from_fn(n, move |i| {
+                    std::thread::sleep(t);
+                    i
+                }),
+                Arc::clone(executor),
+            )
             .unbatched();
             group.bench_with_input(BenchmarkId::new(*name, &cell), &loader, |b, loader| {
                 b.iter(|| loader.iter().count())
@@ -250,12 +252,9 @@ fn bursty(c: &mut Criterion) {
             acc.wrapping_add(black_box(x))
         })
     };
-    let fixed = Loader::new(data())
-        .executor(executor())
-        .buffer(4)
-        .unbatched();
+    let fixed = Loader::new(data(), executor()).buffer(4).unbatched();
     group.bench_function("buffer 4, fixed", |b| b.iter(|| consume(&fixed)));
-    let tuned = Loader::new(data()).executor(executor()).unbatched();
+    let tuned = Loader::new(data(), executor()).unbatched();
     group.bench_function("default buffer, tuned", |b| b.iter(|| consume(&tuned)));
     let mut epoch = tuned.iter();
     epoch.by_ref().for_each(drop);

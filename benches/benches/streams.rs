@@ -250,9 +250,11 @@ fn loader_vs_indexable(c: &mut Criterion) {
         };
         let indexed = {
             let data = Arc::clone(&data);
-            Loader::new(from_fn(N, move |i| item(data[i])))
-                .executor(ThreadedEx::new().basesize(1))
-                .batch_size(32)
+            Loader::new(
+                from_fn(N, move |i| item(data[i])),
+                ThreadedEx::new().basesize(1),
+            )
+            .batch_size(32)
         };
         let streamed = {
             let data = Arc::clone(&data);
@@ -262,8 +264,8 @@ fn loader_vs_indexable(c: &mut Criterion) {
                     (0..data.len()).map(move |i| data[i])
                 },
                 move |&x: &u64| item(x),
+                ThreadedEx::new().basesize(1),
             )
-            .executor(ThreadedEx::new().basesize(1))
             .batch_size(32)
         };
         g.bench_function(format!("{name}/Loader"), |b| {

@@ -1,5 +1,5 @@
 //! The time of every epoch, not just the typical one: the workload of the `loader_throughput`
-//! bench (100 000 observations, buffer 16, unbatched, default executor), run epoch by epoch
+//! bench (100 000 observations, buffer 16, unbatched, `ThreadedEx` with basesize 1), run epoch by epoch
 //! with the reference and the loader taking turns, then each one's distribution.
 //!
 //! ```text
@@ -34,15 +34,15 @@ fn main() {
         }
         i
     };
-    let loader = |ordered: bool| {
-        Loader::new(from_fn(N, item))
+    let loader = |ordered: bool, executor: ThreadedEx| {
+        Loader::new(from_fn(N, item), executor)
             .buffer(BUFFER)
             .ordered(ordered)
             .unbatched()
     };
-    let unordered = loader(false);
-    let ordered = loader(true);
-    let one_worker = loader(false).executor(ThreadedEx::new().threads(1).basesize(1));
+    let unordered = loader(false, ThreadedEx::new().basesize(1));
+    let ordered = loader(true, ThreadedEx::new().basesize(1));
+    let one_worker = loader(false, ThreadedEx::new().threads(1).basesize(1));
     let drain = |l: &Loader<_, _>| {
         l.iter()
             .fold(0usize, |acc, x: usize| acc.wrapping_add(black_box(x)))

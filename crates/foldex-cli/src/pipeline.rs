@@ -107,11 +107,10 @@ fn load(
     executor: Arc<dyn Executor>,
     buffer: Option<usize>,
 ) -> foldex::loader::Iter<usize> {
-    let dataset = foldex::loader::from_fn(data.n, move |i| data.get(i));
+    let dataset = foldex::dataset::from_fn(data.n, move |i| data.get(i));
     match buffer {
         None => foldex::loader::eachobsparallel(dataset, executor),
-        Some(buffer) => foldex::loader::Loader::new(dataset)
-            .executor(executor)
+        Some(buffer) => foldex::loader::Loader::new(dataset, executor)
             .ordered(false)
             .buffer(buffer)
             .collate(|batch: Vec<usize>| batch[0])

@@ -8,8 +8,11 @@
 //!
 //! Without a folder it writes 600 PNG images of two classes to a temporary folder first.
 
-use foldex_data::{DatasetExt, ImageFolder, RandomFlip, Resize, Stack, ToChw, Transform};
-use foldex_loader::{Checked, ErrorPolicy, Loader, VecCollate};
+use foldex_data::augment::{RandomFlip, Resize, ToChw};
+use foldex_data::{DatasetExt, ImageFolder, ItemTransform, Stack};
+use foldex_dataset::VecCollate;
+use foldex_loader::{Checked, ErrorPolicy, Loader};
+use foldex_threaded::ThreadedEx;
 use std::path::PathBuf;
 
 const SIDE: u32 = 32;
@@ -30,10 +33,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let labels = images.labels().to_vec();
     let parts = images.stratified_split(&[0.8, 0.2], &labels, 0)?;
     let loader = |part| {
-        Loader::new(Checked::new(part, ErrorPolicy::skip()))
-            .batch_size(32)
-            .shuffle(1)
-            .collate((Stack, VecCollate))
+        Loader::new(
+            Checked::new(part, ErrorPolicy::skip()),
+            ThreadedEx::new().basesize(1),
+        )
+        .batch_size(32)
+        .shuffle(1)
+        .collate((Stack, VecCollate))
     };
     let (train, test) = (loader(parts[0].clone()), loader(parts[1].clone()));
     // The model: logistic regression on the three channel means of an image.

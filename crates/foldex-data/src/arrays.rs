@@ -1,7 +1,7 @@
 //! `ndarray` arrays stacked into one batch array with a leading batch axis (the `ndarray`
 //! feature).
 
-use foldex_loader::Collate;
+use foldex_dataset::Collate;
 use ndarray::{Array, ArrayView, Axis, Dimension, RemoveAxis};
 
 /// Stacks arrays of one shape into one array with a leading batch axis: a batch of `C × H × W`
@@ -12,10 +12,12 @@ use ndarray::{Array, ArrayView, Axis, Dimension, RemoveAxis};
 ///
 /// ```
 /// use foldex_data::StackArrays;
-/// use foldex_loader::{from_fn, Loader};
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::Loader;
 /// use ndarray::Array3;
+/// use foldex_threaded::ThreadedEx;
 /// let images = from_fn(10, |i| Array3::<f32>::from_elem((3, 4, 4), i as f32));
-/// let loader = Loader::new(images).batch_size(4).collate(StackArrays);
+/// let loader = Loader::new(images, ThreadedEx::new().basesize(1)).batch_size(4).collate(StackArrays);
 /// let first = loader.iter().next().unwrap();
 /// assert_eq!(first.shape(), &[4, 3, 4, 4]);
 /// assert_eq!(first[[2, 0, 0, 0]], 2.0);

@@ -1,10 +1,10 @@
 //! Collates into arrays: equal-length observations stacked into one buffer with a leading batch
 //! axis, and variable-length sequences padded to the longest with a mask.
 //!
-//! Both write into a recycled batch with [`reuse_buffers(true)`](foldex_loader::Loader::reuse_buffers),
+//! Both write into a recycled batch with `reuse_buffers(true)`,
 //! so that a warm epoch allocates nothing for them.
 
-use foldex_loader::Collate;
+use foldex_dataset::Collate;
 
 /// A batch of observations of one length, stacked row after row: observation `k`'s values are
 /// `data[k * row_len..(k + 1) * row_len]`, a `rows × row_len` row-major array.
@@ -33,8 +33,10 @@ impl<T> Stacked<T> {
 ///
 /// ```
 /// use foldex_data::Stack;
-/// use foldex_loader::{from_fn, Loader};
-/// let loader = Loader::new(from_fn(5, |i| vec![i as f32; 3])).batch_size(2).collate(Stack);
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
+/// let loader = Loader::new(from_fn(5, |i| vec![i as f32; 3]), ThreadedEx::new().basesize(1)).batch_size(2).collate(Stack);
 /// let batches: Vec<_> = loader.iter().collect();
 /// assert_eq!((batches[0].rows, batches[0].row_len), (2, 3));
 /// assert_eq!(batches[2].row(0), &[4.0, 4.0, 4.0]);
@@ -90,9 +92,11 @@ pub struct PaddedBatch<T> {
 ///
 /// ```
 /// use foldex_data::Padded;
-/// use foldex_loader::{from_fn, Loader};
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
 /// let sentences = from_fn(3, |i| vec![i as u32 + 1; i + 1]); // lengths 1, 2, 3
-/// let loader = Loader::new(sentences).batch_size(3).collate(Padded { pad: 0 });
+/// let loader = Loader::new(sentences, ThreadedEx::new().basesize(1)).batch_size(3).collate(Padded { pad: 0 });
 /// let batch = loader.iter().next().unwrap();
 /// assert_eq!(batch.data, vec![1, 0, 0, 2, 2, 0, 3, 3, 3]);
 /// assert_eq!((batch.lengths, batch.max_len), (vec![1, 2, 3], 3));

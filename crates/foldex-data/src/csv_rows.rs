@@ -2,7 +2,7 @@
 //! loaded (the `csv` crate, with `serde`).
 
 use crate::error::DataError;
-use foldex_loader::Dataset;
+use foldex_dataset::Dataset;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::marker::PhantomData;
@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 /// The rows of a CSV file with a header line: observation `i` is row `i` deserialized into `T`
 /// by column name. The file is read and split into fields once, when opened; a row that does
 /// not fit `T` is an `Err` naming its line (route it through an
-/// [`ErrorPolicy`](foldex_loader::ErrorPolicy)).
+/// `ErrorPolicy`).
 ///
 /// ```
 /// use foldex_data::CsvRows;
-/// use foldex_loader::Dataset;
+/// use foldex_dataset::Dataset;
 ///
 /// #[derive(serde::Deserialize, Debug, PartialEq)]
 /// struct Flower { sepal: f32, petal: f32, species: String }

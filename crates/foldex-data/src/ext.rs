@@ -1,19 +1,19 @@
 //! [`DatasetExt`]: views, splits, folds, filters and resampling for every dataset.
 //!
-//! Every method returns a view ([`Subset`], [`Chain`], [`Zip`]) that shares the dataset and
+//! Every method returns a view ([`Subset`], [`Chained`], [`Zipped`]) that shares the dataset and
 //! copies no observation; only index lists are made. Orders drawn at random are functions of
 //! the seed alone (through [`Permutation`]), so a split is the same on every machine and run.
 
 use crate::error::DataError;
-use crate::view::{Chain, Subset, Zip};
+use crate::view::{Chained, Subset, Zipped};
 use foldex_core::{Executor, ExecutorExt};
-use foldex_loader::{rng_for, Dataset, Permutation};
+use foldex_dataset::{rng_for, Dataset, Permutation};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A training set and the validation set left out of it: one of [`DatasetExt::k_folds`].
 #[derive(Debug)]
-pub struct Fold<D> {
+pub struct KFold<D> {
     /// Every observation outside this fold.
     pub train: Subset<D>,
     /// The observations of this fold.
@@ -26,14 +26,14 @@ pub struct Fold<D> {
 ///
 /// ```
 /// use foldex_data::DatasetExt;
-/// use foldex_loader::{from_fn, Dataset};
+/// use foldex_dataset::{from_fn, Dataset};
 ///
 /// let images = from_fn(100, |i| i); // stands in for decoded images
 /// let labels: Vec<u8> = (0..100).map(|i| (i % 4 == 0) as u8).collect();
 /// let parts = images.stratified_split(&[0.8, 0.2], &labels, 7)?;
 /// let (train, test) = (&parts[0], &parts[1]);
 /// assert_eq!((train.len(), test.len()), (80, 20));
-/// let positives = |d: &foldex_data::Subset<_>| (0..d.len()).filter(|&i| d.get(i) % 4 == 0).count();
+/// let positives = |d: &foldex_data::view::Subset<_>| (0..d.len()).filter(|&i| d.get(i) % 4 == 0).count();
 /// assert_eq!((positives(train), positives(test)), (20, 5)); // a quarter in each
 /// # Ok::<(), foldex_data::DataError>(())
 /// ```
@@ -68,17 +68,17 @@ pub trait DatasetExt: Dataset + Sized {
     }
 
     /// This dataset's observations, then `other`'s.
-    fn chain<B: Dataset<Item = Self::Item>>(self, other: B) -> Chain<Self, B> {
-        Chain::new(self, other)
+    fn chain<B: Dataset<Item = Self::Item>>(self, other: B) -> Chained<Self, B> {
+        Chained::new(self, other)
     }
 
     /// Pairs of this dataset's and `other`'s observations of the same index.
     ///
     /// # Errors
     /// Datasets of different lengths.
-    fn zip<B: Dataset>(self, other: B) -> Result<Zip<Self, B>, DataError> {
+    fn zip<B: Dataset>(self, other: B) -> Result<Zipped<Self, B>, DataError> {
         check_len("zip", self.len(), other.len())?;
-        Ok(Zip::new(self, other))
+        Ok(Zipped::new(self, other))
     }
 
     /// The observations for which `keep` is true, in order. Each observation is loaded once,
@@ -87,7 +87,7 @@ pub trait DatasetExt: Dataset + Sized {
     ///
     /// ```
     /// use foldex_data::DatasetExt;
-    /// use foldex_loader::{from_fn, Dataset};
+    /// use foldex_dataset::{from_fn, Dataset};
     /// use foldex_threaded::ThreadedEx;
     /// let even = from_fn(10, |i| i).filter(&ThreadedEx::new(), |&x| x % 2 == 0);
     /// assert_eq!((even.len(), even.get(4)), (5, 8));
@@ -192,7 +192,7 @@ pub trait DatasetExt: Dataset + Sized {
     ///
     /// # Errors
     /// `k` below 2 or above the number of observations.
-    fn k_folds(self, k: usize, seed: u64) -> Result<Vec<Fold<Self>>, DataError> {
+    fn k_folds(self, k: usize, seed: u64) -> Result<Vec<KFold<Self>>, DataError> {
         let len = self.len();
         if k < 2 || k > len {
             return Err(DataError::Folds { k, len });
@@ -205,7 +205,7 @@ pub trait DatasetExt: Dataset + Sized {
         Ok((0..k)
             .map(|i| {
                 let part = start(i)..start(i + 1);
-                Fold {
+                KFold {
                     train: shuffled.compose((0..part.start).chain(part.end..len)),
                     validation: shuffled.compose(part),
                 }
@@ -256,7 +256,7 @@ pub trait DatasetExt: Dataset + Sized {
 
 impl<D: Dataset> DatasetExt for D {}
 
-impl<D> Clone for Fold<D> {
+impl<D> Clone for KFold<D> {
     fn clone(&self) -> Self {
         Self {
             train: self.train.clone(),

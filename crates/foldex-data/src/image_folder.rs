@@ -1,9 +1,9 @@
 //! torchvision's `ImageFolder`: a directory with a subdirectory per class, its images decoded
 //! with the `image` crate when loaded, then transformed with the observation's generator.
 
+use crate::augment::{Identity, ItemTransform};
 use crate::error::DataError;
-use crate::transform::{Identity, Transform};
-use foldex_loader::{rng_for, Dataset, ItemContext};
+use foldex_dataset::{rng_for, Dataset, ItemContext};
 use image::RgbImage;
 use std::collections::HashSet;
 use std::fmt;
@@ -18,20 +18,23 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
 /// below it, in sorted path order; other files are left out.
 ///
 /// Each image is decoded (as 8-bit RGB) and transformed when it is loaded, with the
-/// observation's generator ([`ItemContext::rng`](foldex_loader::ItemContext::rng)), so that a
+/// observation's generator ([`ItemContext::rng`](foldex_dataset::ItemContext::rng)), so that a
 /// random crop or flip is the same on every executor and after resumption. An image that
 /// cannot be read or decoded is an `Err` naming its file (route it through an
-/// [`ErrorPolicy`](foldex_loader::ErrorPolicy), which adds its index).
+/// `ErrorPolicy`, which adds its index).
 ///
 /// ```no_run
-/// use foldex_data::{ImageFolder, RandomFlip, Resize, ToChw, Transform};
-/// use foldex_loader::{Checked, Dataset, ErrorPolicy, Loader};
+/// use foldex_data::augment::{RandomFlip, Resize, ToChw};
+/// use foldex_data::{ImageFolder, ItemTransform};
+/// use foldex_dataset::Dataset;
+/// use foldex_loader::{Checked, ErrorPolicy, Loader};
+/// use foldex_threaded::ThreadedEx;
 ///
 /// let images = ImageFolder::open("data/train")?.transform(
 ///     Resize { width: 64, height: 64 }.then(RandomFlip { p: 0.5 }).then(ToChw::IMAGENET),
 /// );
 /// println!("{} images of {:?}", images.len(), images.classes());
-/// let loader = Loader::new(Checked::new(images, ErrorPolicy::skip())).batch_size(32).shuffle(0);
+/// let loader = Loader::new(Checked::new(images, ErrorPolicy::skip()), ThreadedEx::new().basesize(1)).batch_size(32).shuffle(0);
 /// for batch in &loader {
 ///     let (chw, labels): (Vec<Vec<f32>>, Vec<usize>) = batch.into_iter().unzip();
 /// }
@@ -105,7 +108,7 @@ impl ImageFolder {
 
 impl<T> ImageFolder<T> {
     /// The same images, each transformed by `transform` after decoding.
-    pub fn transform<U: Transform<RgbImage>>(self, transform: U) -> ImageFolder<U> {
+    pub fn transform<U: ItemTransform<RgbImage>>(self, transform: U) -> ImageFolder<U> {
         ImageFolder {
             root: self.root,
             classes: self.classes,
@@ -122,7 +125,7 @@ impl<T> ImageFolder<T> {
 
     /// Every observation's label, by index: for [`stratified_split`](crate::DatasetExt::stratified_split),
     /// [`oversample`](crate::DatasetExt::oversample) and
-    /// [`Weighted`](foldex_loader::Weighted) weights.
+    /// [`Weighted`](foldex_dataset::sampler::Weighted) weights.
     pub fn labels(&self) -> &[usize] {
         &self.labels
     }
@@ -138,7 +141,7 @@ impl<T> ImageFolder<T> {
     }
 }
 
-impl<T: Transform<RgbImage>> Dataset for ImageFolder<T> {
+impl<T: ItemTransform<RgbImage>> Dataset for ImageFolder<T> {
     type Item = Result<(T::Output, usize), DataError>;
 
     fn len(&self) -> usize {

@@ -8,18 +8,18 @@
 
 use crate::error::DataError;
 use foldex_core::ConfigError;
-use foldex_loader::Dataset;
+use foldex_dataset::Dataset;
 use std::fs::File;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 /// A file of records of `record_size` bytes each: observation `i` is bytes
 /// `i * record_size ..` of the file. A failed read is an `Err` naming the file and the record
-/// (route it through an [`ErrorPolicy`](foldex_loader::ErrorPolicy)).
+/// (route it through an `ErrorPolicy`).
 ///
 /// ```
 /// use foldex_data::Records;
-/// use foldex_loader::Dataset;
+/// use foldex_dataset::Dataset;
 ///
 /// let path = std::env::temp_dir().join("foldex-doc-records.bin");
 /// let floats: Vec<u8> = (0..12u32).flat_map(|x| (x as f32).to_le_bytes()).collect();

@@ -1,7 +1,7 @@
 //! Views over datasets that copy no observation: a subset (a range or a list of indices into a
-//! shared dataset), two datasets one after the other (`Chain`), and two side by side.
+//! shared dataset), two datasets one after the other (`Chained`), and two side by side.
 
-use foldex_loader::Dataset;
+use foldex_dataset::Dataset;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
@@ -123,18 +123,18 @@ impl<D: Dataset> Dataset for Subset<D> {
 /// Two datasets of the same observations, one after the other (PyTorch's `ConcatDataset`,
 /// MLUtils.jl's `joinobs`): [`DatasetExt::chain`](crate::DatasetExt::chain).
 #[derive(Debug, Clone)]
-pub struct Chain<A, B> {
+pub struct Chained<A, B> {
     first: A,
     second: B,
 }
 
-impl<A, B> Chain<A, B> {
+impl<A, B> Chained<A, B> {
     pub(crate) fn new(first: A, second: B) -> Self {
         Self { first, second }
     }
 }
 
-impl<A, B> Dataset for Chain<A, B>
+impl<A, B> Dataset for Chained<A, B>
 where
     A: Dataset,
     B: Dataset<Item = A::Item>,
@@ -168,18 +168,18 @@ where
 /// Two datasets of the same length side by side, observation `i` being the pair of theirs
 /// (MLUtils.jl's `(X, y)` tuples): [`DatasetExt::zip`](crate::DatasetExt::zip).
 #[derive(Debug, Clone)]
-pub struct Zip<A, B> {
+pub struct Zipped<A, B> {
     left: A,
     right: B,
 }
 
-impl<A, B> Zip<A, B> {
+impl<A, B> Zipped<A, B> {
     pub(crate) fn new(left: A, right: B) -> Self {
         Self { left, right }
     }
 }
 
-impl<A: Dataset, B: Dataset> Dataset for Zip<A, B> {
+impl<A: Dataset, B: Dataset> Dataset for Zipped<A, B> {
     type Item = (A::Item, B::Item);
 
     fn len(&self) -> usize {

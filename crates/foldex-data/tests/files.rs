@@ -2,7 +2,8 @@
 //! executors; malformed files and rows named by path and line.
 
 use foldex_data::{CsvRows, DataError, Records};
-use foldex_loader::{Checked, Dataset, ErrorPolicy, Loader};
+use foldex_dataset::Dataset;
+use foldex_loader::{Checked, ErrorPolicy, Loader};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
 use std::path::PathBuf;
@@ -30,8 +31,8 @@ fn records_are_read_by_position_on_any_executor() {
     let records = || Records::open(&path, size).unwrap();
     assert_eq!((records().len(), records().record_size()), (rows, size));
     let loaders = [
-        Loader::new(records()).executor(ThreadedEx::new().basesize(1)),
-        Loader::new(records()).executor(TaskPoolEx::new().ntasks(3)),
+        Loader::new(records(), ThreadedEx::new().basesize(1)),
+        Loader::new(records(), TaskPoolEx::new().ntasks(3)),
     ];
     for loader in loaders {
         let loader = loader.batch_size(10).shuffle(3).reuse_buffers(true);
@@ -104,9 +105,11 @@ fn csv_rows_load_in_order_and_a_bad_row_goes_through_the_error_policy() {
             .starts_with(&format!("{}: line 139:", path.display())),
         "{err}"
     );
-    let loader = Loader::new(Checked::new(rows, ErrorPolicy::skip()))
-        .executor(ThreadedEx::new().basesize(1))
-        .batch_size(16);
+    let loader = Loader::new(
+        Checked::new(rows, ErrorPolicy::skip()),
+        ThreadedEx::new().basesize(1),
+    )
+    .batch_size(16);
     let mut iter = loader.iter();
     let got: Vec<Row> = iter.by_ref().flatten().collect();
     assert_eq!(got.len(), 299);

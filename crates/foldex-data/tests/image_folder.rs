@@ -3,8 +3,10 @@
 
 use foldex_auto::AutoEx;
 use foldex_core::Executor;
-use foldex_data::{DataError, ImageFolder, RandomCrop, RandomFlip, ToChw, Transform};
-use foldex_loader::{Checked, Dataset, ErrorPolicy, Loader};
+use foldex_data::augment::{RandomCrop, RandomFlip, ToChw};
+use foldex_data::{DataError, ImageFolder, ItemTransform};
+use foldex_dataset::Dataset;
+use foldex_loader::{Checked, ErrorPolicy, Loader};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
@@ -67,9 +69,7 @@ fn classes_labels_and_images_load_on_every_executor() {
         Arc::new(AutoEx::new()),
     ];
     for executor in executors {
-        let loader = Loader::new(ImageFolder::open(&root).unwrap())
-            .executor(executor)
-            .batch_size(3);
+        let loader = Loader::new(ImageFolder::open(&root).unwrap(), executor).batch_size(3);
         let mut seen = Vec::new();
         for batch in &loader {
             for item in batch {
@@ -107,10 +107,7 @@ fn augmentations_are_the_same_on_every_executor_and_change_with_the_epoch() {
         )
     };
     let epochs = |executor: Arc<dyn Executor>| -> Vec<Vec<Vec<f32>>> {
-        let loader = Loader::new(augmented())
-            .executor(executor)
-            .batch_size(4)
-            .seed(5);
+        let loader = Loader::new(augmented(), executor).batch_size(4).seed(5);
         (0..2)
             .map(|_| {
                 loader
@@ -144,7 +141,11 @@ fn a_corrupt_image_goes_through_the_error_policy_with_its_path_and_index() {
         .unwrap();
     let err = folder.get(index).unwrap_err();
     assert!(matches!(err, DataError::Malformed { .. }), "{err}");
-    let loader = Loader::new(Checked::new(folder, ErrorPolicy::skip())).batch_size(2);
+    let loader = Loader::new(
+        Checked::new(folder, ErrorPolicy::skip()),
+        ThreadedEx::new().basesize(1),
+    )
+    .batch_size(2);
     let mut iter = loader.iter();
     assert_eq!(iter.by_ref().flatten().count(), 6);
     let skipped = iter.stats().skipped;

@@ -3,8 +3,9 @@
 
 use foldex_auto::AutoEx;
 use foldex_core::Executor;
-use foldex_data::{DataError, DatasetExt, Subset};
-use foldex_loader::{from_fn, Dataset, FromFn, Loader, Weighted};
+use foldex_data::{view::Subset, DataError, DatasetExt};
+use foldex_dataset::{from_fn, sampler::Weighted, Dataset, FromFn};
+use foldex_loader::Loader;
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
@@ -46,8 +47,7 @@ fn loaded<D>(executor: &Arc<dyn Executor>, dataset: D) -> Vec<usize>
 where
     D: Dataset<Item = usize> + 'static,
 {
-    Loader::new(dataset)
-        .executor(Arc::clone(executor))
+    Loader::new(dataset, Arc::clone(executor))
         .batch_size(3)
         .iter()
         .flatten()
@@ -106,8 +106,7 @@ fn views_read_what_std_iter_reads() {
                 name
             );
             let zipped = numbers(len).zip(from_fn(len, |i| i * 2)).unwrap();
-            let pairs: Vec<(usize, usize)> = Loader::new(zipped)
-                .executor(Arc::clone(executor))
+            let pairs: Vec<(usize, usize)> = Loader::new(zipped, Arc::clone(executor))
                 .unbatched()
                 .iter()
                 .collect();
@@ -316,7 +315,7 @@ fn resuming_a_split_under_a_sampler_gives_the_same_remaining_batches() {
     let train: Subset<Numbers> = parts[0].clone();
     let weights: Vec<f64> = (0..train.len()).map(|i| 1.0 + (i % 5) as f64).collect();
     let loader = || {
-        Loader::new(train.clone())
+        Loader::new(train.clone(), ThreadedEx::new().basesize(1))
             .batch_size(16)
             .sampler(Weighted::with_replacement(weights.clone(), 300, 9).unwrap())
     };

@@ -7,7 +7,8 @@
 //!
 //! Without a folder it writes 256 images of mixed sizes to a temporary folder first.
 
-use foldex_loader::{in_place, Dataset, Loader};
+use foldex_dataset::{collate::in_place, Dataset};
+use foldex_loader::Loader;
 use foldex_taskpool::TaskPoolEx;
 use image::imageops::{self, FilterType};
 use image::{ImageFormat, Rgb, RgbImage};
@@ -114,8 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             nchw.extend_from_slice(chw);
         }
     });
-    let loader = Loader::new(dataset)
-        .executor(TaskPoolEx::new().background(true))
+    let loader = Loader::new(dataset, TaskPoolEx::new().background(true))
         .batch_size(32)
         .shuffle(0)
         .collate(stack)

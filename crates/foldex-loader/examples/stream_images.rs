@@ -84,8 +84,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(walkdir::DirEntry::into_path)
         },
         move |path: &PathBuf| decode(path, &classes),
+        ThreadedEx::new().basesize(1),
     )
-    .executor(ThreadedEx::new().basesize(1))
     .batch_size(16)
     .shuffle_buffer(256, 7);
 

@@ -20,16 +20,16 @@
 //! taken. Without helping there is one round.
 
 use crate::channel::{Channel, Failure, Lead, Maker};
-use crate::context::{clear_loading, take_loading};
 use crate::loadable::LoadContext;
+use crate::loading::{clear_loading, take_loading};
 use crate::order::{Batches, EpochOrder};
 use crate::produce::{Delivered, Produce};
-use crate::shard::Shard;
 use crate::state::Schedule;
 use crate::stats::{Recorder, Run};
 use crate::transport::{CostMeter, MAX_PARCEL};
 use foldex_core::exec::PanicPayload;
 use foldex_core::{Brand, Caller, Executor, Job, Partial};
+use foldex_dataset::Shard;
 use std::collections::HashSet;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -60,7 +60,7 @@ pub(crate) struct Epoch<P: Produce> {
     cost: Arc<CostMeter>,
     /// Time each run of batches (two clock readings per run).
     timing: bool,
-    /// What each load's [`ItemContext`](crate::ItemContext) says besides its index.
+    /// What each load's [`ItemContext`](foldex_dataset::ItemContext) says besides its index.
     items: ItemPlan,
     /// Which worker numbers ran `items.init` (each number is one thread's, but the last one
     /// when more threads produce than the recorder has room for).
@@ -72,7 +72,7 @@ pub(crate) struct Epoch<P: Produce> {
 /// What runs on a thread before its first load of an epoch: [`Loader::worker_init`](crate::Loader::worker_init).
 pub(crate) type WorkerInit = dyn Fn(usize) + Send + Sync;
 
-/// The epoch's part of every [`ItemContext`](crate::ItemContext) (its number, the loader's
+/// The epoch's part of every [`ItemContext`](foldex_dataset::ItemContext) (its number, the loader's
 /// seed), and the loader's `worker_init`.
 pub(crate) struct ItemPlan {
     pub epoch: u64,

@@ -1,17 +1,18 @@
 //! A parallel data loader fed by any foldex executor: MLUtils.jl's `eachobsparallel` and
 //! `DataLoader` for Rust, with bounded memory, clean cancellation and no hangs.
 //!
-//! A [`Dataset`] gives observations by index; a [`Loader`] cuts each epoch into batches,
-//! computes them on an executor's threads, and hands them to the training loop through a
+//! A [`Dataset`](foldex_dataset::Dataset) (from `foldex-dataset`, the data layer below this
+//! crate) gives observations by index; a [`Loader`] cuts each epoch into batches, computes them
+//! on the threads of the executor it is given, and hands them to the training loop through a
 //! bounded buffer:
 //!
 //! ```
-//! use foldex_loader::{from_fn, Loader};
+//! use foldex_dataset::from_fn;
+//! use foldex_loader::Loader;
 //! use foldex_threaded::ThreadedEx;
 //!
 //! let images = from_fn(1_000, |i| vec![i as u8; 16]); // stands in for decoding file i
-//! let loader = Loader::new(images)
-//!     .executor(ThreadedEx::new().basesize(1))
+//! let loader = Loader::new(images, ThreadedEx::new().basesize(1))
 //!     .batch_size(32)
 //!     .buffer(8)
 //!     .shuffle(42);
@@ -31,6 +32,9 @@
 //! takes batches out; when it finds none, it lends its thread to the executor
 //! ([`Executor::help`](foldex_core::Executor::help)) unless the executor keeps it free.
 //! Dropping the iterator cancels the epoch and returns once the pieces in progress stop.
+//!
+//! The crate holds the epoch runtime ([`Loader`], [`Iter`], error policies, checkpoints), the
+//! loader over streams ([`stream`]) and the diagnostics of an epoch ([`stats`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -41,40 +45,32 @@ mod buffer_tune;
 pub mod channel;
 #[cfg(not(loom))]
 mod channel;
-mod collate;
-mod context;
-mod dataset;
 mod epoch;
 mod error;
 mod failure;
 mod loadable;
 mod loader;
+mod loading;
 mod order;
-mod permutation;
 mod policy;
 mod produce;
-mod rng;
-mod sampler;
-mod shard;
 mod state;
-mod stats;
-mod stream;
+pub mod stats;
+pub mod stream;
 mod transport;
 
-pub use buffer_pool::Reused;
+/// Batches in recycled memory ([`Loader::reuse_buffers`]): the batch modes and the batch a
+/// consumer receives in each.
+pub mod reuse {
+    pub use crate::buffer_pool::Reused;
+    pub use crate::loader::{BatchMode, Owned, Reuse, ReusedBatch};
+}
+
 pub use channel::MAX_BUFFER;
-pub use collate::{in_place, Collate, InPlace, Unbatched, VecCollate};
-pub use context::ItemContext;
-pub use dataset::{from_fn, Dataset, Fallible, FromFn, ItemError, Map, TryDataset};
 pub use error::IterError;
 pub use loadable::Loadable;
-pub use loader::{eachobsparallel, BatchMode, Iter, Loader, Owned, Reuse, ReusedBatch};
-pub use order::{EpochOrder, Listed};
-pub use permutation::{permutation, Permutation};
+pub use loader::{eachobsparallel, Iter, Loader};
 pub use policy::{Checked, ErrorPolicy};
-pub use rng::{rng_for, ItemRng};
-pub use sampler::{ByLength, Sampler, Sequential, Shuffled, Weighted, WeightsError};
-pub use shard::{Shard, Tail};
 pub use state::{LoaderState, ResumeError};
-pub use stats::{BufferOrigin, SkippedItem, Stats, Verdict, WorkerStats};
-pub use stream::{Computed, Policed, StreamIter, StreamLoader, Windowing, DEFAULT_WINDOW};
+pub use stats::Stats;
+pub use stream::{StreamIter, StreamLoader};

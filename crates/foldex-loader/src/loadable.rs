@@ -5,9 +5,9 @@
 //! an observation, recording it in the epoch's stats) reaches the loader without passing
 //! through [`Dataset`], whose methods are all a user implements.
 
-use crate::dataset::{Dataset, TryDataset};
 use crate::policy::Checked;
 use crate::stats::Recorder;
+use foldex_dataset::{Dataset, TryDataset};
 use std::fmt;
 
 /// What a [`Loader`](crate::Loader) loads: every [`Dataset`], and [`Checked`] (a
@@ -37,7 +37,7 @@ pub(crate) mod sealed {
 }
 
 /// What a load sees of the epoch it loads for: where to record retries and skipped items, and
-/// what [`ItemContext`](crate::ItemContext) tells the dataset.
+/// what [`ItemContext`](foldex_dataset::ItemContext) tells the dataset.
 #[derive(Clone, Copy, Default)]
 pub struct LoadContext<'a> {
     pub(crate) recorder: Option<&'a Recorder>,

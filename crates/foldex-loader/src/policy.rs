@@ -1,7 +1,7 @@
 //! What a loader does when an observation fails to load: fail fast, skip and record, or retry.
 
-use crate::dataset::{ItemError, TryDataset};
 use crate::stats::Recorder;
+use foldex_dataset::{ItemError, TryDataset};
 use std::fmt;
 use std::panic;
 
@@ -65,9 +65,11 @@ impl ErrorPolicy {
 /// delivers its successful outputs.
 ///
 /// ```
-/// use foldex_loader::{from_fn, Checked, ErrorPolicy, Loader};
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::{Checked, ErrorPolicy, Loader};
+/// use foldex_threaded::ThreadedEx;
 /// let files = from_fn(10, |i| if i % 4 == 1 { Err(format!("file {i} is corrupt")) } else { Ok(i) });
-/// let loader = Loader::new(Checked::new(files, ErrorPolicy::skip())).batch_size(5);
+/// let loader = Loader::new(Checked::new(files, ErrorPolicy::skip()), ThreadedEx::new().basesize(1)).batch_size(5);
 /// let mut iter = loader.iter();
 /// let batches: Vec<Vec<usize>> = iter.by_ref().collect();
 /// assert_eq!(batches, vec![vec![0, 2, 3, 4], vec![6, 7, 8]]);

@@ -1,9 +1,9 @@
 //! How a batch is made: into fresh memory, or into a recycled buffer of the loader's pool.
 
 use crate::buffer_pool::{BufferPool, Reused};
-use crate::collate::Collate;
-use crate::context::loading;
 use crate::loadable::{LoadContext, Loadable};
+use crate::loading::loading;
+use foldex_dataset::Collate;
 use std::ops::Range;
 use std::sync::Arc;
 

@@ -16,8 +16,10 @@ use std::fmt;
 /// and serde-serializable (feature `serde`) so that it can go into a checkpoint.
 ///
 /// ```
-/// use foldex_loader::{from_fn, Loader};
-/// let loader = Loader::new(from_fn(10, |i| i)).batch_size(2).shuffle(3);
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
+/// let loader = Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1)).batch_size(2).shuffle(3);
 /// let mut first = loader.iter();
 /// let head: Vec<Vec<usize>> = first.by_ref().take(2).collect();
 /// let state = first.state();
@@ -48,7 +50,7 @@ pub struct LoaderState {
     /// resumes only on a loader that is not sharded.
     #[cfg_attr(feature = "serde", serde(default))]
     pub shard: Option<(usize, usize)>,
-    /// The sampler's kind ([`Sampler::name`](crate::Sampler::name)), checked on resumption
+    /// The sampler's kind ([`Sampler::name`](foldex_dataset::Sampler::name)), checked on resumption
     /// along with the seed. `None` only in a state written before the kind was recorded (the
     /// field is absent); such a state resumes under any sampler with its seed.
     #[cfg_attr(feature = "serde", serde(default))]

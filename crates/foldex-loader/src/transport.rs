@@ -93,8 +93,10 @@ mod tests {
     use super::*;
     use crate::produce::Fresh;
 
-    type Small = Fresh<crate::FromFn<fn(usize) -> usize>, crate::Unbatched>;
-    type Large = Fresh<crate::FromFn<fn(usize) -> [u8; 256]>, crate::Unbatched>;
+    type Small =
+        Fresh<foldex_dataset::FromFn<fn(usize) -> usize>, foldex_dataset::collate::Unbatched>;
+    type Large =
+        Fresh<foldex_dataset::FromFn<fn(usize) -> [u8; 256]>, foldex_dataset::collate::Unbatched>;
 
     #[test]
     fn cheap_small_batches_travel_in_parcels_from_the_second_epoch() {

@@ -3,7 +3,8 @@
 mod common;
 
 use foldex_core::{Executor, ExecutorExt};
-use foldex_loader::{eachobsparallel, from_fn, Fallible, ItemError, IterError, Loader};
+use foldex_dataset::{from_fn, Fallible, ItemError};
+use foldex_loader::{eachobsparallel, IterError, Loader};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use foldex_threaded::ThreadedEx;
@@ -23,13 +24,15 @@ fn a_panic_in_get_reaches_next_with_its_payload_and_the_loader_still_works() {
         watchdog(name, || {
             let armed = Arc::new(AtomicBool::new(true));
             let trigger = Arc::clone(&armed);
-            let loader = Loader::new(from_fn(300, move |i| {
-                if i == 137 && trigger.load(Ordering::Relaxed) {
-                    std::panic::panic_any(Boom(i));
-                }
-                i
-            }))
-            .executor(Arc::clone(executor))
+            let loader = Loader::new(
+                from_fn(300, move |i| {
+                    if i == 137 && trigger.load(Ordering::Relaxed) {
+                        std::panic::panic_any(Boom(i));
+                    }
+                    i
+                }),
+                Arc::clone(executor),
+            )
             .batch_size(2)
             .buffer(4);
             let mut delivered = 0;
@@ -86,12 +89,14 @@ fn threads_that_loaded(
 ) -> (ThreadId, HashSet<ThreadId>) {
     let seen = Arc::new(Mutex::new(HashSet::new()));
     let record = Arc::clone(&seen);
-    let loader = Loader::new(from_fn(200, move |i| {
-        record.lock().unwrap().insert(thread::current().id());
-        thread::sleep(Duration::from_micros(500));
-        i
-    }))
-    .executor(executor);
+    let loader = Loader::new(
+        from_fn(200, move |i| {
+            record.lock().unwrap().insert(thread::current().id());
+            thread::sleep(Duration::from_micros(500));
+            i
+        }),
+        executor,
+    );
     for _ in &loader {
         if slow_consumer {
             thread::sleep(Duration::from_micros(100));
@@ -129,13 +134,15 @@ fn helping_with_a_work_stealing_pool_completes_every_epoch() {
     watchdog("helping with ThreadedEx", || {
         for buffer in [1, 2, 8] {
             for ordered in [true, false] {
-                let loader = Loader::new(from_fn(2_000, |i| {
-                    if i % 3 == 0 {
-                        thread::sleep(Duration::from_micros(50));
-                    }
-                    i
-                }))
-                .executor(ThreadedEx::new().threads(2).basesize(1))
+                let loader = Loader::new(
+                    from_fn(2_000, |i| {
+                        if i % 3 == 0 {
+                            thread::sleep(Duration::from_micros(50));
+                        }
+                        i
+                    }),
+                    ThreadedEx::new().threads(2).basesize(1),
+                )
                 .buffer(buffer)
                 .ordered(ordered);
                 let mut got: Vec<usize> = loader.iter().flatten().collect();
@@ -149,7 +156,7 @@ fn helping_with_a_work_stealing_pool_completes_every_epoch() {
 }
 
 fn refuses_inside(executor: Arc<dyn Executor>) {
-    let loader = Loader::new(from_fn(10, |i| i)).executor(Arc::clone(&executor));
+    let loader = Loader::new(from_fn(10, |i| i), Arc::clone(&executor));
     let on_worker = AtomicUsize::new(0);
     executor.for_each(0..64, |_| {
         let refused = loader.try_iter().err();
@@ -180,7 +187,7 @@ fn iterating_inside_the_feeding_pool_is_refused() {
 #[cfg(panic = "unwind")]
 fn iter_inside_the_feeding_pool_panics_with_a_clear_message() {
     let ex = TaskPoolEx::new().ntasks(1).basesize(1).background(true);
-    let loader = Loader::new(from_fn(10, |i| i)).executor(ex.clone());
+    let loader = Loader::new(from_fn(10, |i| i), ex.clone());
     let message = Mutex::new(String::new());
     ex.for_each(0..1, |_| {
         let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader.iter()))
@@ -197,18 +204,18 @@ fn iter_inside_the_feeding_pool_panics_with_a_clear_message() {
 #[test]
 #[should_panic(expected = "buffer must be at least 1, got 0")]
 fn buffer_zero_is_refused() {
-    let _ = Loader::new(vec![1]).buffer(0);
+    let _ = Loader::new(vec![1], ThreadedEx::new().basesize(1)).buffer(0);
 }
 
 #[test]
 #[should_panic(expected = "batch_size must be at least 1, got 0")]
 fn batch_size_zero_is_refused() {
-    let _ = Loader::new(vec![1]).batch_size(0);
+    let _ = Loader::new(vec![1], ThreadedEx::new().basesize(1)).batch_size(0);
 }
 
 #[test]
 fn the_default_buffer_is_twice_the_workers() {
-    let loader = Loader::new(vec![1]).executor(TaskPoolEx::new().ntasks(3));
+    let loader = Loader::new(vec![1], TaskPoolEx::new().ntasks(3));
     assert_eq!(loader.buffer_size(), 6);
     assert_eq!(loader.buffer(5).buffer_size(), 5);
 }
@@ -217,18 +224,6 @@ fn the_default_buffer_is_twice_the_workers() {
 fn boxed_and_shared_executors_work() {
     let boxed: Box<dyn Executor> = Box::new(ThreadedEx::new());
     let shared: Arc<dyn Executor> = Arc::new(TaskPoolEx::new());
-    assert_eq!(
-        Loader::new(from_fn(50, |i| i))
-            .executor(boxed)
-            .iter()
-            .count(),
-        50
-    );
-    assert_eq!(
-        Loader::new(from_fn(50, |i| i))
-            .executor(shared)
-            .iter()
-            .count(),
-        50
-    );
+    assert_eq!(Loader::new(from_fn(50, |i| i), boxed).iter().count(), 50);
+    assert_eq!(Loader::new(from_fn(50, |i| i), shared).iter().count(), 50);
 }

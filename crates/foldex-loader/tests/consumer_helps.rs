@@ -4,7 +4,8 @@
 //! Either way every item arrives exactly once, and a single task never hangs.
 
 use foldex_core::Basesize;
-use foldex_loader::{from_fn, Loader};
+use foldex_dataset::from_fn;
+use foldex_loader::Loader;
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use std::num::NonZeroUsize;
@@ -63,17 +64,19 @@ impl Epoch {
 fn one_epoch(pool: TaskPoolEx, ordered: bool) -> Epoch {
     let loads = Arc::new(Mutex::new(Vec::with_capacity(ITEMS)));
     let record = Arc::clone(&loads);
-    let loader = Loader::new(from_fn(ITEMS, move |index| {
-        thread::sleep(Duration::from_millis(1));
-        let me = thread::current();
-        record.lock().unwrap().push(Load {
-            index,
-            thread: me.id(),
-            name: me.name().map(str::to_owned),
-        });
-        index
-    }))
-    .executor(pool)
+    let loader = Loader::new(
+        from_fn(ITEMS, move |index| {
+            thread::sleep(Duration::from_millis(1));
+            let me = thread::current();
+            record.lock().unwrap().push(Load {
+                index,
+                thread: me.id(),
+                name: me.name().map(str::to_owned),
+            });
+            index
+        }),
+        pool,
+    )
     .ordered(ordered);
     let delivered = loader.iter().flatten().collect();
     let loads = std::mem::take(&mut *loads.lock().unwrap());
@@ -149,11 +152,13 @@ fn a_single_foreground_task_does_not_hang() {
             epoch.assert_exactly_once(&format!("ntasks = 1, ordered = {ordered}"), ordered);
             // A second epoch on the same pool, cut short: dropping the iterator mid-epoch
             // must return too.
-            let loader = Loader::new(from_fn(ITEMS, |i| {
-                thread::sleep(Duration::from_millis(1));
-                i
-            }))
-            .executor(pool)
+            let loader = Loader::new(
+                from_fn(ITEMS, |i| {
+                    thread::sleep(Duration::from_millis(1));
+                    i
+                }),
+                pool,
+            )
             .ordered(ordered);
             let first: Vec<usize> = loader.iter().flatten().take(10).collect();
             assert_eq!(first.len(), 10);
@@ -169,13 +174,15 @@ fn many_short_epochs_with_small_buffers_deliver_everything() {
         for ntasks in [1, 2, 3] {
             for buffer in [1, 2, 4] {
                 for ordered in [true, false] {
-                    let loader = Loader::new(from_fn(300, |i| {
-                        if i % 4 == 0 {
-                            thread::sleep(Duration::from_micros(200));
-                        }
-                        i
-                    }))
-                    .executor(TaskPoolEx::new().ntasks(ntasks).basesize(1))
+                    let loader = Loader::new(
+                        from_fn(300, |i| {
+                            if i % 4 == 0 {
+                                thread::sleep(Duration::from_micros(200));
+                            }
+                            i
+                        }),
+                        TaskPoolEx::new().ntasks(ntasks).basesize(1),
+                    )
                     .buffer(buffer)
                     .ordered(ordered);
                     for _epoch in 0..3 {
@@ -206,12 +213,12 @@ fn helping_epoch(
 ) -> (usize, Vec<usize>, Duration, Duration) {
     let threads = Arc::new(Mutex::new(Vec::with_capacity(items)));
     let record = Arc::clone(&threads);
-    let loader = Loader::new(from_fn(items, move |i| {
-        thread::sleep(cost);
-        record.lock().unwrap().push(thread::current().id());
-        i
-    }))
-    .executor(
+    let loader = Loader::new(
+        from_fn(items, move |i| {
+            thread::sleep(cost);
+            record.lock().unwrap().push(thread::current().id());
+            i
+        }),
         TaskPoolEx::new()
             .ntasks(ntasks)
             .basesize(1)

@@ -2,8 +2,10 @@
 
 mod common;
 
-use foldex_loader::{from_fn, Dataset, Loader};
+use foldex_dataset::{from_fn, Dataset};
+use foldex_loader::Loader;
 use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::sync::Arc;
@@ -55,8 +57,7 @@ fn check(
         }
         i
     });
-    let mut loader = Loader::new(data)
-        .executor(Arc::clone(executor))
+    let mut loader = Loader::new(data, Arc::clone(executor))
         .buffer(case.buffer)
         .batch_size(case.batch_size)
         .partial(case.partial)
@@ -119,7 +120,9 @@ fn every_batch_exactly_once_and_in_order_when_ordered() {
 #[test]
 fn shuffle_is_reproducible_from_the_seed_and_differs_between_epochs() {
     let epoch_orders = |seed| {
-        let loader = Loader::new(from_fn(200, |i| i)).shuffle(seed).batch_size(8);
+        let loader = Loader::new(from_fn(200, |i| i), ThreadedEx::new().basesize(1))
+            .shuffle(seed)
+            .batch_size(8);
         (0..3)
             .map(|_| loader.iter().flatten().collect::<Vec<_>>())
             .collect::<Vec<_>>()
@@ -141,8 +144,7 @@ fn the_shuffled_order_is_the_same_on_every_executor() {
     let orders: Vec<Vec<usize>> = common::executors()
         .iter()
         .map(|(_, ex)| {
-            let loader = Loader::new(from_fn(100, |i| i))
-                .executor(Arc::clone(ex))
+            let loader = Loader::new(from_fn(100, |i| i), Arc::clone(ex))
                 .shuffle(99)
                 .batch_size(3);
             loader.iter().flatten().collect()
@@ -153,17 +155,17 @@ fn the_shuffled_order_is_the_same_on_every_executor() {
 
 #[test]
 fn empty_and_single_item_datasets() {
-    let empty = Loader::new(Vec::<u8>::new());
+    let empty = Loader::new(Vec::<u8>::new(), ThreadedEx::new().basesize(1));
     assert!(empty.is_empty());
     assert_eq!(empty.iter().count(), 0);
     assert_eq!(
         foldex_loader::eachobsparallel(Vec::<u8>::new(), foldex_seq::SequentialEx).count(),
         0
     );
-    let one = Loader::new(vec![7u8]).batch_size(4);
+    let one = Loader::new(vec![7u8], ThreadedEx::new().basesize(1)).batch_size(4);
     assert_eq!(one.iter().collect::<Vec<_>>(), vec![vec![7]]);
     assert_eq!(
-        Loader::new(vec![7u8])
+        Loader::new(vec![7u8], ThreadedEx::new().basesize(1))
             .batch_size(4)
             .partial(false)
             .iter()
@@ -188,7 +190,7 @@ fn eachobsparallel_yields_every_observation() {
 
 #[test]
 fn collate_builds_batches_from_items_in_order() {
-    let loader = Loader::new(from_fn(10, |i| i as u64))
+    let loader = Loader::new(from_fn(10, |i| i as u64), ThreadedEx::new().basesize(1))
         .batch_size(4)
         .collate(|xs: Vec<u64>| {
             xs.iter()
@@ -213,11 +215,13 @@ fn cheap_batches_travel_in_parcels_from_the_second_epoch() {
             for ordered in [true, false] {
                 let computed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
                 let counter = Arc::clone(&computed);
-                let loader = Loader::new(from_fn(20_000, move |i| {
-                    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    i
-                }))
-                .executor(Arc::clone(executor))
+                let loader = Loader::new(
+                    from_fn(20_000, move |i| {
+                        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        i
+                    }),
+                    Arc::clone(executor),
+                )
                 .buffer(16)
                 .ordered(ordered)
                 .shuffle(3)
@@ -264,10 +268,13 @@ fn cheap_batches_travel_in_parcels_from_the_second_epoch() {
 /// Batches that cost more than a microsecond keep travelling one by one.
 #[test]
 fn expensive_batches_travel_alone() {
-    let loader = Loader::new(from_fn(200, |i| {
-        std::thread::sleep(std::time::Duration::from_micros(20));
-        i
-    }))
+    let loader = Loader::new(
+        from_fn(200, |i| {
+            std::thread::sleep(std::time::Duration::from_micros(20));
+            i
+        }),
+        ThreadedEx::new().basesize(1),
+    )
     .buffer(16)
     .unbatched();
     for _ in 0..3 {

@@ -28,7 +28,8 @@
 
 use foldex_auto::AutoEx;
 use foldex_core::Executor;
-use foldex_loader::{from_fn, permutation, rng_for, Loader, StreamLoader};
+use foldex_dataset::{from_fn, order::permutation, rng_for};
+use foldex_loader::{Loader, StreamLoader};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
@@ -386,13 +387,15 @@ fn run_loader(case: &Case) -> Result<Outcome, String> {
         Fault::Load(item) => Some(item as usize),
         _ => None,
     };
-    let mut loader = Loader::new(from_fn(case.len, move |i| {
-        if Some(i) == failing {
-            panic_any(Boom(i as u64));
-        }
-        i as u64
-    }))
-    .executor(Arc::clone(&executors()[case.executor].1))
+    let mut loader = Loader::new(
+        from_fn(case.len, move |i| {
+            if Some(i) == failing {
+                panic_any(Boom(i as u64));
+            }
+            i as u64
+        }),
+        Arc::clone(&executors()[case.executor].1),
+    )
     .batch_size(case.batch)
     .ordered(case.ordered)
     .partial(case.partial);
@@ -429,8 +432,8 @@ fn run_stream(case: &Case) -> Result<Outcome, String> {
             }
             x
         },
+        Arc::clone(&executors()[case.executor].1),
     )
-    .executor(Arc::clone(&executors()[case.executor].1))
     .batch_size(case.batch)
     .ordered(case.ordered)
     .partial(case.partial)

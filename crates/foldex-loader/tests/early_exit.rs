@@ -4,7 +4,8 @@
 mod common;
 
 use foldex_core::{Executor, ExecutorExt};
-use foldex_loader::{from_fn, Loader};
+use foldex_dataset::from_fn;
+use foldex_loader::Loader;
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
@@ -45,12 +46,14 @@ fn break_after_ten(name: &str, executor: Arc<dyn Executor>, ordered: bool) {
     executor.for_each(0..64, |_| {});
     let computed = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&computed);
-    let loader = Loader::new(from_fn(N, move |i| {
-        std::thread::sleep(Duration::from_millis(1));
-        counter.fetch_add(1, Ordering::Relaxed);
-        i
-    }))
-    .executor(Arc::clone(&executor))
+    let loader = Loader::new(
+        from_fn(N, move |i| {
+            std::thread::sleep(Duration::from_millis(1));
+            counter.fetch_add(1, Ordering::Relaxed);
+            i
+        }),
+        Arc::clone(&executor),
+    )
     .ordered(ordered);
     let before = stable_thread_count();
     let mut iter = loader.iter();

@@ -2,8 +2,10 @@
 
 mod common;
 
-use foldex_loader::{from_fn, Checked, ErrorPolicy, ItemError, Loader};
+use foldex_dataset::{from_fn, ItemError};
+use foldex_loader::{Checked, ErrorPolicy, Loader};
 use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -19,11 +21,10 @@ fn corrupt_every_seventh(i: usize) -> Result<usize, String> {
 fn skip_leaves_failures_out_and_records_them() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            let loader = Loader::new(Checked::new(
-                from_fn(100, corrupt_every_seventh),
-                ErrorPolicy::skip(),
-            ))
-            .executor(Arc::clone(executor))
+            let loader = Loader::new(
+                Checked::new(from_fn(100, corrupt_every_seventh), ErrorPolicy::skip()),
+                Arc::clone(executor),
+            )
             .batch_size(4)
             .shuffle(3);
             let mut iter = loader.iter();
@@ -65,11 +66,13 @@ fn skip_leaves_failures_out_and_records_them() {
 fn fail_fast_stops_the_epoch_with_the_error_as_payload() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            let loader = Loader::new(Checked::new(
-                from_fn(100, corrupt_every_seventh),
-                ErrorPolicy::fail_fast(),
-            ))
-            .executor(Arc::clone(executor))
+            let loader = Loader::new(
+                Checked::new(
+                    from_fn(100, corrupt_every_seventh),
+                    ErrorPolicy::fail_fast(),
+                ),
+                Arc::clone(executor),
+            )
             .batch_size(2);
             let outcome =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader.iter().count()));
@@ -88,7 +91,7 @@ fn fail_fast_stops_the_epoch_with_the_error_as_payload() {
 }
 
 /// Index `i` fails its first `i % 4` attempts.
-fn flaky() -> impl foldex_loader::Dataset<Item = Result<usize, String>> {
+fn flaky() -> impl foldex_dataset::Dataset<Item = Result<usize, String>> {
     let attempts = Mutex::new(HashMap::<usize, usize>::new());
     from_fn(60, move |i| {
         let mut attempts = attempts.lock().unwrap();
@@ -106,9 +109,11 @@ fn flaky() -> impl foldex_loader::Dataset<Item = Result<usize, String>> {
 fn retry_recovers_flaky_loads_and_counts_the_retries() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            let loader = Loader::new(Checked::new(flaky(), ErrorPolicy::retry(3)))
-                .executor(Arc::clone(executor))
-                .batch_size(5);
+            let loader = Loader::new(
+                Checked::new(flaky(), ErrorPolicy::retry(3)),
+                Arc::clone(executor),
+            )
+            .batch_size(5);
             let mut iter = loader.iter();
             let got: Vec<usize> = iter.by_ref().flatten().collect();
             assert_eq!(got, (0..60).collect::<Vec<_>>(), "{name}");
@@ -125,8 +130,11 @@ fn retry_recovers_flaky_loads_and_counts_the_retries() {
 
 #[test]
 fn too_few_retries_then_skip() {
-    let loader =
-        Loader::new(Checked::new(flaky(), ErrorPolicy::retry(1).then_skip())).batch_size(5);
+    let loader = Loader::new(
+        Checked::new(flaky(), ErrorPolicy::retry(1).then_skip()),
+        ThreadedEx::new().basesize(1),
+    )
+    .batch_size(5);
     let mut iter = loader.iter();
     let got: Vec<usize> = iter.by_ref().flatten().collect();
     assert_eq!(got, (0..60).filter(|i| i % 4 <= 1).collect::<Vec<_>>());
@@ -144,10 +152,13 @@ fn policies_compose_as_documented() {
 
 #[test]
 fn a_batch_of_skipped_observations_arrives_empty() {
-    let loader = Loader::new(Checked::new(
-        from_fn(6, |i| if i < 3 { Err("gone") } else { Ok(i) }),
-        ErrorPolicy::skip(),
-    ))
+    let loader = Loader::new(
+        Checked::new(
+            from_fn(6, |i| if i < 3 { Err("gone") } else { Ok(i) }),
+            ErrorPolicy::skip(),
+        ),
+        ThreadedEx::new().basesize(1),
+    )
     .batch_size(3);
     assert_eq!(
         loader.iter().collect::<Vec<_>>(),
@@ -168,11 +179,10 @@ fn unbatched_skipped_observations_are_not_delivered() {
                 (0..50).filter(|i| i % 7 != 3).collect::<Vec<_>>(),
                 "{name}"
             );
-            let reused = Loader::new(Checked::new(
-                from_fn(50, corrupt_every_seventh),
-                ErrorPolicy::skip(),
-            ))
-            .executor(Arc::clone(executor))
+            let reused = Loader::new(
+                Checked::new(from_fn(50, corrupt_every_seventh), ErrorPolicy::skip()),
+                Arc::clone(executor),
+            )
             .unbatched()
             .reuse_buffers(true);
             let in_order: Vec<usize> = reused.iter().map(|i| *i).collect();

@@ -4,7 +4,8 @@
 
 mod common;
 
-use foldex_loader::{from_fn, Loader};
+use foldex_dataset::from_fn;
+use foldex_loader::Loader;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -17,13 +18,15 @@ struct BadFile(usize);
 fn the_failing_index_travels_beside_the_original_payload() {
     for (name, executor) in common::executors() {
         for batch_size in [1, 4] {
-            let loader = Loader::new(from_fn(200, |i| {
-                if i == 137 {
-                    std::panic::panic_any(BadFile(i));
-                }
-                i
-            }))
-            .executor(Arc::clone(executor))
+            let loader = Loader::new(
+                from_fn(200, |i| {
+                    if i == 137 {
+                        std::panic::panic_any(BadFile(i));
+                    }
+                    i
+                }),
+                Arc::clone(executor),
+            )
             .batch_size(batch_size)
             .buffer(4);
             let mut epoch = loader.iter();
@@ -41,8 +44,7 @@ fn the_failing_index_travels_beside_the_original_payload() {
                 "{name}, batch size {batch_size}"
             );
             // The loader is usable again, and a panic in collate names no index.
-            let collated = Loader::new(from_fn(8, |i| i))
-                .executor(Arc::clone(executor))
+            let collated = Loader::new(from_fn(8, |i| i), Arc::clone(executor))
                 .collate(|_: Vec<usize>| -> usize { panic!("collate") });
             let mut epoch = collated.iter();
             assert!(catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count())).is_err());
@@ -58,20 +60,22 @@ fn the_index_and_the_payload_come_from_the_same_panic() {
     for (name, executor) in common::executors() {
         for round in 0..200 {
             let entered = Arc::new(AtomicUsize::new(0));
-            let loader = Loader::new(from_fn(64, move |i| {
-                if i % 7 == 3 {
-                    entered.fetch_add(1, Ordering::SeqCst);
-                    let start = Instant::now();
-                    while entered.load(Ordering::SeqCst) < 2
-                        && start.elapsed() < Duration::from_millis(1)
-                    {
-                        std::hint::spin_loop();
+            let loader = Loader::new(
+                from_fn(64, move |i| {
+                    if i % 7 == 3 {
+                        entered.fetch_add(1, Ordering::SeqCst);
+                        let start = Instant::now();
+                        while entered.load(Ordering::SeqCst) < 2
+                            && start.elapsed() < Duration::from_millis(1)
+                        {
+                            std::hint::spin_loop();
+                        }
+                        std::panic::panic_any(BadFile(i));
                     }
-                    std::panic::panic_any(BadFile(i));
-                }
-                i
-            }))
-            .executor(Arc::clone(executor))
+                    i
+                }),
+                Arc::clone(executor),
+            )
             .shuffle(round)
             .ordered(round % 2 == 0)
             .buffer(8);

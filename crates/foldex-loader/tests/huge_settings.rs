@@ -4,7 +4,8 @@
 //! names the setting, and the process never aborts.
 
 use foldex_core::{Executor, Job, Partial};
-use foldex_loader::{from_fn, IterError, Loader, MAX_BUFFER};
+use foldex_dataset::from_fn;
+use foldex_loader::{IterError, Loader, MAX_BUFFER};
 use foldex_seq::SequentialEx;
 use foldex_testkit::watchdog;
 use foldex_threaded::ThreadedEx;
@@ -26,8 +27,7 @@ impl Executor for Boastful {
 fn a_buffer_of_two_to_the_40_is_sized_by_the_epoch() {
     watchdog("buffer 2^40", || {
         for ordered in [true, false] {
-            let loader = Loader::new(from_fn(100, |i| i))
-                .executor(ThreadedEx::new().basesize(1))
+            let loader = Loader::new(from_fn(100, |i| i), ThreadedEx::new().basesize(1))
                 .buffer(1 << 40)
                 .ordered(ordered);
             assert_eq!(loader.buffer_size(), 1 << 40);
@@ -43,12 +43,12 @@ fn a_buffer_of_two_to_the_40_is_sized_by_the_epoch() {
 #[test]
 fn a_buffer_of_usize_max_works_with_and_without_buffer_reuse() {
     watchdog("buffer usize::MAX", || {
-        let loader = Loader::new(from_fn(50, |i| i))
+        let loader = Loader::new(from_fn(50, |i| i), ThreadedEx::new().basesize(1))
             .batch_size(3)
             .buffer(usize::MAX);
         let got: Vec<usize> = loader.iter().flatten().collect();
         assert_eq!(got, (0..50).collect::<Vec<_>>());
-        let reused = Loader::new(from_fn(50, |i| i))
+        let reused = Loader::new(from_fn(50, |i| i), ThreadedEx::new().basesize(1))
             .batch_size(3)
             .buffer(usize::MAX)
             .reuse_buffers(true);
@@ -61,9 +61,7 @@ fn a_buffer_of_usize_max_works_with_and_without_buffer_reuse() {
 
 #[test]
 fn a_batch_size_of_usize_max_makes_one_batch_of_the_whole_dataset() {
-    let loader = Loader::new(from_fn(10, |i| i))
-        .executor(SequentialEx)
-        .batch_size(usize::MAX);
+    let loader = Loader::new(from_fn(10, |i| i), SequentialEx).batch_size(usize::MAX);
     assert_eq!(loader.len(), 1);
     assert_eq!(
         loader.iter().collect::<Vec<_>>(),
@@ -75,7 +73,7 @@ fn a_batch_size_of_usize_max_makes_one_batch_of_the_whole_dataset() {
 #[test]
 fn an_executor_that_reports_usize_max_workers_gets_a_default_buffer_that_works() {
     watchdog("usize::MAX workers", || {
-        let loader = Loader::new(from_fn(40, |i| i)).executor(Boastful);
+        let loader = Loader::new(from_fn(40, |i| i), Boastful);
         assert_eq!(
             loader.buffer_size(),
             MAX_BUFFER,
@@ -83,15 +81,13 @@ fn an_executor_that_reports_usize_max_workers_gets_a_default_buffer_that_works()
         );
         let got: Vec<usize> = loader.iter().flatten().collect();
         assert_eq!(got, (0..40).collect::<Vec<_>>());
-        let reused = Loader::new(from_fn(40, |i| i))
-            .executor(Boastful)
-            .reuse_buffers(true);
+        let reused = Loader::new(from_fn(40, |i| i), Boastful).reuse_buffers(true);
         let got: Vec<usize> = reused.iter().flat_map(|b| b.to_vec()).collect();
         assert_eq!(got, (0..40).collect::<Vec<_>>());
         let stats = loader.iter().stats();
         assert_eq!(stats.buffer, 40, "the buffer in use is the epoch's");
         // The default buffer is never refused, however large the epoch.
-        let huge = Loader::new(from_fn(1 << 40, |i| i)).executor(Boastful);
+        let huge = Loader::new(from_fn(1 << 40, |i| i), Boastful);
         assert_eq!(
             huge.iter().take(3).flatten().collect::<Vec<_>>(),
             vec![0, 1, 2]
@@ -103,8 +99,7 @@ fn an_executor_that_reports_usize_max_workers_gets_a_default_buffer_that_works()
 fn a_shuffled_dataset_of_two_to_the_40_observations_starts_at_once() {
     watchdog("shuffle 2^40", || {
         let len = 1usize << 40;
-        let loader = Loader::new(from_fn(len, |i| i))
-            .executor(ThreadedEx::new().basesize(1))
+        let loader = Loader::new(from_fn(len, |i| i), ThreadedEx::new().basesize(1))
             .batch_size(4)
             .shuffle(42);
         let order = loader.epoch_order(0);
@@ -122,8 +117,7 @@ fn a_shuffled_dataset_of_two_to_the_40_observations_starts_at_once() {
 #[test]
 fn a_dataset_of_usize_max_observations_loads_in_batches_and_shards() {
     watchdog("usize::MAX observations", || {
-        let loader = Loader::new(from_fn(usize::MAX, |i| i))
-            .executor(SequentialEx)
+        let loader = Loader::new(from_fn(usize::MAX, |i| i), SequentialEx)
             .batch_size(1 << 10)
             .shuffle(1)
             .shard(2, 3);
@@ -136,7 +130,7 @@ fn a_dataset_of_usize_max_observations_loads_in_batches_and_shards() {
 
 #[test]
 fn an_epoch_of_more_batches_than_a_channel_can_number_is_refused_by_name() {
-    let loader = Loader::new(from_fn(usize::MAX, |i| i)).executor(SequentialEx);
+    let loader = Loader::new(from_fn(usize::MAX, |i| i), SequentialEx);
     let err = loader.try_iter().expect_err("usize::MAX batches of one");
     assert!(matches!(err, IterError::TooManyBatches { .. }), "{err:?}");
     let message = err.to_string();
@@ -149,9 +143,7 @@ fn an_epoch_of_more_batches_than_a_channel_can_number_is_refused_by_name() {
 
 #[test]
 fn a_buffer_larger_than_max_buffer_is_refused_by_name_for_an_epoch_as_large() {
-    let loader = Loader::new(from_fn(1 << 40, |i| i))
-        .executor(SequentialEx)
-        .buffer(1 << 40);
+    let loader = Loader::new(from_fn(1 << 40, |i| i), SequentialEx).buffer(1 << 40);
     let err = loader.try_iter().expect_err("2^40 places");
     assert_eq!(
         err,
@@ -164,8 +156,6 @@ fn a_buffer_larger_than_max_buffer_is_refused_by_name_for_an_epoch_as_large() {
     assert!(message.contains("buffer 1099511627776"), "{message}");
     assert!(message.contains(&MAX_BUFFER.to_string()), "{message}");
     // At the limit it works.
-    let at_most = Loader::new(from_fn(1 << 40, |i| i))
-        .executor(SequentialEx)
-        .buffer(MAX_BUFFER);
+    let at_most = Loader::new(from_fn(1 << 40, |i| i), SequentialEx).buffer(MAX_BUFFER);
     assert_eq!(at_most.iter().next(), Some(vec![0]));
 }

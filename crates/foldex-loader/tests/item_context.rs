@@ -2,13 +2,15 @@
 
 mod common;
 
-use foldex_loader::{from_fn, rng_for, ItemContext, Loader};
+use foldex_dataset::{from_fn, rng_for, ItemContext};
+use foldex_loader::Loader;
+use foldex_threaded::ThreadedEx;
 use rand::RngExt;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 /// Each observation's context as the dataset saw it, and a draw from its generator.
-fn seen(len: usize) -> impl foldex_loader::Dataset<Item = (usize, u64, usize, u32)> {
+fn seen(len: usize) -> impl foldex_dataset::Dataset<Item = (usize, u64, usize, u32)> {
     from_fn(len, |i| {
         let cx = ItemContext::current().expect("inside a load");
         assert_eq!(cx.index(), i, "the context names the index loaded");
@@ -29,8 +31,7 @@ fn every_executor_gives_each_observation_the_same_epoch_index_and_draws() {
             .collect()
     };
     for (name, executor) in common::executors() {
-        let loader = Loader::new(seen(203))
-            .executor(Arc::clone(executor))
+        let loader = Loader::new(seen(203), Arc::clone(executor))
             .batch_size(4)
             .buffer(3)
             .seed(9);
@@ -48,7 +49,11 @@ fn every_executor_gives_each_observation_the_same_epoch_index_and_draws() {
 
 #[test]
 fn the_seed_defaults_to_the_shuffle_seed_and_resumption_keeps_the_draws() {
-    let loader = || Loader::new(seen(50)).batch_size(5).shuffle(3);
+    let loader = || {
+        Loader::new(seen(50), ThreadedEx::new().basesize(1))
+            .batch_size(5)
+            .shuffle(3)
+    };
     let whole: Vec<_> = loader().iter().flatten().collect();
     assert!(whole
         .iter()
@@ -69,14 +74,16 @@ fn the_seed_defaults_to_the_shuffle_seed_and_resumption_keeps_the_draws() {
 fn workers_are_numbered_as_in_the_stats_and_init_runs_once_per_thread_and_epoch() {
     let inits: Arc<Mutex<Vec<(usize, std::thread::ThreadId)>>> = Arc::default();
     let log = Arc::clone(&inits);
-    let loader = Loader::new(seen(2_000))
-        .executor(foldex_threaded::ThreadedEx::new().threads(3).basesize(1))
-        .batch_size(2)
-        .worker_init(move |worker| {
-            log.lock()
-                .unwrap()
-                .push((worker, std::thread::current().id()))
-        });
+    let loader = Loader::new(
+        seen(2_000),
+        foldex_threaded::ThreadedEx::new().threads(3).basesize(1),
+    )
+    .batch_size(2)
+    .worker_init(move |worker| {
+        log.lock()
+            .unwrap()
+            .push((worker, std::thread::current().id()))
+    });
     for epoch in 0..3 {
         inits.lock().unwrap().clear();
         let mut iter = loader.iter();
@@ -109,8 +116,7 @@ fn workers_are_numbered_as_in_the_stats_and_init_runs_once_per_thread_and_epoch(
 
 #[test]
 fn a_panicking_worker_init_reaches_the_consumer() {
-    let loader = Loader::new(from_fn(10, |i| i))
-        .executor(foldex_seq::SequentialEx)
+    let loader = Loader::new(from_fn(10, |i| i), foldex_seq::SequentialEx)
         .worker_init(|worker| panic!("worker {worker} could not open its file"));
     let caught = foldex_testkit::watchdog("a panicking worker_init", || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader.iter().count()))
@@ -126,7 +132,7 @@ fn a_panicking_worker_init_reaches_the_consumer() {
 #[test]
 fn outside_a_loader_there_is_no_context() {
     let d = seen(1);
-    let direct = std::panic::catch_unwind(|| foldex_loader::Dataset::get(&d, 0));
+    let direct = std::panic::catch_unwind(|| foldex_dataset::Dataset::get(&d, 0));
     assert!(direct.is_err(), "get called directly sees no context");
     assert_eq!(ItemContext::current(), None);
 }
@@ -141,6 +147,7 @@ fn a_stream_loaders_items_see_their_stream_positions_and_epoch() {
             assert_eq!(cx.index(), x, "the index is the stream position");
             (cx.epoch(), cx.rng().random_range(0..1_000_000u32))
         },
+        ThreadedEx::new().basesize(1),
     )
     .batch_size(7)
     .window(2)
@@ -156,9 +163,9 @@ fn a_stream_loaders_items_see_their_stream_positions_and_epoch() {
 
 #[test]
 fn each_draw_of_a_weighted_sampler_gets_its_own_generator() {
-    use foldex_loader::Weighted;
+    use foldex_dataset::sampler::Weighted;
     let draws = from_fn(2, |_| ItemContext::current().unwrap().rng().next_u64());
-    let loader = Loader::new(draws)
+    let loader = Loader::new(draws, ThreadedEx::new().basesize(1))
         .sampler(Weighted::with_replacement(vec![1.0, 3.0], 100, 4).unwrap())
         .unbatched();
     let got: HashSet<u64> = loader.iter().collect();

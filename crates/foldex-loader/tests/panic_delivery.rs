@@ -6,7 +6,8 @@
 
 mod common;
 
-use foldex_loader::{from_fn, Loader, StreamLoader};
+use foldex_dataset::from_fn;
+use foldex_loader::{Loader, StreamLoader};
 use foldex_testkit::watchdog;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
@@ -50,8 +51,8 @@ fn a_panic_in_compute_comes_after_every_batch_before_it() {
                             }
                             x
                         },
+                        Arc::clone(executor),
                     )
-                    .executor(Arc::clone(executor))
                     .batch_size(5)
                     .buffer(buffer);
                     let mut epoch = loader.iter();
@@ -70,13 +71,15 @@ fn a_panic_in_get_comes_after_every_batch_before_it() {
     watchdog("loader: get panics after the batches before it", || {
         for (name, executor) in common::executors() {
             for (buffer, reuse) in [(1, false), (4, true), (64, false)] {
-                let loader = Loader::new(from_fn(100, |i| {
-                    if i == 37 {
-                        panic_any(Boom(37));
-                    }
-                    i as u64
-                }))
-                .executor(Arc::clone(executor))
+                let loader = Loader::new(
+                    from_fn(100, |i| {
+                        if i == 37 {
+                            panic_any(Boom(37));
+                        }
+                        i as u64
+                    }),
+                    Arc::clone(executor),
+                )
                 .batch_size(5)
                 .buffer(buffer);
                 let (got, boom) = if reuse {
@@ -97,13 +100,15 @@ fn a_panic_in_get_comes_after_every_batch_before_it() {
 fn unordered_every_batch_before_the_panic_arrives_before_it() {
     watchdog("unordered: the batches before a panic", || {
         for (name, executor) in common::executors() {
-            let loader = Loader::new(from_fn(100, |i| {
-                if i == 37 {
-                    panic_any(Boom(37));
-                }
-                i as u64
-            }))
-            .executor(Arc::clone(executor))
+            let loader = Loader::new(
+                from_fn(100, |i| {
+                    if i == 37 {
+                        panic_any(Boom(37));
+                    }
+                    i as u64
+                }),
+                Arc::clone(executor),
+            )
             .batch_size(5)
             .buffer(2)
             .ordered(false);
@@ -132,8 +137,8 @@ fn a_panic_in_a_shard_iterator_comes_after_the_whole_batches_before_it() {
                         })
                     },
                     |&x: &u64| x,
+                    Arc::clone(executor),
                 )
-                .executor(Arc::clone(executor))
                 .batch_size(10)
                 .partial(partial);
                 let mut epoch = loader.iter();

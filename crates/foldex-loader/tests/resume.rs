@@ -2,15 +2,16 @@
 
 mod common;
 
-use foldex_loader::{from_fn, ByLength, IterError, Loader, LoaderState, ResumeError};
+use foldex_dataset::{from_fn, sampler::ByLength};
+use foldex_loader::{IterError, Loader, LoaderState, ResumeError};
 use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 fn loader(executor: &Arc<dyn foldex_core::Executor>, ordered: bool) -> Loader<Numbers> {
-    Loader::new(numbers(97))
-        .executor(Arc::clone(executor))
+    Loader::new(numbers(97), Arc::clone(executor))
         .batch_size(3)
         .buffer(4)
         .shuffle(11)
@@ -82,13 +83,15 @@ proptest! {
 #[test]
 fn unordered_state_is_a_low_water_mark_and_a_few_batches_above_it() {
     // Batch 0 is slow, so later ones are delivered first.
-    let slow = Loader::new(from_fn(40, |i| {
-        if i == 0 {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        i
-    }))
-    .executor(foldex_threaded::ThreadedEx::new().threads(2).basesize(1))
+    let slow = Loader::new(
+        from_fn(40, |i| {
+            if i == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            i
+        }),
+        foldex_threaded::ThreadedEx::new().threads(2).basesize(1),
+    )
     .buffer(4)
     .ordered(false);
     let mut iter = slow.iter();
@@ -107,10 +110,13 @@ fn unordered_state_is_a_low_water_mark_and_a_few_batches_above_it() {
 fn resumption_costs_no_loading_of_what_was_received() {
     let loads = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&loads);
-    let loader = Loader::new(from_fn(1_000, move |i| {
-        counted.fetch_add(1, Ordering::Relaxed);
-        i
-    }))
+    let loader = Loader::new(
+        from_fn(1_000, move |i| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            i
+        }),
+        ThreadedEx::new().basesize(1),
+    )
     .batch_size(10)
     .shuffle(1);
     let state = LoaderState {
@@ -138,17 +144,17 @@ fn resumption_costs_no_loading_of_what_was_received() {
 
 #[test]
 fn a_finished_epoch_resumes_empty_and_the_next_epoch_follows() {
-    let loader = Loader::new(from_fn(10, |i| i)).batch_size(5);
+    let loader = Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1)).batch_size(5);
     let mut iter = loader.iter();
     iter.by_ref().for_each(drop);
     let state = iter.state();
     assert_eq!(state.next_batch, 2);
-    let again = Loader::new(from_fn(10, |i| i)).batch_size(5);
+    let again = Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1)).batch_size(5);
     assert_eq!(again.resume(&state).unwrap().count(), 0);
     assert_eq!(again.iter().epoch(), 1);
 }
 
-type Numbers = foldex_loader::FromFn<fn(usize) -> usize>;
+type Numbers = foldex_dataset::FromFn<fn(usize) -> usize>;
 
 fn numbers(len: usize) -> Numbers {
     from_fn(len, |i| i)
@@ -156,28 +162,46 @@ fn numbers(len: usize) -> Numbers {
 
 #[test]
 fn a_state_from_other_settings_is_refused() {
-    let loader = Loader::new(numbers(10)).batch_size(5).shuffle(2);
+    let loader = Loader::new(numbers(10), ThreadedEx::new().basesize(1))
+        .batch_size(5)
+        .shuffle(2);
     let state = loader.iter().state();
     let refused = |l: &Loader<Numbers>| l.resume(&state).map(|_| ()).unwrap_err();
     assert!(matches!(
-        refused(&Loader::new(numbers(10)).batch_size(5).shuffle(3)),
+        refused(
+            &Loader::new(numbers(10), ThreadedEx::new().basesize(1))
+                .batch_size(5)
+                .shuffle(3)
+        ),
         ResumeError::Mismatch {
             setting: "seed",
             ..
         }
     ));
     assert!(matches!(
-        refused(&Loader::new(numbers(10)).batch_size(2).shuffle(2)),
+        refused(
+            &Loader::new(numbers(10), ThreadedEx::new().basesize(1))
+                .batch_size(2)
+                .shuffle(2)
+        ),
         ResumeError::Mismatch {
             setting: "batch_size",
             ..
         }
     ));
-    let err = refused(&Loader::new(numbers(11)).batch_size(5).shuffle(2));
+    let err = refused(
+        &Loader::new(numbers(11), ThreadedEx::new().basesize(1))
+            .batch_size(5)
+            .shuffle(2),
+    );
     assert!(err.to_string().contains("len"), "{err}");
     // Another sampler with the same seed would continue another order.
     let by_length = ByLength::new(vec![1; 10], 5, 2);
-    let err = refused(&Loader::new(numbers(10)).batch_size(5).sampler(by_length));
+    let err = refused(
+        &Loader::new(numbers(10), ThreadedEx::new().basesize(1))
+            .batch_size(5)
+            .sampler(by_length),
+    );
     assert_eq!(
         err.to_string(),
         "foldex-loader: cannot resume: the state has sampler Shuffled, this loader ByLength"
@@ -192,8 +216,7 @@ fn resumption_is_exact_inside_a_parcel() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
             for ordered in [true, false] {
-                let loader = Loader::new(numbers(500))
-                    .executor(Arc::clone(executor))
+                let loader = Loader::new(numbers(500), Arc::clone(executor))
                     .buffer(16)
                     .shuffle(5)
                     .ordered(ordered)
@@ -227,7 +250,7 @@ fn resumption_is_exact_inside_a_parcel() {
 #[test]
 fn a_state_from_another_rank_is_refused() {
     let rank = |r, world| {
-        Loader::new(numbers(100))
+        Loader::new(numbers(100), ThreadedEx::new().basesize(1))
             .batch_size(5)
             .shuffle(4)
             .shard(r, world)
@@ -256,7 +279,9 @@ fn a_state_from_another_rank_is_refused() {
     // the state's), are refused by their shard as well.
     let err = rank(0, 4).resume(&state).map(|_| ()).unwrap_err();
     assert!(err.to_string().contains("rank 0 of 4"), "{err}");
-    let unsharded = Loader::new(numbers(50)).batch_size(5).shuffle(4);
+    let unsharded = Loader::new(numbers(50), ThreadedEx::new().basesize(1))
+        .batch_size(5)
+        .shuffle(4);
     let err = unsharded.resume(&state).map(|_| ()).unwrap_err();
     assert!(
         err.to_string().contains("rank 0 of 1 (not sharded)"),
@@ -274,13 +299,15 @@ fn a_state_without_a_shard_resumes_only_unsharded() {
     let old = r#"{"seed":7,"epoch":2,"next_batch":3,"received_above":[],"batch_size":4,"len":40}"#;
     let state: LoaderState = serde_json::from_str(old).unwrap();
     assert_eq!((state.shard, state.sampler.clone()), (None, None));
-    let loader = Loader::new(numbers(40)).batch_size(4).shuffle(7);
+    let loader = Loader::new(numbers(40), ThreadedEx::new().basesize(1))
+        .batch_size(4)
+        .shuffle(7);
     let rest: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
     assert_eq!(
         rest,
         loader.epoch_order(2).iter().skip(12).collect::<Vec<_>>()
     );
-    let sharded = Loader::new(numbers(80))
+    let sharded = Loader::new(numbers(80), ThreadedEx::new().basesize(1))
         .batch_size(4)
         .shuffle(7)
         .shard(1, 2);
@@ -296,7 +323,9 @@ fn a_state_without_a_shard_resumes_only_unsharded() {
 /// refuses to start another rather than wrap.
 #[test]
 fn the_epoch_counter_never_wraps() {
-    let loader = Loader::new(numbers(10)).batch_size(5).shuffle(1);
+    let loader = Loader::new(numbers(10), ThreadedEx::new().basesize(1))
+        .batch_size(5)
+        .shuffle(1);
     let mut state = loader.iter().state();
     state.epoch = u64::MAX;
     let err = loader.resume(&state).map(|_| ()).unwrap_err();

@@ -2,8 +2,10 @@
 
 mod common;
 
-use foldex_loader::{from_fn, in_place, Dataset, Loader};
+use foldex_dataset::{collate::in_place, from_fn, Dataset};
+use foldex_loader::Loader;
 use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -29,8 +31,7 @@ fn guards_deliver_every_batch_with_every_executor() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
             for ordered in [true, false] {
-                let loader = Loader::new(Floats(203))
-                    .executor(Arc::clone(executor))
+                let loader = Loader::new(Floats(203), Arc::clone(executor))
                     .batch_size(4)
                     .buffer(3)
                     .shuffle(5)
@@ -70,8 +71,7 @@ fn collate_in_place_reuses_the_batch_buffer() {
         watchdog(name, || {
             // A buffer well below the 10 batches, whatever the executor's workers: buffers come
             // back only once batches beyond the buffer are made.
-            let loader = Loader::new(Floats(100))
-                .executor(Arc::clone(executor))
+            let loader = Loader::new(Floats(100), Arc::clone(executor))
                 .buffer(4)
                 .batch_size(10)
                 .collate(in_place(|items: &[Vec<f32>], out: &mut Vec<f32>| {
@@ -95,9 +95,11 @@ fn collate_in_place_reuses_the_batch_buffer() {
                 pointers.len()
             );
             // Without reuse the same collate works too, allocating per batch.
-            let plain = Loader::new(Floats(20)).batch_size(10).collate(in_place(
-                |items: &[Vec<f32>], out: &mut Vec<f32>| out.extend(items.iter().map(|v| v[0])),
-            ));
+            let plain = Loader::new(Floats(20), ThreadedEx::new().basesize(1))
+                .batch_size(10)
+                .collate(in_place(|items: &[Vec<f32>], out: &mut Vec<f32>| {
+                    out.extend(items.iter().map(|v| v[0]))
+                }));
             assert_eq!(
                 plain.iter().map(|b| b.len()).collect::<Vec<_>>(),
                 vec![10, 10]
@@ -110,8 +112,7 @@ fn collate_in_place_reuses_the_batch_buffer() {
 fn a_held_guard_is_never_overwritten() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            let loader = Loader::new(Floats(400))
-                .executor(Arc::clone(executor))
+            let loader = Loader::new(Floats(400), Arc::clone(executor))
                 .batch_size(2)
                 .buffer(2)
                 .reuse_buffers(true);
@@ -131,8 +132,7 @@ fn a_held_guard_is_never_overwritten() {
 fn holding_every_guard_grows_the_ring_instead_of_hanging() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            let loader = Loader::new(Floats(60))
-                .executor(Arc::clone(executor))
+            let loader = Loader::new(Floats(60), Arc::clone(executor))
                 .batch_size(3)
                 .buffer(1)
                 .reuse_buffers(true);
@@ -154,7 +154,7 @@ fn holding_every_guard_grows_the_ring_instead_of_hanging() {
 
 #[test]
 fn a_dataset_without_get_into_still_works_with_reuse() {
-    let loader = Loader::new(from_fn(50, |i| vec![i; 3]))
+    let loader = Loader::new(from_fn(50, |i| vec![i; 3]), ThreadedEx::new().basesize(1))
         .batch_size(5)
         .reuse_buffers(true);
     let sums: Vec<usize> = loader
@@ -173,8 +173,7 @@ fn a_dataset_without_get_into_still_works_with_reuse() {
 fn dropping_an_epoch_early_with_guards_alive_is_clean() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            let loader = Loader::new(Floats(500))
-                .executor(Arc::clone(executor))
+            let loader = Loader::new(Floats(500), Arc::clone(executor))
                 .batch_size(2)
                 .reuse_buffers(true);
             let mut iter = loader.iter();

@@ -2,7 +2,8 @@
 
 mod common;
 
-use foldex_loader::{from_fn, rng_for, Loader};
+use foldex_dataset::{from_fn, rng_for};
+use foldex_loader::Loader;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -10,11 +11,13 @@ use std::sync::Arc;
 fn augmented(executor: &Arc<dyn foldex_core::Executor>) -> Vec<Vec<(usize, u64, f32)>> {
     let epoch = Arc::new(AtomicU64::new(0));
     let current = Arc::clone(&epoch);
-    let loader = Loader::new(from_fn(300, move |i| {
-        let mut rng = rng_for(4, current.load(Ordering::Relaxed), i);
-        (i, rng.next_u64(), rng.next_f32())
-    }))
-    .executor(Arc::clone(executor))
+    let loader = Loader::new(
+        from_fn(300, move |i| {
+            let mut rng = rng_for(4, current.load(Ordering::Relaxed), i);
+            (i, rng.next_u64(), rng.next_f32())
+        }),
+        Arc::clone(executor),
+    )
     .batch_size(7)
     .shuffle(4)
     .ordered(false);

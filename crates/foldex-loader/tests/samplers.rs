@@ -4,9 +4,11 @@
 mod common;
 
 use common::executors;
-use foldex_loader::{
-    from_fn, ByLength, EpochOrder, IterError, Loader, Sampler, Shuffled, Tail, Weighted,
+use foldex_dataset::{
+    from_fn, sampler::ByLength, sampler::Shuffled, sampler::Weighted, EpochOrder, Sampler, Tail,
 };
+use foldex_loader::{IterError, Loader};
+use foldex_threaded::ThreadedEx;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::sync::Arc;
@@ -30,8 +32,7 @@ fn delivered<S: Sampler + Clone + 'static>(
     batch_size: usize,
     epochs: usize,
 ) -> Epochs {
-    let loader = Loader::new(from_fn(len, |i| i))
-        .executor(Arc::clone(executor))
+    let loader = Loader::new(from_fn(len, |i| i), Arc::clone(executor))
         .batch_size(batch_size)
         .sampler(sampler.clone());
     (0..epochs)
@@ -179,7 +180,7 @@ fn ranks_share_the_samplers_order_between_them() {
     let order: Vec<usize> = sampler.order(50, 0).iter().collect();
     let mut dealt = vec![None; 77];
     for rank in 0..3 {
-        let loader = Loader::new(from_fn(50, |i| i))
+        let loader = Loader::new(from_fn(50, |i| i), ThreadedEx::new().basesize(1))
             .sampler(sampler.clone())
             .shard(rank, 3)
             .shard_tail(Tail::Uneven)
@@ -200,7 +201,7 @@ fn ranks_share_the_samplers_order_between_them() {
 fn resuming_mid_epoch_with_a_sampler_gives_the_same_remaining_batches() {
     let lengths: Vec<usize> = (0..200).map(|i| i * 13 % 29).collect();
     let loader = || {
-        Loader::new(from_fn(200, |i| i))
+        Loader::new(from_fn(200, |i| i), ThreadedEx::new().basesize(1))
             .batch_size(8)
             .sampler(ByLength::new(lengths.clone(), 8, 21).pool_batches(2))
     };
@@ -218,7 +219,7 @@ fn resuming_mid_epoch_with_a_sampler_gives_the_same_remaining_batches() {
     got.extend(loader().resume(&state).unwrap());
     assert_eq!(got, whole);
     // Another sampler seed is refused by name.
-    let other = Loader::new(from_fn(200, |i| i))
+    let other = Loader::new(from_fn(200, |i| i), ThreadedEx::new().basesize(1))
         .batch_size(8)
         .sampler(ByLength::new(lengths.clone(), 8, 22));
     let err = other.resume(&state).unwrap_err();
@@ -233,7 +234,7 @@ fn an_order_that_does_not_fit_is_refused_before_the_epoch_starts() {
             EpochOrder::listed((1..=len).collect())
         }
     }
-    let loader = Loader::new(from_fn(5, |i| i)).sampler(OffByOne);
+    let loader = Loader::new(from_fn(5, |i| i), ThreadedEx::new().basesize(1)).sampler(OffByOne);
     match loader.try_iter() {
         Err(IterError::Sampler(why)) => assert!(
             why.contains("visits index 5, beyond a dataset of 5"),
@@ -247,7 +248,7 @@ fn an_order_that_does_not_fit_is_refused_before_the_epoch_starts() {
         "a refused order leaves its epoch number"
     );
     let short_weights = Weighted::with_replacement(vec![1.0; 4], 10, 0).unwrap();
-    let err = Loader::new(from_fn(5, |i| i))
+    let err = Loader::new(from_fn(5, |i| i), ThreadedEx::new().basesize(1))
         .sampler(short_weights)
         .try_iter()
         .map(|_| ())
@@ -258,7 +259,7 @@ fn an_order_that_does_not_fit_is_refused_before_the_epoch_starts() {
          per observation"
     );
     let panicked = std::panic::catch_unwind(|| {
-        Loader::new(from_fn(5, |i| i))
+        Loader::new(from_fn(5, |i| i), ThreadedEx::new().basesize(1))
             .sampler(OffByOne)
             .iter()
             .count()

@@ -2,7 +2,9 @@
 
 mod common;
 
-use foldex_loader::{from_fn, Loader, Tail};
+use foldex_dataset::{from_fn, Tail};
+use foldex_loader::Loader;
+use foldex_threaded::ThreadedEx;
 use std::sync::Arc;
 
 fn rank_epoch(
@@ -13,8 +15,7 @@ fn rank_epoch(
     epoch_count: u64,
 ) -> Vec<Vec<usize>> {
     let executor = &common::executors()[rank % common::executors().len()].1;
-    let loader = Loader::new(from_fn(len, |i| i))
-        .executor(Arc::clone(executor))
+    let loader = Loader::new(from_fn(len, |i| i), Arc::clone(executor))
         .batch_size(4)
         .shuffle(9)
         .shard(rank, world)
@@ -49,7 +50,9 @@ fn uneven_ranks_are_disjoint_and_their_union_is_the_epoch() {
 
 #[test]
 fn ranks_take_strided_parts_of_the_same_permutation() {
-    let order = Loader::new(from_fn(10, |i| i)).shuffle(9).epoch_order(0);
+    let order = Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1))
+        .shuffle(9)
+        .epoch_order(0);
     let rank1 = &rank_epoch(1, 3, Tail::Uneven, 10, 1)[0];
     assert_eq!(rank1, &vec![order.get(1), order.get(4), order.get(7)]);
 }
@@ -90,12 +93,12 @@ fn pad_and_drop_keep_ranks_in_lockstep() {
 
 #[test]
 fn the_batch_count_follows_the_shard() {
-    let loader = Loader::new(from_fn(10, |i| i))
+    let loader = Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1))
         .batch_size(2)
         .shard(0, 3)
         .shard_tail(Tail::Uneven);
     assert_eq!(loader.len(), 2); // 4 observations for rank 0
-    let loader = Loader::new(from_fn(10, |i| i))
+    let loader = Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1))
         .batch_size(2)
         .shard(2, 3)
         .shard_tail(Tail::Drop);
@@ -105,5 +108,5 @@ fn the_batch_count_follows_the_shard() {
 #[test]
 #[should_panic(expected = "rank must be below world (4), got 4")]
 fn a_rank_outside_the_world_is_refused() {
-    let _ = Loader::new(from_fn(10, |i| i)).shard(4, 4);
+    let _ = Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1)).shard(4, 4);
 }

@@ -3,7 +3,8 @@
 //! read before and after; this file holds one test, so that no other test shares the process.
 #![cfg(target_os = "linux")]
 
-use foldex_loader::{from_fn, Loader};
+use foldex_dataset::from_fn;
+use foldex_loader::Loader;
 use foldex_threaded::ThreadedEx;
 
 /// The process's peak resident set so far, in bytes.
@@ -20,10 +21,12 @@ fn peak_rss() -> u64 {
 #[test]
 fn a_shuffled_epoch_of_two_to_the_40_observations_takes_no_memory_for_its_order() {
     let before = peak_rss();
-    let loader = Loader::new(from_fn(1 << 40, |i| i))
-        .executor(ThreadedEx::new().threads(2).basesize(1))
-        .batch_size(32)
-        .shuffle(7);
+    let loader = Loader::new(
+        from_fn(1 << 40, |i| i),
+        ThreadedEx::new().threads(2).basesize(1),
+    )
+    .batch_size(32)
+    .shuffle(7);
     let mut iter = loader.iter();
     let first: Vec<Vec<usize>> = iter.by_ref().take(4).collect();
     let after = peak_rss();

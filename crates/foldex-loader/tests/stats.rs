@@ -2,8 +2,10 @@
 
 mod common;
 
-use foldex_loader::{from_fn, Loader, Verdict};
+use foldex_dataset::from_fn;
+use foldex_loader::{stats::Verdict, Loader};
 use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -12,8 +14,7 @@ use std::time::Duration;
 fn counts_add_up_with_every_executor() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            let loader = Loader::new(from_fn(250, |i| i))
-                .executor(Arc::clone(executor))
+            let loader = Loader::new(from_fn(250, |i| i), Arc::clone(executor))
                 .batch_size(10)
                 .buffer(3);
             let mut iter = loader.iter();
@@ -46,11 +47,11 @@ fn counts_add_up_with_every_executor() {
 
 #[test]
 fn slow_items_make_an_input_bound_epoch() {
-    let loader = Loader::new(from_fn(40, |i| {
-        thread::sleep(Duration::from_millis(2));
-        i
-    }))
-    .executor(
+    let loader = Loader::new(
+        from_fn(40, |i| {
+            thread::sleep(Duration::from_millis(2));
+            i
+        }),
         foldex_taskpool::TaskPoolEx::new()
             .ntasks(2)
             .background(true),
@@ -74,9 +75,11 @@ fn slow_items_make_an_input_bound_epoch() {
 
 #[test]
 fn a_slow_consumer_makes_a_consumer_bound_epoch() {
-    let loader = Loader::new(from_fn(60, |i| i))
-        .executor(foldex_threaded::ThreadedEx::new().threads(2))
-        .buffer(4);
+    let loader = Loader::new(
+        from_fn(60, |i| i),
+        foldex_threaded::ThreadedEx::new().threads(2),
+    )
+    .buffer(4);
     let mut iter = loader.iter();
     for _ in iter.by_ref() {
         thread::sleep(Duration::from_millis(2));
@@ -98,7 +101,7 @@ fn a_slow_consumer_makes_a_consumer_bound_epoch() {
 
 #[test]
 fn stats_of_an_epoch_in_progress_and_of_a_new_one() {
-    let loader = Loader::new(from_fn(100, |i| i)).batch_size(10);
+    let loader = Loader::new(from_fn(100, |i| i), ThreadedEx::new().basesize(1)).batch_size(10);
     let mut iter = loader.iter();
     iter.by_ref().take(3).for_each(drop);
     assert_eq!(iter.stats().batches, 3);
@@ -111,7 +114,7 @@ fn stats_of_an_epoch_in_progress_and_of_a_new_one() {
 /// one. The buffer grows from one epoch to the next, and says so; a set buffer never does.
 #[test]
 fn a_bursty_epoch_grows_the_default_buffer_and_the_stats_say_why() {
-    use foldex_loader::BufferOrigin;
+    use foldex_loader::stats::BufferOrigin;
     let bursty = || {
         from_fn(400, |i| {
             if i % 20 == 0 {
@@ -130,7 +133,7 @@ fn a_bursty_epoch_grows_the_default_buffer_and_the_stats_say_why() {
     };
     let executor = || foldex_threaded::ThreadedEx::new().threads(2).basesize(1);
     watchdog("a bursty epoch", || {
-        let tuned = Loader::new(bursty()).executor(executor()).unbatched();
+        let tuned = Loader::new(bursty(), executor()).unbatched();
         assert_eq!(tuned.buffer_size(), 4);
         let first = epoch(&tuned);
         assert_eq!(
@@ -150,10 +153,7 @@ fn a_bursty_epoch_grows_the_default_buffer_and_the_stats_say_why() {
             "the next epoch keeps it"
         );
 
-        let set = Loader::new(bursty())
-            .executor(executor())
-            .buffer(4)
-            .unbatched();
+        let set = Loader::new(bursty(), executor()).buffer(4).unbatched();
         for _ in 0..3 {
             let stats = epoch(&set);
             assert_eq!((stats.buffer, stats.buffer_origin), (4, BufferOrigin::Set));

@@ -5,9 +5,11 @@
 mod common;
 
 use common::executors;
+use foldex_core::Executor;
 use foldex_loader::StreamLoader;
 use foldex_testkit::streams::stream_lengths;
 use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,7 +17,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn loader(len: usize) -> StreamLoader<usize, usize> {
-    StreamLoader::new(move || 0..len, |&x: &usize| x)
+    loader_on(len, ThreadedEx::new().basesize(1))
+}
+
+fn loader_on(len: usize, executor: impl Executor + 'static) -> StreamLoader<usize, usize> {
+    StreamLoader::new(move || 0..len, |&x: &usize| x, executor)
 }
 
 fn runner() -> TestRunner {
@@ -44,8 +50,7 @@ fn every_item_exactly_once_on_every_executor() {
                 &cases,
                 |(len, ex, batch, buffer, window, shuffle, ordered, drop_after)| {
                     let (name, executor) = &executors()[ex];
-                    let mut l = loader(len)
-                        .executor(Arc::clone(executor))
+                    let mut l = loader_on(len, Arc::clone(executor))
                         .batch_size(batch)
                         .window(window)
                         .ordered(ordered);
@@ -99,10 +104,9 @@ fn every_item_exactly_once_on_every_executor() {
 #[test]
 fn the_shuffled_order_is_a_function_of_seed_epoch_and_buffer_size() {
     let order = |seed, size, epochs: usize| -> Vec<Vec<usize>> {
-        let l = loader(1000)
+        let l = loader_on(1000, Arc::clone(&executors()[1].1))
             .shuffle_buffer(size, seed)
-            .batch_size(10)
-            .executor(Arc::clone(&executors()[1].1));
+            .batch_size(10);
         (0..epochs).map(|_| l.iter().flatten().collect()).collect()
     };
     let a = order(1, 64, 2);
@@ -127,10 +131,15 @@ fn shards_are_dealt_to_ranks_and_interleaved() {
     let all: usize = files.iter().map(Vec::len).sum();
     let mut seen = Vec::new();
     for rank in 0..3 {
-        let l = StreamLoader::from_shards(files.clone(), |f| f.clone(), |&x: &u32| x)
-            .interleave(2)
-            .shard(rank, 3)
-            .batch_size(4);
+        let l = StreamLoader::from_shards(
+            files.clone(),
+            |f| f.clone(),
+            |&x: &u32| x,
+            ThreadedEx::new().basesize(1),
+        )
+        .interleave(2)
+        .shard(rank, 3)
+        .batch_size(4);
         assert_eq!(l.shards(), (rank..7).step_by(3).collect::<Vec<_>>());
         let got: Vec<u32> = l.iter().flatten().collect();
         // Interleaved: the rank's first two shards alternate from the start.
@@ -164,8 +173,8 @@ fn a_panic_reaches_the_consumer_with_its_position_after_the_items_before_it() {
                     }
                     x
                 },
+                Arc::clone(ex),
             )
-            .executor(Arc::clone(ex))
             .batch_size(8);
             let mut epoch = l.iter();
             let mut before = 0;
@@ -190,8 +199,8 @@ fn a_panic_reaches_the_consumer_with_its_position_after_the_items_before_it() {
                     })
                 },
                 |&x: &usize| x,
+                Arc::clone(ex),
             )
-            .executor(Arc::clone(ex))
             .batch_size(8);
             let mut epoch = l.iter();
             let mut got = Vec::new();
@@ -236,7 +245,13 @@ fn bad_settings_are_refused_by_name() {
     assert!(refused(|| drop(loader(3).shard(3, 3))).contains("rank must be below world"));
     // An empty stream, and a rank with no shard, give empty epochs.
     assert_eq!(loader(0).iter().count(), 0);
-    let none = StreamLoader::from_shards(vec![vec![1u8]], |f| f.clone(), |&x: &u8| x).shard(1, 2);
+    let none = StreamLoader::from_shards(
+        vec![vec![1u8]],
+        |f| f.clone(),
+        |&x: &u8| x,
+        ThreadedEx::new().basesize(1),
+    )
+    .shard(1, 2);
     assert_eq!(none.iter().count(), 0);
 }
 
@@ -259,6 +274,7 @@ fn dropping_an_epoch_whose_stream_blocks_forever_returns() {
                     .into_iter()
             },
             |&x: &usize| x,
+            ThreadedEx::new().basesize(1),
         )
         .batch_size(4);
         let mut epoch = l.iter();
@@ -271,7 +287,8 @@ fn dropping_an_epoch_whose_stream_blocks_forever_returns() {
 
 #[test]
 fn errors_go_through_the_policy_with_their_stream_positions() {
-    use foldex_loader::{ErrorPolicy, ItemError};
+    use foldex_dataset::ItemError;
+    use foldex_loader::ErrorPolicy;
     let parse = |&x: &usize| {
         if x % 97 == 50 {
             Err(format!("record {x} is corrupt"))
@@ -283,9 +300,8 @@ fn errors_go_through_the_policy_with_their_stream_positions() {
     for (name, ex) in executors() {
         // Skipped: the rest arrives, and the stats list each failure at its stream position,
         // across windows of growing size.
-        let l = StreamLoader::new(|| 0..2000usize, parse)
+        let l = StreamLoader::new(|| 0..2000usize, parse, Arc::clone(ex))
             .errors(ErrorPolicy::skip())
-            .executor(Arc::clone(ex))
             .batch_size(8);
         let mut epoch = l.iter();
         let got: Vec<usize> = epoch.by_ref().flatten().collect();
@@ -294,9 +310,8 @@ fn errors_go_through_the_policy_with_their_stream_positions() {
         let skipped: Vec<usize> = epoch.stats().skipped.iter().map(|s| s.index).collect();
         assert_eq!(skipped, bad, "{name}");
         // Failing fast: the payload is the ItemError, its index the stream position.
-        let l = StreamLoader::new(|| 0..2000usize, parse)
+        let l = StreamLoader::new(|| 0..2000usize, parse, Arc::clone(ex))
             .errors(ErrorPolicy::fail_fast())
-            .executor(Arc::clone(ex))
             .batch_size(8);
         let mut epoch = l.iter();
         let caught = catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count()));
@@ -329,9 +344,12 @@ fn an_early_drop_leaves_no_puller_behind() {
         for (name, ex) in executors() {
             let dropped = Arc::new(AtomicBool::new(false));
             let flag = Arc::clone(&dropped);
-            let l = StreamLoader::new(move || Endless(Arc::clone(&flag), 0..), |&x: &usize| x)
-                .executor(Arc::clone(ex))
-                .batch_size(4);
+            let l = StreamLoader::new(
+                move || Endless(Arc::clone(&flag), 0..),
+                |&x: &usize| x,
+                Arc::clone(ex),
+            )
+            .batch_size(4);
             let mut epoch = l.iter();
             assert_eq!(epoch.by_ref().take(10).flatten().count(), 40, "{name}");
             drop(epoch);

@@ -2,7 +2,8 @@
 //! global allocator (allocations on every thread of the process count).
 
 use foldex_core::{Executor, ExecutorExt};
-use foldex_loader::{in_place, Dataset, Loader};
+use foldex_dataset::{collate::in_place, Dataset};
+use foldex_loader::Loader;
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
@@ -32,7 +33,7 @@ impl Dataset for Floats {
 /// Allocations while the consumer takes batches `from..to` of an epoch, after a warm-up epoch,
 /// and how many observations the consumer's own thread loaded meanwhile (helping).
 fn allocations_in_steady_state(
-    loader: &Loader<Floats, foldex_loader::VecCollate, foldex_loader::Reuse>,
+    loader: &Loader<Floats, foldex_dataset::VecCollate, foldex_loader::reuse::Reuse>,
     from: usize,
     to: usize,
 ) -> (usize, u64) {
@@ -91,8 +92,7 @@ fn no_allocation_per_item_after_warm_up() {
     for (name, executor) in executors() {
         started(&*executor);
         for batch_size in [1, 8] {
-            let loader = Loader::new(Floats)
-                .executor(Arc::clone(&executor))
+            let loader = Loader::new(Floats, Arc::clone(&executor))
                 .batch_size(batch_size)
                 .buffer(4)
                 .reuse_buffers(true);
@@ -160,8 +160,7 @@ fn no_allocation_per_item_with_an_in_place_collate() {
         out.clear();
         rows.iter().for_each(|r| out.extend_from_slice(r));
     });
-    let loader = Loader::new(Floats)
-        .executor(SequentialEx)
+    let loader = Loader::new(Floats, SequentialEx)
         .batch_size(16)
         .collate(stack)
         .reuse_buffers(true);
@@ -185,8 +184,7 @@ fn no_allocation_per_item_with_an_in_place_collate() {
 fn no_allocation_per_item_in_parcels() {
     for (name, executor) in executors() {
         started(&*executor);
-        let loader = Loader::new(foldex_loader::from_fn(40_000, |i| i as u64))
-            .executor(executor)
+        let loader = Loader::new(foldex_dataset::from_fn(40_000, |i| i as u64), executor)
             .buffer(16)
             .unbatched();
         loader.iter().for_each(drop);
@@ -207,10 +205,7 @@ fn no_allocation_per_item_in_parcels() {
 }
 
 fn without_reuse_every_observation_allocates() {
-    let loader = Loader::new(Floats)
-        .executor(SequentialEx)
-        .batch_size(8)
-        .buffer(4);
+    let loader = Loader::new(Floats, SequentialEx).batch_size(8).buffer(4);
     let mut iter = loader.iter();
     iter.by_ref().take(100).for_each(drop);
     let region = Region::new(GLOBAL);

@@ -106,7 +106,7 @@ impl MpiEx {
     /// This rank's part of `loader`'s epochs (PyTorch's `DistributedSampler`):
     /// `loader.shard(rank, size)` from the communicator. Every rank computes the same epoch order
     /// from the loader's sampler (its seed and the epoch), and takes every `size`-th position
-    /// from its rank on; the loader's [`Tail`](foldex_loader::Tail) decides what happens to the
+    /// from its rank on; the loader's [`Tail`](foldex_dataset::Tail) decides what happens to the
     /// last `len % size` positions, and each rank's [`LoaderState`](foldex_loader::LoaderState)
     /// resumes that rank's part.
     pub fn shard<D: Loadable, C, M>(&self, loader: Loader<D, C, M>) -> Loader<D, C, M> {

@@ -191,7 +191,9 @@ fn gather_to_root(ex: &MpiEx, items: &[u64]) -> Vec<u64> {
 ranks!(
     every_ranks_part_of_a_loaders_epoch_together_is_the_dataset_once,
     || {
-        use foldex_loader::{from_fn, Loader, Tail};
+        use foldex_dataset::{from_fn, Tail};
+        use foldex_loader::Loader;
+        use foldex_threaded::ThreadedEx;
         let (_mpi, ex) = world();
         for (len, tail) in [
             (1_000usize, Tail::Uneven),
@@ -200,7 +202,7 @@ ranks!(
             (2, Tail::Uneven),
         ] {
             let loader = ex.shard(
-                Loader::new(from_fn(len, |i| i as u64))
+                Loader::new(from_fn(len, |i| i as u64), ThreadedEx::new().basesize(1))
                     .batch_size(16)
                     .shuffle(5)
                     .shard_tail(tail),
@@ -244,16 +246,18 @@ ranks!(
 );
 
 /// How many observations rank `r` loads of an epoch of `len` under `tail`.
-fn loader_part_len(len: usize, size: usize, r: usize, tail: foldex_loader::Tail) -> usize {
-    foldex_loader::Shard::new(r, size, tail).len(len)
+fn loader_part_len(len: usize, size: usize, r: usize, tail: foldex_dataset::Tail) -> usize {
+    foldex_dataset::Shard::new(r, size, tail).len(len)
 }
 
 ranks!(each_rank_resumes_its_own_part, || {
-    use foldex_loader::{from_fn, Loader};
+    use foldex_dataset::from_fn;
+    use foldex_loader::Loader;
+    use foldex_threaded::ThreadedEx;
     let (_mpi, ex) = world();
     let loader = || {
         ex.shard(
-            Loader::new(from_fn(500, |i| i as u64))
+            Loader::new(from_fn(500, |i| i as u64), ThreadedEx::new().basesize(1))
                 .batch_size(8)
                 .shuffle(9),
         )

@@ -23,17 +23,36 @@ pub use foldex_core as protocol;
 pub use foldex_core::{
     Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Input, Job, Partial, SpawnExt, Stream,
 };
-pub use foldex_loader::{
-    eachobsparallel, from_fn, Collate, EpochOrder, Fallible, ItemError, Loader, StreamLoader,
-};
+pub use foldex_dataset::{from_fn, Collate, EpochOrder, Fallible, ItemError};
+pub use foldex_loader::{eachobsparallel, Loader, StreamLoader};
 pub use foldex_seq::SequentialEx;
 pub use foldex_taskpool::TaskPoolEx;
 pub use foldex_threaded::{Pool, PoolError, ThreadedEx};
 
-/// The data loader: [`Loader`], [`Dataset`](loader::Dataset) and [`eachobsparallel`], with
-/// every type they use.
+/// The data layer under the loader, with no threads: [`Dataset`](dataset::Dataset), samplers,
+/// shuffles, sharding, collates and each observation's generator.
+#[doc(inline)]
+pub use foldex_dataset as dataset;
+
+/// The data loader: [`Loader`], [`StreamLoader`] and [`eachobsparallel`], their error policies,
+/// checkpoints and statistics.
 #[doc(inline)]
 pub use foldex_loader as loader;
+
+/// A [`Loader`] over `dataset` on the executor that suits most loads: [`ThreadedEx`] with a
+/// batch per piece (`basesize(1)`), on the global pool. [`Loader::new`]`(dataset, executor)`
+/// chooses another, as PyTorch's `num_workers` does.
+///
+/// ```
+/// let loader = foldex::load(vec![1u32, 2, 3, 4, 5]).batch_size(2).shuffle(7);
+/// for epoch in 0..2 {
+///     let seen: usize = loader.iter().map(|batch| batch.len()).sum();
+///     assert_eq!(seen, 5, "epoch {epoch}");
+/// }
+/// ```
+pub fn load<D: foldex_loader::Loadable>(dataset: D) -> Loader<D> {
+    Loader::new(dataset, ThreadedEx::new().basesize(1))
+}
 
 /// Datasets around the loader: views, splits, folds, filters and resampling ([`DatasetExt`](data::DatasetExt)).
 #[doc(inline)]
@@ -50,8 +69,9 @@ pub use foldex_pipeline::{from_stream, IntoPipeline, Pipeline};
 /// Importing it changes the meaning of no other code: none of its traits has a method that
 /// `std` types also have (`Source` and `Dataset`, whose `len` and `get` would shadow those of
 /// `Vec`, slices and ranges, are imported by name where a program implements them:
-/// `foldex::protocol::Source`, `foldex::loader::Dataset`).
+/// `foldex::protocol::Source`, `foldex::dataset::Dataset`).
 pub mod prelude {
+    pub use crate::load;
     pub use foldex_auto::AutoEx;
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};

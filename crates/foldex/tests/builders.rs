@@ -37,13 +37,13 @@ fn setter_panics_name_the_setting_and_point_at_the_caller() {
         (
             "batch_size must be at least 1, got 0",
             Box::new(|| {
-                let _ = Loader::new(vec![1, 2, 3]).batch_size(0);
+                let _ = Loader::new(vec![1, 2, 3], ThreadedEx::new().basesize(1)).batch_size(0);
             }),
         ),
         (
             "buffer must be at least 1, got 0",
             Box::new(|| {
-                let _ = Loader::new(vec![1, 2, 3]).buffer(0);
+                let _ = Loader::new(vec![1, 2, 3], ThreadedEx::new().basesize(1)).buffer(0);
             }),
         ),
         (

@@ -4,6 +4,9 @@
 //!
 //! The check reads the sources: every `crate::name` path (in `use` lines, groups included, and
 //! in code) written in module `a` is an arrow from `a` to `name`.
+//!
+//! The crates themselves stand in layers ([`LAYERS`]): each crate's manifest names foldex crates
+//! of lower layers only.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -147,4 +150,105 @@ fn the_check_sees_a_circle_and_a_group_import() {
     );
     graph.get_mut("a").unwrap().clear();
     assert_eq!(find_circle(&graph), None);
+}
+
+/// The crates in layers, lowest first: a crate's `[dependencies]` on foldex crates point only to
+/// lower layers (no arrow up or sideways, so no circle). The data layer (`foldex-dataset`) uses
+/// no threads; the loader and the datasets build on it and on core, and take their executor
+/// from the caller; the facade picks the executors a program names.
+const LAYERS: &[&[&str]] = &[
+    &["foldex-core"],
+    &[
+        "foldex-seq",
+        "foldex-threaded",
+        "foldex-taskpool",
+        "foldex-pipeline",
+        "foldex-dataset",
+    ],
+    &[
+        "foldex-auto",
+        "foldex-loader",
+        "foldex-data",
+        "foldex-testkit",
+    ],
+    &["foldex"],
+    &["foldex-cli"],
+    &["foldex-mpi"],
+];
+
+/// The foldex crates that the `[dependencies]` table of `manifest` names.
+fn foldex_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut in_dependencies = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_dependencies = line == "[dependencies]";
+            continue;
+        }
+        let name = identifier_with_dashes(line);
+        if in_dependencies && (name == "foldex" || name.starts_with("foldex-")) {
+            found.insert(name.to_owned());
+        }
+    }
+    found
+}
+
+fn identifier_with_dashes(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+fn layer_of(name: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&name))
+}
+
+#[test]
+fn every_crate_depends_only_on_lower_layers() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = 0;
+    for entry in fs::read_dir(&crates).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok(manifest) = fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        let name = dir.file_name().unwrap().to_str().unwrap().to_owned();
+        let layer =
+            layer_of(&name).unwrap_or_else(|| panic!("{name} is in no layer: add it to LAYERS"));
+        for dependency in foldex_dependencies(&manifest) {
+            let below = layer_of(&dependency).is_some_and(|l| l < layer);
+            assert!(
+                below,
+                "{name} (layer {layer}) depends on {dependency}, which is not in a lower layer"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "found only {checked} crates");
+}
+
+#[test]
+fn the_loader_and_the_datasets_build_on_core_and_the_data_layer_only() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for name in ["foldex-dataset", "foldex-loader", "foldex-data"] {
+        let manifest = fs::read_to_string(crates.join(name).join("Cargo.toml")).unwrap();
+        let allowed = BTreeSet::from(["foldex-core".to_owned(), "foldex-dataset".to_owned()]);
+        let extra: Vec<_> = foldex_dependencies(&manifest)
+            .difference(&allowed)
+            .cloned()
+            .collect();
+        assert!(extra.is_empty(), "{name} depends on {extra:?}");
+    }
+}
+
+#[test]
+fn the_layer_check_reads_only_the_dependencies_table() {
+    let manifest = "[dependencies]\nfoldex-core = { workspace = true }\nserde = \"1\"\n\
+                    [dev-dependencies]\nfoldex-threaded = { path = \"..\" }\n";
+    assert_eq!(
+        foldex_dependencies(manifest),
+        BTreeSet::from(["foldex-core".to_owned()])
+    );
 }

@@ -103,10 +103,10 @@ fn nested_in_combine(chain: &[Kind], n: usize) -> usize {
 fn nested_in_get(chain: &[Kind], n: usize) -> usize {
     let (&first, rest) = chain.split_first().expect("a loader needs an executor");
     let rest = rest.to_vec();
-    let loader = Loader::new(foldex::from_fn(n, move |i| {
-        nested_in_step(&rest, i % 7) + i
-    }))
-    .executor(executor(first))
+    let loader = Loader::new(
+        foldex::from_fn(n, move |i| nested_in_step(&rest, i % 7) + i),
+        executor(first),
+    )
     .batch_size(3)
     .buffer(2);
     loader.iter().flatten().sum()

@@ -28,6 +28,7 @@ mod with_prelude {
         // And foldex's own names still work.
         assert_eq!(v.pipe().copied().sum::<u32>(&SequentialEx), 60);
         assert_eq!(ThreadedEx::new().sum::<usize>(0..10), 45);
+        assert_eq!(load(vec![1u8, 2, 3]).unbatched().iter().count(), 3);
     }
 }
 

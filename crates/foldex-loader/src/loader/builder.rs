@@ -4,29 +4,30 @@ use super::mode::{BatchMode, Owned, Reuse};
 use super::Iter;
 use crate::buffer_tune::BufferTuner;
 use crate::channel::MAX_BUFFER;
-use crate::collate::{Collate, Unbatched, VecCollate};
 use crate::epoch::WorkerInit;
 use crate::error::IterError;
 use crate::loadable::Loadable;
 use crate::order::{Batches, EpochOrder};
-use crate::sampler::{checked_order, Sampler, Sequential, SharedSampler, Shuffled};
-use crate::shard::{Shard, Tail};
 use crate::state::{LoaderState, ResumeError};
 use crate::stats::BufferOrigin;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
-use foldex_threaded::ThreadedEx;
+use foldex_dataset::collate::Unbatched;
+use foldex_dataset::sampler::{checked_order, Sequential, Shuffled};
+use foldex_dataset::{Collate, Sampler, Shard, Tail, VecCollate};
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Loads a [`Dataset`](crate::Dataset) in parallel, batch by batch, through any executor; iterate `&loader`
+/// Loads a [`Dataset`](foldex_dataset::Dataset) in parallel, batch by batch, through any executor; iterate `&loader`
 /// once per epoch.
 ///
 /// ```
-/// use foldex_loader::{from_fn, Loader};
-/// let loader = Loader::new(from_fn(10, |i| i * i)).batch_size(4).partial(false).shuffle(7);
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
+/// let loader = Loader::new(from_fn(10, |i| i * i), ThreadedEx::new().basesize(1)).batch_size(4).partial(false).shuffle(7);
 /// assert_eq!(loader.len(), 2);
 /// for epoch in 0..2 {
 ///     for batch in &loader {
@@ -35,9 +36,9 @@ use std::sync::Arc;
 /// }
 /// ```
 ///
-/// - **Executor** ([`Loader::executor`]): any [`Executor`], `Box<dyn Executor>` and
-///   `Arc<dyn Executor>` included; by default `ThreadedEx::new().basesize(1)` on the global pool.
-///   Its threads persist between epochs.
+/// - **Executor** (the second argument of [`Loader::new`]): any [`Executor`], `Box<dyn Executor>`
+///   and `Arc<dyn Executor>` included. `ThreadedEx::new().basesize(1)` (a batch per piece, on
+///   the global pool) suits most loads. Its threads persist between epochs.
 /// - **Bounded memory** ([`Loader::buffer`]): at most `buffer` finished batches wait for the
 ///   consumer (default: twice the executor's workers); producers wait when it is full.
 /// - **Batches** ([`Loader::batch_size`], [`Loader::partial`], [`Loader::collate`]): the unit of
@@ -70,7 +71,7 @@ pub(super) struct Settings {
     pub partial: bool,
     /// The epochs' order: [`Sequential`] unless set.
     pub sampler: SharedSampler,
-    /// The seed of every [`ItemContext`](crate::ItemContext); the shuffle's when unset.
+    /// The seed of every [`ItemContext`](foldex_dataset::ItemContext); the shuffle's when unset.
     pub seed: Option<u64>,
     /// `(epoch, offset)` for a stream loader's window: its items' contexts name the stream's
     /// epoch, and index `i` is stream position `offset + i`.
@@ -80,6 +81,18 @@ pub(super) struct Settings {
     pub shard: Option<(usize, usize)>,
     pub tail: Tail,
     pub diagnostics: bool,
+}
+
+/// A sampler behind a pointer, as a loader keeps it.
+#[derive(Clone)]
+pub(crate) struct SharedSampler(pub std::sync::Arc<dyn Sampler>);
+
+impl fmt::Debug for SharedSampler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sampler")
+            .field("seed", &self.0.seed())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<D, C, M> fmt::Debug for Loader<D, C, M> {
@@ -92,13 +105,14 @@ impl<D, C, M> fmt::Debug for Loader<D, C, M> {
 }
 
 impl<D: Loadable> Loader<D> {
-    /// A loader over `dataset` with the default settings: batches of one observation as a
-    /// `Vec`, in order, not shuffled, on `ThreadedEx` with basesize 1.
-    pub fn new(dataset: D) -> Self {
+    /// A loader over `dataset` that loads on `executor` (any executor; `Box<dyn Executor>` and
+    /// `Arc<dyn Executor>` work too), with the default settings: batches of one observation as
+    /// a `Vec`, in order, not shuffled.
+    pub fn new<E: Executor + 'static>(dataset: D, executor: E) -> Self {
         Self {
             dataset: Arc::new(dataset),
             collate: Arc::new(VecCollate),
-            executor: Arc::new(ThreadedEx::new().basesize(1)),
+            executor: Arc::new(executor),
             settings: Settings {
                 buffer: None,
                 batch_size: NonZeroUsize::MIN,
@@ -121,13 +135,6 @@ impl<D: Loadable> Loader<D> {
 }
 
 impl<D: Loadable, C, M> Loader<D, C, M> {
-    /// Runs the loading on `executor` (any executor; `Box<dyn Executor>` and
-    /// `Arc<dyn Executor>` work too).
-    pub fn executor<E: Executor + 'static>(mut self, executor: E) -> Self {
-        self.executor = Arc::new(executor);
-        self
-    }
-
     /// At most `buffer` finished batches wait for the consumer; the producers wait while it is
     /// full. In ordered mode this is also the reorder window. A helping consumer may keep one
     /// batch more beside it (see [`Executor::help`]).
@@ -147,8 +154,10 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// [`Stats::buffer_origin`](crate::Stats::buffer_origin) and the stats line say when it grew.
     ///
     /// ```
-    /// use foldex_loader::{from_fn, Loader};
-    /// let loader = Loader::new(from_fn(10_000, |i| i)).buffer(16).unbatched();
+    /// use foldex_dataset::from_fn;
+    /// use foldex_loader::Loader;
+    /// use foldex_threaded::ThreadedEx;
+    /// let loader = Loader::new(from_fn(10_000, |i| i), ThreadedEx::new().basesize(1)).buffer(16).unbatched();
     /// let first = loader.iter(); // nothing timed yet: batches travel one by one
     /// assert_eq!(first.stats().parcel, 1);
     /// assert_eq!(first.count(), 10_000);
@@ -182,14 +191,14 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     }
 
     /// Shuffle every epoch: epoch `e` visits the dataset in the order
-    /// [`Permutation::new`](crate::Permutation::new)`(len, seed, e)`, which takes O(1) memory
+    /// [`Permutation::new`](foldex_dataset::Permutation::new)`(len, seed, e)`, which takes O(1) memory
     /// and finds any position in O(1), whatever the length.
     pub fn shuffle(self, seed: u64) -> Self {
         self.sampler(Shuffled::new(seed))
     }
 
     /// Each epoch visits the observations `sampler` lists, in its order: weighted draws
-    /// ([`Weighted`](crate::Weighted)), batches of similar lengths ([`ByLength`](crate::ByLength)),
+    /// ([`Weighted`](foldex_dataset::sampler::Weighted)), batches of similar lengths ([`ByLength`](foldex_dataset::sampler::ByLength)),
     /// or a [`Sampler`] of your own. Replaces [`shuffle`](Loader::shuffle) (a [`Shuffled`]
     /// sampler); [`shard`](Loader::shard) takes its part of the sampler's order.
     ///
@@ -201,7 +210,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         self
     }
 
-    /// The seed of each observation's generator, [`ItemContext::rng`](crate::ItemContext::rng)
+    /// The seed of each observation's generator, [`ItemContext::rng`](foldex_dataset::ItemContext::rng)
     /// (`rng_for(seed, epoch, index)`); without it, the [`shuffle`](Loader::shuffle) seed, or
     /// 0 when not shuffled.
     pub fn seed(mut self, seed: u64) -> Self {
@@ -211,20 +220,22 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
 
     /// Runs `init` on each thread before its first load of each epoch (PyTorch's
     /// `worker_init_fn`, whose workers start again each epoch), with the thread's worker
-    /// number ([`ItemContext::worker`](crate::ItemContext::worker)). For state such as an open
+    /// number ([`ItemContext::worker`](foldex_dataset::ItemContext::worker)). For state such as an open
     /// file, keep it in a `thread_local!` that `init` fills when empty and
-    /// [`Dataset::get`](crate::Dataset::get) reads.
+    /// [`Dataset::get`](foldex_dataset::Dataset::get) reads.
     ///
     /// A panic in `init` reaches the consumer as a producer's panic does.
     ///
     /// ```
-    /// use foldex_loader::{from_fn, Loader};
+    /// use foldex_dataset::from_fn;
+    /// use foldex_loader::Loader;
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// use std::sync::Arc;
+    /// use foldex_threaded::ThreadedEx;
     ///
     /// let started = Arc::new(AtomicUsize::new(0));
     /// let counted = Arc::clone(&started);
-    /// let loader = Loader::new(from_fn(1_000, |i| i))
+    /// let loader = Loader::new(from_fn(1_000, |i| i), ThreadedEx::new().basesize(1))
     ///     .worker_init(move |_worker| { counted.fetch_add(1, Ordering::Relaxed); });
     /// assert_eq!(loader.iter().count(), 1_000);
     /// assert!(started.load(Ordering::Relaxed) >= 1);
@@ -234,7 +245,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         self
     }
 
-    /// The seed every [`ItemContext`](crate::ItemContext) of this loader carries.
+    /// The seed every [`ItemContext`](foldex_dataset::ItemContext) of this loader carries.
     pub(super) fn item_seed(&self) -> u64 {
         self.settings
             .seed
@@ -253,8 +264,10 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// epoch order. Any `Fn(Vec<Item>) -> Batch + Send + Sync` closure works.
     ///
     /// ```
-    /// use foldex_loader::{from_fn, Loader};
-    /// let loader = Loader::new(from_fn(6, |i| i as f32)).batch_size(3).collate(|xs: Vec<f32>| {
+    /// use foldex_dataset::from_fn;
+    /// use foldex_loader::Loader;
+    /// use foldex_threaded::ThreadedEx;
+    /// let loader = Loader::new(from_fn(6, |i| i as f32), ThreadedEx::new().basesize(1)).batch_size(3).collate(|xs: Vec<f32>| {
     ///     xs.iter().sum::<f32>() / xs.len() as f32
     /// });
     /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![1.0, 4.0]);
@@ -277,9 +290,9 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         }
     }
 
-    /// Recycle batch buffers: the iterator yields [`Reused`](crate::Reused) guards (dereferencing to the
+    /// Recycle batch buffers: the iterator yields [`Reused`](crate::reuse::Reused) guards (dereferencing to the
     /// batch) whose buffers go back to the loader when dropped, observations are loaded with
-    /// [`Dataset::get_into`](crate::Dataset::get_into) into buffers of earlier batches, and batches are built with
+    /// [`Dataset::get_into`](foldex_dataset::Dataset::get_into) into buffers of earlier batches, and batches are built with
     /// [`Collate::collate_into`]. Once warm, loading allocates nothing per observation.
     ///
     /// Holding a guard is safe: its buffers are not reused before it is dropped; producers
@@ -287,7 +300,9 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// guards free their buffers instead of recycling them (for comparisons).
     ///
     /// ```
-    /// use foldex_loader::{Dataset, Loader};
+    /// use foldex_dataset::Dataset;
+    /// use foldex_loader::Loader;
+    /// use foldex_threaded::ThreadedEx;
     /// struct Rows;
     /// impl Dataset for Rows {
     ///     type Item = Vec<f32>;
@@ -298,7 +313,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     ///         row.resize(256, i as f32);
     ///     }
     /// }
-    /// let loader = Loader::new(Rows).batch_size(10).reuse_buffers(true);
+    /// let loader = Loader::new(Rows, ThreadedEx::new().basesize(1)).batch_size(10).reuse_buffers(true);
     /// for batch in &loader {
     ///     // `batch` is a guard; `*batch` is the `Vec<Vec<f32>>`.
     ///     assert_eq!(batch.len(), 10);
@@ -316,8 +331,10 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// [`Tail::Pad`]).
     ///
     /// ```
-    /// use foldex_loader::{from_fn, Loader, Tail};
-    /// let rank = |r| Loader::new(from_fn(10, |i| i)).shuffle(1).shard(r,
+    /// use foldex_dataset::{from_fn, Tail};
+    /// use foldex_loader::Loader;
+    /// use foldex_threaded::ThreadedEx;
+    /// let rank = |r| Loader::new(from_fn(10, |i| i), ThreadedEx::new().basesize(1)).shuffle(1).shard(r,
     /// 3).shard_tail(Tail::Uneven);
     /// let mut all: Vec<usize> = (0..3).flat_map(|r|
     /// rank(r).iter().flatten().collect::<Vec<_>>()).collect();
@@ -369,8 +386,10 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// [`Unbatched`] collate.
     ///
     /// ```
-    /// use foldex_loader::{from_fn, Loader};
-    /// let loader = Loader::new(from_fn(3, |i| i * 10)).unbatched();
+    /// use foldex_dataset::from_fn;
+    /// use foldex_loader::Loader;
+    /// use foldex_threaded::ThreadedEx;
+    /// let loader = Loader::new(from_fn(3, |i| i * 10), ThreadedEx::new().basesize(1)).unbatched();
     /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![0, 10, 20]);
     /// ```
     pub fn unbatched(self) -> Loader<D, Unbatched, M> {
@@ -518,7 +537,8 @@ where
 /// shuffling, ordered delivery or a chosen buffer.
 ///
 /// ```
-/// use foldex_loader::{eachobsparallel, from_fn};
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::eachobsparallel;
 /// use foldex_threaded::ThreadedEx;
 /// let mut seen: Vec<usize> = eachobsparallel(from_fn(100, |i| i), ThreadedEx::new()).collect();
 /// seen.sort();
@@ -534,8 +554,7 @@ where
     D::Item: Send + 'static,
     E: Executor + 'static,
 {
-    Loader::new(dataset)
-        .executor(executor)
+    Loader::new(dataset, executor)
         .ordered(false)
         .unbatched()
         .iter()

@@ -68,12 +68,12 @@ impl<B> Iter<B> {
     /// whose `get` panicked (`None` before that, or when the panic came from `collate`).
     ///
     /// ```
-    /// use foldex_loader::{from_fn, Loader};
+    /// use foldex_dataset::from_fn;
+    /// use foldex_loader::Loader;
     /// use foldex_seq::SequentialEx;
     /// use std::panic::{catch_unwind, AssertUnwindSafe};
     ///
-    /// let loader = Loader::new(from_fn(10, |i| if i == 7 { panic!("bad file") } else { i }))
-    ///     .executor(SequentialEx)
+    /// let loader = Loader::new(from_fn(10, |i| if i == 7 { panic!("bad file") } else { i }), SequentialEx)
     ///     .unbatched();
     /// let mut epoch = loader.iter();
     /// let caught = catch_unwind(AssertUnwindSafe(|| epoch.by_ref().count()));

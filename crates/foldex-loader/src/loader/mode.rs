@@ -4,11 +4,11 @@
 
 use super::{Iter, Loader};
 use crate::buffer_pool::{BufferPool, Reused};
-use crate::collate::Collate;
 use crate::loadable::Loadable;
 use crate::order::EpochOrder;
 use crate::produce::{Fresh, Recycled};
 use crate::state::LoaderState;
+use foldex_dataset::Collate;
 use std::any::Any;
 use std::fmt;
 use std::sync::{Arc, Mutex};

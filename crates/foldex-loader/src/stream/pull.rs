@@ -1,8 +1,8 @@
 //! The puller of a stream loader's epoch: one thread that opens the rank's shards, interleaves
 //! them, passes their items through the shuffle buffer and hands them on in windows.
 
-use crate::rng::{rng_for, ItemRng};
 use foldex_core::exec::PanicPayload;
+use foldex_dataset::{rng_for, ItemRng};
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};

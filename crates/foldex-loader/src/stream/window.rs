@@ -1,10 +1,10 @@
 //! What the loader of one window loads: the window's pulled items computed, as they come
 //! ([`Computed`]) or under an error policy ([`Policed`]).
 
-use crate::dataset::{Dataset, ItemError};
 use crate::loadable::Loadable;
 use crate::policy::{Checked, ErrorPolicy};
 use foldex_core::exec::PanicPayload;
+use foldex_dataset::{Dataset, ItemError};
 use std::fmt;
 use std::sync::Arc;
 
@@ -35,12 +35,12 @@ mod sealed {
 }
 
 /// The items of one window, computed on demand.
-pub struct Window<R, T> {
+pub struct WindowItems<R, T> {
     items: Vec<R>,
     compute: Arc<Compute<R, T>>,
 }
 
-impl<R: Send + Sync, T> Dataset for Window<R, T> {
+impl<R: Send + Sync, T> Dataset for WindowItems<R, T> {
     type Item = T;
     fn len(&self) -> usize {
         self.items.len()
@@ -67,10 +67,10 @@ where
     T: Send + 'static,
 {
     type Item = T;
-    type Data = Window<R, T>;
+    type Data = WindowItems<R, T>;
 
-    fn window(&self, items: Vec<R>) -> Window<R, T> {
-        Window {
+    fn window(&self, items: Vec<R>) -> WindowItems<R, T> {
+        WindowItems {
             items,
             compute: Arc::clone(&self.0),
         }
@@ -102,10 +102,10 @@ where
     E: fmt::Display + Send + 'static,
 {
     type Item = U;
-    type Data = Checked<Window<R, Result<U, E>>>;
+    type Data = Checked<WindowItems<R, Result<U, E>>>;
 
     fn window(&self, items: Vec<R>) -> Self::Data {
-        let window = Window {
+        let window = WindowItems {
             items,
             compute: Arc::clone(&self.compute),
         };

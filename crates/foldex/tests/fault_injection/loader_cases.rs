@@ -2,9 +2,11 @@
 //! settings a case draws, a dataset that counts its loads, and the checks of an epoch.
 
 use crate::{payload, ExecSpec, Payload, Rng};
+use foldex::dataset::Dataset;
+use foldex::dataset::VecCollate;
 use foldex::from_fn;
-use foldex::loader::{Dataset, Loadable};
-use foldex::loader::{Iter, LoaderState, ResumeError, Reuse, Reused, Stats, VecCollate};
+use foldex::loader::Loadable;
+use foldex::loader::{reuse::Reuse, reuse::Reused, Iter, LoaderState, ResumeError, Stats};
 use foldex::prelude::*;
 use foldex_testkit::Boom;
 use std::collections::HashMap;
@@ -170,8 +172,7 @@ impl LoaderSpec {
         &self,
         dataset: D,
     ) -> Box<dyn AnyLoader> {
-        let mut loader = Loader::new(dataset)
-            .executor(self.executor.build())
+        let mut loader = Loader::new(dataset, self.executor.build())
             .buffer(self.buffer)
             .batch_size(self.batch_size)
             .ordered(self.ordered)

@@ -74,7 +74,7 @@ mod loader_error_policies;
 mod loader_panics;
 mod loader_resumption;
 
-use foldex::loader::ItemError;
+use foldex::dataset::ItemError;
 use foldex::prelude::*;
 use foldex_testkit::Boom;
 use std::any::Any;

@@ -2,7 +2,7 @@
 //! samplers; MLUtils.jl's `shuffleobs`).
 //!
 //! A [`Sampler`] turns `(dataset length, epoch)` into an [`EpochOrder`]; the loader cuts the
-//! order into batches, shards it between ranks ([`Loader::shard`](crate::Loader::shard)
+//! order into batches, shards it between ranks (`Loader::shard`
 //! applies after the sampler), and loads it on any executor. An order is a pure function of the
 //! sampler's settings and the epoch, so every executor and every rank sees the same one, and a
 //! resumed epoch continues exactly.
@@ -14,19 +14,20 @@ pub use by_length::ByLength;
 pub use weighted::{Weighted, WeightsError};
 
 use crate::order::EpochOrder;
-use std::fmt;
 
 /// Which observations an epoch visits, and in which order: set one with
-/// [`Loader::sampler`](crate::Loader::sampler).
+/// `Loader::sampler`.
 ///
 /// Implement it for an order of your own: `order` lists the indices with
-/// [`EpochOrder::listed`] (or returns a [`Permutation`](crate::Permutation) or the identity),
+/// [`EpochOrder::listed`] (or returns a [`Permutation`](crate::order::Permutation) or the identity),
 /// and `len` says how many positions every epoch has. The loader checks both before an epoch
 /// starts and refuses an order that does not fit the dataset
-/// ([`IterError::Sampler`](crate::IterError::Sampler)).
+/// (`IterError::Sampler`).
 ///
 /// ```
-/// use foldex_loader::{from_fn, EpochOrder, Loader, Sampler};
+/// use foldex_dataset::{from_fn, EpochOrder, Sampler};
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
 ///
 /// /// Every observation twice, in reverse.
 /// struct Twice;
@@ -36,7 +37,7 @@ use std::fmt;
 ///         EpochOrder::listed((0..dataset_len).rev().chain((0..dataset_len).rev()).collect())
 ///     }
 /// }
-/// let loader = Loader::new(from_fn(3, |i| i)).sampler(Twice).unbatched();
+/// let loader = Loader::new(from_fn(3, |i| i), ThreadedEx::new().basesize(1)).sampler(Twice).unbatched();
 /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![2, 1, 0, 2, 1, 0]);
 /// ```
 pub trait Sampler: Send + Sync {
@@ -57,15 +58,15 @@ pub trait Sampler: Send + Sync {
         Ok(())
     }
 
-    /// The seed that a checkpoint records ([`LoaderState::seed`](crate::LoaderState::seed)),
+    /// The seed that a checkpoint records (`LoaderState::seed`),
     /// so that it resumes only under a sampler with the same seed; and the default seed of
-    /// each observation's generator ([`Loader::seed`](crate::Loader::seed)). `None` by default.
+    /// each observation's generator (`Loader::seed`). `None` by default.
     fn seed(&self) -> Option<u64> {
         None
     }
 
     /// The sampler's kind, recorded in a checkpoint
-    /// ([`LoaderState::sampler`](crate::LoaderState::sampler)) so that it resumes only under a
+    /// (`LoaderState::sampler`) so that it resumes only under a
     /// sampler of the same kind: another kind with the same seed would continue another order,
     /// repeating some observations and skipping others.
     ///
@@ -94,7 +95,7 @@ impl Sampler for Sequential {
 }
 
 /// A permutation of `0..len` from `(seed, epoch)`, new each epoch, in O(1) memory: what
-/// [`Loader::shuffle`](crate::Loader::shuffle) sets.
+/// `Loader::shuffle` sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shuffled {
     seed: u64,
@@ -122,8 +123,8 @@ impl Sampler for Shuffled {
 }
 
 /// The sampler's order of `epoch`, checked against a dataset of `dataset_len`; `Err` says why it
-/// does not fit (the message of [`IterError::Sampler`](crate::IterError::Sampler)).
-pub(crate) fn checked_order(
+/// does not fit (the message of `IterError::Sampler`).
+pub fn checked_order(
     sampler: &dyn Sampler,
     dataset_len: usize,
     epoch: u64,
@@ -162,18 +163,6 @@ fn one_per_observation(
             "{sampler} has {given} {what}s for a dataset of {dataset_len} observations; give one \
              {what} per observation"
         ))
-    }
-}
-
-/// A sampler behind a pointer, as a loader keeps it.
-#[derive(Clone)]
-pub(crate) struct SharedSampler(pub std::sync::Arc<dyn Sampler>);
-
-impl fmt::Debug for SharedSampler {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sampler")
-            .field("seed", &self.0.seed())
-            .finish_non_exhaustive()
     }
 }
 

@@ -49,7 +49,7 @@ fn mask(bits: u32) -> u64 {
 /// position cost O(1) time and memory, for any `len` up to `usize::MAX`.
 ///
 /// ```
-/// use foldex_loader::Permutation;
+/// use foldex_dataset::Permutation;
 /// let p = Permutation::new(10, 42, 0);
 /// let mut order: Vec<usize> = (0..10).map(|i| p.get(i)).collect();
 /// assert_eq!(p, Permutation::new(10, 42, 0));
@@ -152,7 +152,7 @@ impl Permutation {
 /// loader itself never writes the order out.
 ///
 /// ```
-/// use foldex_loader::permutation;
+/// use foldex_dataset::order::permutation;
 /// let p = permutation(5, 42, 0);
 /// let mut sorted = p.clone();
 /// sorted.sort();

@@ -26,10 +26,10 @@ pub enum Tail {
 }
 
 /// Rank `rank` of `world` ranks, with a [`Tail`] policy: which positions of an epoch this
-/// rank loads. See [`Loader::shard`](crate::Loader::shard).
+/// rank loads. See `Loader::shard`.
 ///
 /// ```
-/// use foldex_loader::{Shard, Tail};
+/// use foldex_dataset::{Shard, Tail};
 /// let shard = Shard::new(1, 3, Tail::Uneven);
 /// assert_eq!(shard.len(10), 3);
 /// assert_eq!((0..3).map(|p| shard.position(10, p)).collect::<Vec<_>>(), vec![1, 4, 7]);

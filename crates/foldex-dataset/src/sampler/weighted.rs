@@ -17,15 +17,17 @@ use std::sync::Arc;
 /// among those not drawn yet. A weight of 0 is never drawn.
 ///
 /// ```
-/// use foldex_loader::{from_fn, Loader, Weighted};
+/// use foldex_dataset::{from_fn, sampler::Weighted};
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
 /// // Class 1 is rare: draw it as often as class 0.
 /// let labels = vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 /// let weights: Vec<f64> = labels.iter().map(|&y| if y == 1 { 9.0 } else { 1.0 }).collect();
 /// let sampler = Weighted::with_replacement(weights, 1_000, 7)?;
-/// let loader = Loader::new(labels).sampler(sampler).unbatched();
+/// let loader = Loader::new(labels, ThreadedEx::new().basesize(1)).sampler(sampler).unbatched();
 /// let ones = loader.iter().filter(|&y| y == 1).count();
 /// assert!((400..600).contains(&ones), "{ones}");
-/// # Ok::<(), foldex_loader::WeightsError>(())
+/// # Ok::<(), foldex_dataset::sampler::WeightsError>(())
 /// ```
 #[derive(Clone)]
 pub struct Weighted {

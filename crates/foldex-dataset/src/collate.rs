@@ -10,7 +10,7 @@ use std::mem;
 /// hands the `Vec` over as it is.
 ///
 /// ```
-/// use foldex_loader::Collate;
+/// use foldex_dataset::Collate;
 /// let sum = |items: Vec<u32>| items.iter().sum::<u32>();
 /// assert_eq!(sum.collate(vec![1, 2, 3]), 6);
 /// ```
@@ -27,7 +27,7 @@ pub trait Collate<Item>: Send + Sync {
     }
 
     /// Builds the batch into `out`, reusing its memory; what a loader with
-    /// [`reuse_buffers(true)`](crate::Loader::reuse_buffers) calls. `items` holds the batch's
+    /// `Loader::reuse_buffers(true)` calls. `items` holds the batch's
     /// observations; whatever this leaves in it (buffers of an earlier batch, say) is reused to
     /// load the next batch into. The default replaces `out` with `collate(items)`; [`VecCollate`]
     /// swaps the two vectors, and [`in_place`] writes into `out`.
@@ -36,7 +36,7 @@ pub trait Collate<Item>: Send + Sync {
     }
 
     /// What a loader delivers for a batch whose every observation the error policy
-    /// ([`ErrorPolicy::skip`](crate::ErrorPolicy::skip)) left out: a batch, or `None` to
+    /// (`ErrorPolicy::skip`) left out: a batch, or `None` to
     /// deliver nothing in its place. The default collates an empty `Vec`; [`Unbatched`] gives
     /// `None`, so that a skipped observation is simply not delivered.
     fn collate_empty(&self) -> Option<Self::Batch> {
@@ -73,18 +73,20 @@ impl<F, B> fmt::Debug for InPlace<F, B> {
 }
 
 /// A collate that writes a batch into an existing buffer: `f(items, &mut out)` must fill
-/// `out` (clearing what it held). With [`reuse_buffers(true)`](crate::Loader::reuse_buffers)
+/// `out` (clearing what it held). With `Loader::reuse_buffers(true)`
 /// `out` is a recycled batch, so stacking observations into one tensor allocates nothing;
 /// otherwise `out` starts as `B::default()`.
 ///
 /// ```
-/// use foldex_loader::{from_fn, in_place, Loader};
+/// use foldex_dataset::{from_fn, collate::in_place};
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
 /// // Stack batches of 4-float observations into one flat buffer per batch.
 /// let stack = in_place(|items: &[Vec<f32>], out: &mut Vec<f32>| {
 ///     out.clear();
 ///     items.iter().for_each(|x| out.extend_from_slice(x));
 /// });
-/// let loader = Loader::new(from_fn(6, |i| vec![i as f32; 4])).batch_size(3).collate(stack);
+/// let loader = Loader::new(from_fn(6, |i| vec![i as f32; 4]), ThreadedEx::new().basesize(1)).batch_size(3).collate(stack);
 /// assert_eq!(loader.iter().map(|b| b.len()).collect::<Vec<_>>(), vec![12, 12]);
 /// ```
 pub fn in_place<Item, B, F>(f: F) -> InPlace<F, B>
@@ -128,9 +130,11 @@ where
 /// `(first.collate(xs), second.collate(ys))`, such as stacked images beside a `Vec` of labels.
 ///
 /// ```
-/// use foldex_loader::{from_fn, Loader, VecCollate};
+/// use foldex_dataset::{from_fn, VecCollate};
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
 /// let sum = |xs: Vec<f32>| xs.iter().sum::<f32>();
-/// let loader = Loader::new(from_fn(4, |i| (i as f32, i % 2)))
+/// let loader = Loader::new(from_fn(4, |i| (i as f32, i % 2)), ThreadedEx::new().basesize(1))
 ///     .batch_size(2)
 ///     .collate((sum, VecCollate));
 /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![(1.0, vec![0, 1]), (5.0, vec![0, 1])]);
@@ -159,7 +163,7 @@ where
 }
 
 /// Batches of one observation, delivered as the observation itself: what
-/// [`eachobsparallel`](crate::eachobsparallel) and [`Loader::unbatched`](crate::Loader::unbatched)
+/// `eachobsparallel` and `Loader::unbatched`
 /// use. Only for batches of one: a larger batch fails with a panic that names the problem.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Unbatched;
@@ -171,7 +175,7 @@ impl<Item> Collate<Item> for Unbatched {
         let mut items = items.into_iter();
         match (items.next(), items.next()) {
             (Some(item), None) => item,
-            _ => panic!("foldex-loader: Unbatched takes batches of one observation, got {count}"),
+            _ => panic!("foldex-dataset: Unbatched takes batches of one observation, got {count}"),
         }
     }
     fn collate_one(&self, item: Item) -> Item {

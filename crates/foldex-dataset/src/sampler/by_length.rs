@@ -17,14 +17,16 @@ use std::sync::Arc;
 /// `pool_batches` batches, sorts each pool by length, cuts it into batches of `batch_size`
 /// and shuffles the order of the full batches; the one short batch, if any, comes last. Give
 /// the loader the same `batch_size`, so that its batches are these. With
-/// [`Loader::shard`](crate::Loader::shard), each rank takes every `world`-th position of this
+/// `Loader::shard`, each rank takes every `world`-th position of this
 /// order, which keeps lengths close within a rank's batches, not equal.
 ///
 /// ```
-/// use foldex_loader::{ByLength, Loader};
+/// use foldex_dataset::sampler::ByLength;
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
 /// let sentences: Vec<String> = (0..100).map(|i| "w ".repeat(1 + i * 7 % 40)).collect();
 /// let lengths: Vec<usize> = sentences.iter().map(String::len).collect();
-/// let loader = Loader::new(sentences).batch_size(10).sampler(ByLength::new(lengths, 10, 3));
+/// let loader = Loader::new(sentences, ThreadedEx::new().basesize(1)).batch_size(10).sampler(ByLength::new(lengths, 10, 3));
 /// for batch in &loader {
 ///     let (shortest, longest) = (batch.iter().map(String::len).min(), batch.iter().map(String::len).max());
 ///     assert!(longest.unwrap() - shortest.unwrap() <= 16); // sorted within pools of 100

@@ -1,14 +1,14 @@
 //! Image transforms that draw from the observation's own generator (so an augmentation is the
 //! same on every executor and after resumption), and the conversion to normalised `f32` CHW.
 
-use foldex_loader::ItemRng;
+use foldex_dataset::ItemRng;
 use image::imageops::{self, FilterType};
 use image::RgbImage;
 
 /// A step that turns one observation into another, drawing any randomness from `rng`, the
-/// observation's generator ([`ItemContext::rng`](foldex_loader::ItemContext::rng)). Closures
-/// `Fn(In, &mut ItemRng) -> Out` are transforms; [`Transform::then`] chains them.
-pub trait Transform<In>: Send + Sync {
+/// observation's generator ([`ItemContext::rng`](foldex_dataset::ItemContext::rng)). Closures
+/// `Fn(In, &mut ItemRng) -> Out` are transforms; [`ItemTransform::then`] chains them.
+pub trait ItemTransform<In>: Send + Sync {
     /// What the step makes.
     type Output;
 
@@ -16,15 +16,15 @@ pub trait Transform<In>: Send + Sync {
     fn apply(&self, input: In, rng: &mut ItemRng) -> Self::Output;
 
     /// This step, then `next` on its output.
-    fn then<T: Transform<Self::Output>>(self, next: T) -> Then<Self, T>
+    fn then<T: ItemTransform<Self::Output>>(self, next: T) -> Composed<Self, T>
     where
         Self: Sized,
     {
-        Then(self, next)
+        Composed(self, next)
     }
 }
 
-impl<In, Out, F> Transform<In> for F
+impl<In, Out, F> ItemTransform<In> for F
 where
     F: Fn(In, &mut ItemRng) -> Out + Send + Sync,
 {
@@ -34,11 +34,11 @@ where
     }
 }
 
-/// Two transforms in turn: [`Transform::then`].
+/// Two transforms in turn: [`ItemTransform::then`].
 #[derive(Debug, Clone, Copy)]
-pub struct Then<A, B>(A, B);
+pub struct Composed<A, B>(A, B);
 
-impl<In, A: Transform<In>, B: Transform<A::Output>> Transform<In> for Then<A, B> {
+impl<In, A: ItemTransform<In>, B: ItemTransform<A::Output>> ItemTransform<In> for Composed<A, B> {
     type Output = B::Output;
     fn apply(&self, input: In, rng: &mut ItemRng) -> B::Output {
         let middle = self.0.apply(input, rng);
@@ -50,7 +50,7 @@ impl<In, A: Transform<In>, B: Transform<A::Output>> Transform<In> for Then<A, B>
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Identity;
 
-impl<In> Transform<In> for Identity {
+impl<In> ItemTransform<In> for Identity {
     type Output = In;
     fn apply(&self, input: In, _: &mut ItemRng) -> In {
         input
@@ -66,7 +66,7 @@ pub struct Resize {
     pub height: u32,
 }
 
-impl Transform<RgbImage> for Resize {
+impl ItemTransform<RgbImage> for Resize {
     type Output = RgbImage;
     fn apply(&self, image: RgbImage, _: &mut ItemRng) -> RgbImage {
         if image.dimensions() == (self.width, self.height) {
@@ -86,7 +86,7 @@ pub struct RandomCrop {
     pub height: u32,
 }
 
-impl Transform<RgbImage> for RandomCrop {
+impl ItemTransform<RgbImage> for RandomCrop {
     type Output = RgbImage;
     fn apply(&self, image: RgbImage, rng: &mut ItemRng) -> RgbImage {
         crop(image, (self.width, self.height), |w, h| {
@@ -107,7 +107,7 @@ pub struct CenterCrop {
     pub height: u32,
 }
 
-impl Transform<RgbImage> for CenterCrop {
+impl ItemTransform<RgbImage> for CenterCrop {
     type Output = RgbImage;
     fn apply(&self, image: RgbImage, _: &mut ItemRng) -> RgbImage {
         crop(image, (self.width, self.height), |w, h| {
@@ -140,7 +140,7 @@ pub struct RandomFlip {
     pub p: f64,
 }
 
-impl Transform<RgbImage> for RandomFlip {
+impl ItemTransform<RgbImage> for RandomFlip {
     type Output = RgbImage;
     fn apply(&self, mut image: RgbImage, rng: &mut ItemRng) -> RgbImage {
         if rng.gen_bool(self.p) {
@@ -174,7 +174,7 @@ impl ToChw {
     };
 }
 
-impl Transform<RgbImage> for ToChw {
+impl ItemTransform<RgbImage> for ToChw {
     type Output = Vec<f32>;
     fn apply(&self, image: RgbImage, _: &mut ItemRng) -> Vec<f32> {
         let raw = image.as_raw();
@@ -199,7 +199,7 @@ impl Transform<RgbImage> for ToChw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use foldex_loader::rng_for;
+    use foldex_dataset::rng_for;
     use image::Rgb;
 
     fn gradient(w: u32, h: u32) -> RgbImage {

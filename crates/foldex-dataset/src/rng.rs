@@ -22,14 +22,15 @@ const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 /// unrelated streams (each one is hashed through a full 64-bit mix).
 ///
 /// ```
-/// use foldex_loader::{from_fn, rng_for, Loader};
+/// use foldex_dataset::{from_fn, rng_for};
+/// use foldex_loader::Loader;
 /// use foldex_seq::SequentialEx;
 /// use foldex_threaded::ThreadedEx;
 ///
 /// // A "random flip" per observation, reproducible on any executor.
 /// let flips = |epoch| from_fn(100, move |i| rng_for(7, epoch, i).next_f32() < 0.5);
-/// let a: Vec<bool> = Loader::new(flips(0)).executor(SequentialEx).iter().flatten().collect();
-/// let b: Vec<bool> = Loader::new(flips(0)).executor(ThreadedEx::new()).iter().flatten().collect();
+/// let a: Vec<bool> = Loader::new(flips(0), SequentialEx).iter().flatten().collect();
+/// let b: Vec<bool> = Loader::new(flips(0), ThreadedEx::new()).iter().flatten().collect();
 /// assert_eq!(a, b);
 /// ```
 pub fn rng_for(seed: u64, epoch: u64, index: usize) -> ItemRng {
@@ -44,7 +45,7 @@ pub fn rng_for(seed: u64, epoch: u64, index: usize) -> ItemRng {
 /// `RngExt` methods draw from it. Not for cryptography.
 ///
 /// ```
-/// use foldex_loader::rng_for;
+/// use foldex_dataset::rng_for;
 /// use rand::RngExt;
 /// let mut rng = rng_for(1, 0, 42);
 /// let angle: f32 = rng.random_range(-10.0..10.0);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 /// closures through [`from_fn`]. [`Dataset::map`] transforms the observations lazily.
 ///
 /// ```
-/// use foldex_loader::{from_fn, Dataset};
+/// use foldex_dataset::{from_fn, Dataset};
 /// let squares = from_fn(4, |i| i * i);
 /// assert_eq!(squares.get(3), 9);
 /// let words = vec!["a", "bb"].map(str::len);
@@ -29,12 +29,12 @@ pub trait Dataset: Send + Sync {
     /// Loads the observation at `index` into `buf`, reusing its memory (the capacity of a
     /// `Vec`, an image buffer). `buf` holds an earlier observation, or is fresh from `get`.
     ///
-    /// A loader with [`reuse_buffers(true)`](crate::Loader::reuse_buffers) calls this instead
+    /// A loader with `Loader::reuse_buffers(true)` calls this instead
     /// of `get`, so that its buffers are recycled and loading allocates nothing once warm. The
     /// default replaces `buf` with `get(index)`.
     ///
     /// ```
-    /// use foldex_loader::Dataset;
+    /// use foldex_dataset::Dataset;
     /// struct Noise;
     /// impl Dataset for Noise {
     ///     type Item = Vec<f32>;
@@ -59,12 +59,12 @@ pub trait Dataset: Send + Sync {
     }
 
     /// A dataset whose observations are `f(self.get(i))`, computed when they are loaded.
-    fn map<F, U>(self, f: F) -> Map<Self, F>
+    fn map<F, U>(self, f: F) -> Mapped<Self, F>
     where
         Self: Sized,
         F: Fn(Self::Item) -> U + Send + Sync,
     {
-        Map { dataset: self, f }
+        Mapped { dataset: self, f }
     }
 }
 
@@ -125,7 +125,7 @@ impl<F> fmt::Debug for FromFn<F> {
 /// A dataset of `len` observations, observation `i` being `f(i)`.
 ///
 /// ```
-/// use foldex_loader::{from_fn, Dataset};
+/// use foldex_dataset::{from_fn, Dataset};
 /// let names = from_fn(3, |i| format!("img{i}.png"));
 /// assert_eq!(names.get(2), "img2.png");
 /// ```
@@ -145,20 +145,20 @@ impl<T, F: Fn(usize) -> T + Send + Sync> Dataset for FromFn<F> {
 
 /// The dataset of [`Dataset::map`].
 #[derive(Clone)]
-pub struct Map<D, F> {
+pub struct Mapped<D, F> {
     dataset: D,
     f: F,
 }
 
-impl<D: fmt::Debug, F> fmt::Debug for Map<D, F> {
+impl<D: fmt::Debug, F> fmt::Debug for Mapped<D, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Map")
+        f.debug_struct("Mapped")
             .field("dataset", &self.dataset)
             .finish_non_exhaustive()
     }
 }
 
-impl<D: Dataset, U, F: Fn(D::Item) -> U + Send + Sync> Dataset for Map<D, F> {
+impl<D: Dataset, U, F: Fn(D::Item) -> U + Send + Sync> Dataset for Mapped<D, F> {
     type Item = U;
     fn len(&self) -> usize {
         self.dataset.len()
@@ -237,7 +237,7 @@ impl<E: std::error::Error + 'static> std::error::Error for ItemError<E> {
 /// A [`TryDataset`] as a [`Dataset`] of `Result`s whose errors carry their index.
 ///
 /// ```
-/// use foldex_loader::{Dataset, Fallible, ItemError, from_fn};
+/// use foldex_dataset::{Dataset, Fallible, ItemError, from_fn};
 /// let files = Fallible::new(from_fn(3, |i| if i == 1 { Err("corrupt") } else { Ok(i) }));
 /// assert_eq!(files.get(0), Ok(0));
 /// assert_eq!(files.get(1), Err(ItemError { index: 1, error: "corrupt" }));

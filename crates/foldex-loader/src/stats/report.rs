@@ -1,0 +1,296 @@
+//! The figures of an epoch: [`Stats`], its workers and skipped observations, and a verdict.
+
+use std::fmt;
+use std::time::Duration;
+
+/// Figures of one epoch so far, from [`Iter::stats`](crate::Iter::stats).
+///
+/// `Display` prints one line with the rate and a verdict:
+///
+/// ```
+/// use foldex_dataset::from_fn;
+/// use foldex_loader::Loader;
+/// use foldex_threaded::ThreadedEx;
+/// let loader = Loader::new(from_fn(1_000, |i| i), ThreadedEx::new().basesize(1)).batch_size(10);
+/// let mut iter = loader.iter();
+/// iter.by_ref().for_each(drop);
+/// let stats = iter.stats();
+/// assert_eq!((stats.items, stats.batches), (1_000, 100));
+/// println!("{stats}"); // e.g. "1000 items in 2.1ms (476190 items/s); input-bound: ..."
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Observations delivered to the consumer.
+    pub items: u64,
+    /// Batches delivered to the consumer.
+    pub batches: u64,
+    /// Time since the epoch started.
+    pub wall: Duration,
+    /// Time the consumer spent inside `next()` waiting for a batch (helping included).
+    pub consumer_waited: Duration,
+    /// Time producers slept waiting for room in the buffer (summed over producers), and, with
+    /// buffer reuse, for a free buffer.
+    pub producers_blocked: Duration,
+    /// The buffer's capacity (finished batches that may wait for the consumer).
+    pub buffer: usize,
+    /// Where that capacity comes from: the loader's setting, its default, or the default grown
+    /// after bursty epochs.
+    pub buffer_origin: BufferOrigin,
+    /// Batches that travelled through the buffer together in this epoch: 1, or up to 8 when
+    /// the previous epoch found batches cheap (see [`Loader::buffer`](crate::Loader::buffer)).
+    pub parcel: usize,
+    /// Mean number of finished batches waiting (the one delivered included), over a sample of
+    /// deliveries (the first 16, then every 16th).
+    pub mean_occupancy: f64,
+    /// Share (`0.0..=1.0`) of the sampled deliveries that found the buffer full.
+    pub full: f64,
+    /// Per producing thread: its name and how long it spent computing batches.
+    pub workers: Vec<WorkerStats>,
+    /// Observations left out by [`ErrorPolicy::skip`](crate::ErrorPolicy::skip), with why.
+    pub skipped: Vec<SkippedItem>,
+    /// Failed loads that were tried again under [`ErrorPolicy::retry`](crate::ErrorPolicy::retry).
+    pub retries: u64,
+}
+
+/// One producing thread's share of an epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// The thread's name (`"?"` for an unnamed thread).
+    pub thread: String,
+    /// Time spent computing batches (loading, collating, handing them over), not counting
+    /// time asleep for room.
+    pub busy: Duration,
+    /// Observations loaded.
+    pub items: u64,
+}
+
+/// An observation the error policy left out: its index and the error, as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedItem {
+    /// The dataset index.
+    pub index: usize,
+    /// The error's `Display`.
+    pub error: String,
+}
+
+/// Where an epoch's buffer size comes from ([`Stats::buffer_origin`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BufferOrigin {
+    /// Set with [`Loader::buffer`](crate::Loader::buffer); never changed.
+    Set,
+    /// The default, twice the executor's workers.
+    Default,
+    /// The default, `from`, grown because an epoch before this one was bursty: its consumer
+    /// waited for batches while at other times the buffer was full (the rule is in
+    /// `buffer_tune.rs`; [`Loader::buffer`](crate::Loader::buffer) has it too).
+    Grown {
+        /// The default it grew from.
+        from: usize,
+    },
+}
+
+/// What limits an epoch, as [`Stats::verdict`] judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The consumer waited for batches a good part of the time: loading is the bottleneck.
+    InputBound,
+    /// The buffer was mostly full: the consumer is the bottleneck, loading keeps up.
+    ConsumerBound,
+    /// Neither: the consumer rarely waits and the buffer is rarely full.
+    Balanced,
+}
+
+/// The share of wall time the consumer must wait before an epoch counts as input-bound.
+pub(crate) const INPUT_BOUND: f64 = 0.10;
+/// How full (a share of its capacity) the buffer must be on average for an epoch to count as
+/// consumer-bound.
+const CONSUMER_BOUND: f64 = 0.50;
+
+impl Stats {
+    /// The figures of an epoch that delivered nothing yet, with a buffer of `buffer`.
+    pub(crate) fn empty(buffer: usize) -> Self {
+        Stats {
+            items: 0,
+            batches: 0,
+            wall: Duration::ZERO,
+            consumer_waited: Duration::ZERO,
+            producers_blocked: Duration::ZERO,
+            buffer,
+            buffer_origin: BufferOrigin::Default,
+            parcel: 1,
+            mean_occupancy: 0.0,
+            full: 0.0,
+            workers: Vec::new(),
+            skipped: Vec::new(),
+            retries: 0,
+        }
+    }
+
+    /// Adds the figures of a later part of the same epoch (a stream loader's next window):
+    /// counts and times add up, shares are weighted by batches, workers are merged by thread.
+    pub(crate) fn absorb(&mut self, later: Stats) {
+        let (before, after) = (self.batches as f64, later.batches as f64);
+        let weigh = |a: f64, b: f64| {
+            if before + after == 0.0 {
+                0.0
+            } else {
+                (a * before + b * after) / (before + after)
+            }
+        };
+        self.mean_occupancy = weigh(self.mean_occupancy, later.mean_occupancy);
+        self.full = weigh(self.full, later.full);
+        self.items += later.items;
+        self.batches += later.batches;
+        self.wall = self.wall.max(later.wall);
+        self.consumer_waited += later.consumer_waited;
+        self.producers_blocked += later.producers_blocked;
+        self.buffer = later.buffer;
+        self.buffer_origin = later.buffer_origin;
+        self.parcel = self.parcel.max(later.parcel);
+        for worker in later.workers {
+            match self.workers.iter_mut().find(|w| w.thread == worker.thread) {
+                Some(w) => {
+                    w.busy += worker.busy;
+                    w.items += worker.items;
+                }
+                None => self.workers.push(worker),
+            }
+        }
+        self.skipped.extend(later.skipped);
+        self.retries += later.retries;
+    }
+
+    /// Observations delivered per second of wall time.
+    pub fn items_per_sec(&self) -> f64 {
+        self.items as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// The share of wall time (`0.0..=1.0`) the consumer spent waiting in `next()`.
+    pub fn waited(&self) -> f64 {
+        (self.consumer_waited.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)).min(1.0)
+    }
+
+    /// Input-bound when the consumer waited at least 10% of the time; else consumer-bound
+    /// when the buffer was at least half full on average (producers are woken in groups, so a
+    /// buffer that keeps up hovers between half full and full), balanced otherwise.
+    pub fn verdict(&self) -> Verdict {
+        if self.waited() >= INPUT_BOUND {
+            Verdict::InputBound
+        } else if self.mean_occupancy >= CONSUMER_BOUND * self.buffer as f64 {
+            Verdict::ConsumerBound
+        } else {
+            Verdict::Balanced
+        }
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} items in {:.1?} ({:.0} items/s); ",
+            self.items,
+            self.wall,
+            self.items_per_sec()
+        )?;
+        let waited = 100.0 * self.waited();
+        let full = 100.0 * self.full;
+        match self.verdict() {
+            Verdict::InputBound => write!(
+                f,
+                "input-bound: the consumer waited {waited:.0}% of the time; add workers or make \
+                 items cheaper"
+            )?,
+            Verdict::ConsumerBound => write!(
+                f,
+                "consumer-bound: the buffer was full {full:.0}% of the time ({:.1} of {} batches \
+                 waiting on average); loading keeps up",
+                self.mean_occupancy, self.buffer
+            )?,
+            Verdict::Balanced => write!(
+                f,
+                "balanced: the consumer waited {waited:.0}% of the time, the buffer was full \
+                 {full:.0}% of the time"
+            )?,
+        }
+        if let BufferOrigin::Grown { from } = self.buffer_origin {
+            write!(
+                f,
+                "; buffer grown to {} batches from {from}: an epoch before this one was bursty \
+                 (the consumer waited while at other times the buffer was full)",
+                self.buffer
+            )?;
+        }
+        if self.parcel > 1 {
+            write!(
+                f,
+                "; batches travel in parcels of {}: they cost under a microsecond in the epoch \
+                 before",
+                self.parcel
+            )?;
+        }
+        if !self.skipped.is_empty() {
+            write!(f, "; {} observations skipped", self.skipped.len())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+impl Stats {
+    /// An epoch of `batches` batches of 10 items, a buffer of 4, with these figures.
+    pub(crate) fn of_epoch(batches: u64, wall: Duration, waited: Duration, full: f64) -> Self {
+        Stats {
+            items: batches.saturating_mul(10),
+            batches,
+            wall,
+            consumer_waited: waited,
+            producers_blocked: Duration::ZERO,
+            buffer: 4,
+            buffer_origin: BufferOrigin::Default,
+            parcel: 1,
+            mean_occupancy: 1.0,
+            full,
+            workers: Vec::new(),
+            skipped: Vec::new(),
+            retries: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(wall_ms: u64, waited_ms: u64, full: f64) -> Stats {
+        Stats::of_epoch(
+            10,
+            Duration::from_millis(wall_ms),
+            Duration::from_millis(waited_ms),
+            full,
+        )
+    }
+
+    #[test]
+    fn verdicts_and_their_lines() {
+        let input = stats(1000, 380, 0.0);
+        assert_eq!(input.verdict(), Verdict::InputBound);
+        assert!(input.to_string().ends_with(
+            "input-bound: the consumer waited 38% of the time; add workers or make items cheaper"
+        ));
+        let mut consumer = stats(1000, 10, 0.9);
+        consumer.mean_occupancy = 3.5;
+        assert_eq!(consumer.verdict(), Verdict::ConsumerBound);
+        assert!(consumer
+            .to_string()
+            .contains("consumer-bound: the buffer was full 90% of the time"));
+        assert_eq!(stats(1000, 10, 0.2).verdict(), Verdict::Balanced);
+        assert!(stats(1000, 10, 0.2)
+            .to_string()
+            .contains("balanced: the consumer waited 1%"));
+        assert!((input.items_per_sec() - 100.0).abs() < 1e-6);
+    }
+}

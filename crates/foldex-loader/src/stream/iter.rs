@@ -1,0 +1,258 @@
+//! The [`StreamIter`]: one epoch of a stream loader, window after window.
+
+use super::pull::{Pulled, Windows};
+use super::window::{Computed, Windowing};
+use crate::buffer_tune::BufferTuner;
+use crate::loader::{Iter, Loader};
+use crate::stats::Stats;
+use crate::transport::CostMeter;
+use foldex_core::exec::PanicPayload;
+use foldex_core::Executor;
+use foldex_dataset::Collate;
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// The stream loader's collate, shared by its windows' loaders.
+struct SharedCollate<C>(Arc<C>);
+
+impl<T, C: Collate<T>> Collate<T> for SharedCollate<C> {
+    type Batch = C::Batch;
+    fn collate(&self, items: Vec<T>) -> C::Batch {
+        self.0.collate(items)
+    }
+    fn collate_one(&self, item: T) -> C::Batch {
+        self.0.collate_one(item)
+    }
+    fn collate_into(&self, items: &mut Vec<T>, out: &mut C::Batch) {
+        self.0.collate_into(items, out);
+    }
+    fn collate_empty(&self) -> Option<C::Batch> {
+        self.0.collate_empty()
+    }
+}
+
+/// What each window's loader is made with.
+pub(super) struct WindowSettings<T, C, W> {
+    pub(super) windowing: Arc<W>,
+    pub(super) item: PhantomData<fn() -> T>,
+    pub(super) collate: Arc<C>,
+    pub(super) executor: Arc<dyn Executor>,
+    pub(super) batch_size: usize,
+    pub(super) buffer: Option<usize>,
+    pub(super) partial: bool,
+    pub(super) ordered: bool,
+    pub(super) cost: Arc<CostMeter>,
+    pub(super) tuner: Arc<BufferTuner>,
+    pub(super) seed: u64,
+}
+
+/// One window being delivered: its first stream position and its loader's epoch.
+struct Running<B> {
+    offset: usize,
+    iter: Iter<B>,
+}
+
+/// One epoch of a [`StreamLoader`](crate::StreamLoader): its batches, as they are computed.
+///
+/// Dropping it early cancels the epoch (see the module doc of `StreamLoader` for what a
+/// blocked stream does). A panic in `compute`, in `collate` or in a shard's iterator reaches
+/// `next()` with its original payload, after the whole batches before the one it happened in
+/// (that batch is not delivered, even when it would be the stream's short last one);
+/// [`failed_position`](Self::failed_position) then says which item of the stream it was.
+pub struct StreamIter<R, T, C: Collate<T>, W = Computed<R, T>> {
+    settings: WindowSettings<T, C, W>,
+    epoch: u64,
+    windows: Option<Windows<R>>,
+    /// Tells the puller to stop.
+    hung_up: Arc<AtomicBool>,
+    puller: Option<JoinHandle<()>>,
+    current: Option<Running<C::Batch>>,
+    /// The puller's panic, raised once the windows before it are delivered.
+    failure: Option<(usize, PanicPayload)>,
+    failed_position: Option<usize>,
+    /// The figures of the windows delivered so far.
+    finished_stats: Option<Stats>,
+    started: Instant,
+}
+
+impl<R, T, C: Collate<T>, W> fmt::Debug for StreamIter<R, T, C, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamIter")
+            .field("epoch", &self.epoch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R, T, C, W> StreamIter<R, T, C, W>
+where
+    R: Send + Sync + 'static,
+    T: Send + 'static,
+    C: Collate<T> + 'static,
+    C::Batch: Send + 'static,
+    W: Windowing<R, Item = T>,
+{
+    /// The epoch `epoch`, whose windows the puller thread `puller` sends through `windows`
+    /// until `hung_up` tells it to stop.
+    pub(super) fn new(
+        settings: WindowSettings<T, C, W>,
+        epoch: u64,
+        windows: Windows<R>,
+        hung_up: Arc<AtomicBool>,
+        puller: JoinHandle<()>,
+    ) -> Self {
+        Self {
+            settings,
+            epoch,
+            windows: Some(windows),
+            hung_up,
+            puller: Some(puller),
+            current: None,
+            failure: None,
+            failed_position: None,
+            finished_stats: None,
+            started: Instant::now(),
+        }
+    }
+
+    /// The number of this epoch.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// After `next()` re-raised a panic, the stream position of the item whose `compute` or
+    /// whose pulling panicked (`None` before that, or for a panic in `collate`).
+    pub fn failed_position(&self) -> Option<usize> {
+        self.failed_position
+    }
+
+    /// The epoch's figures so far (as [`Iter::stats`]), over every window delivered or being
+    /// delivered; the indices of skipped items are stream positions.
+    pub fn stats(&self) -> Stats {
+        let mut stats = self.finished_stats.clone();
+        if let Some(running) = &self.current {
+            absorb(&mut stats, running.iter.stats(), running.offset);
+        }
+        let mut stats = stats.unwrap_or_else(|| Stats::empty(self.settings.buffer.unwrap_or(1)));
+        stats.wall = self.started.elapsed();
+        stats
+    }
+
+    /// The next window's loader, started; `None` at the end of the stream or at its failure.
+    fn start_window(&mut self) -> Option<Running<C::Batch>> {
+        let pulled = self.windows.as_ref()?.recv();
+        match pulled {
+            Ok(Pulled::Window { offset, items }) => {
+                let s = &self.settings;
+                let window = s.windowing.window(items);
+                let mut loader = Loader::new(window, Arc::clone(&s.executor))
+                    .collate(SharedCollate(Arc::clone(&s.collate)))
+                    .batch_size(s.batch_size)
+                    .partial(s.partial)
+                    .ordered(s.ordered)
+                    .learning_in(&s.cost, &s.tuner)
+                    .window_of_stream((self.epoch, offset), s.seed);
+                if let Some(buffer) = s.buffer {
+                    loader = loader.buffer(buffer);
+                }
+                Some(Running {
+                    offset,
+                    iter: loader.iter(),
+                })
+            }
+            Ok(Pulled::Failed { position, payload }) => {
+                self.failure = Some((position, payload));
+                self.windows = None;
+                None
+            }
+            Err(_) => {
+                self.windows = None;
+                None
+            }
+        }
+    }
+
+    /// Stops everything in flight and raises `payload`.
+    fn fail(&mut self, position: Option<usize>, payload: PanicPayload) -> ! {
+        self.failed_position = position;
+        self.shut_down();
+        panic::resume_unwind(payload)
+    }
+
+    fn shut_down(&mut self) {
+        self.hung_up.store(true, Ordering::Relaxed);
+        self.current = None;
+        self.windows = None;
+        if self.puller.as_ref().is_some_and(JoinHandle::is_finished) {
+            if let Some(puller) = self.puller.take() {
+                // The puller catches the panics of the stream; it cannot panic itself.
+                let _ = puller.join();
+            }
+        }
+    }
+}
+
+impl<R, T, C, W> Iterator for StreamIter<R, T, C, W>
+where
+    R: Send + Sync + 'static,
+    T: Send + 'static,
+    C: Collate<T> + 'static,
+    C::Batch: Send + 'static,
+    W: Windowing<R, Item = T>,
+{
+    type Item = C::Batch;
+
+    fn next(&mut self) -> Option<C::Batch> {
+        loop {
+            if self.current.is_none() {
+                self.current = self.start_window();
+            }
+            let Some(running) = &mut self.current else {
+                if let Some((position, payload)) = self.failure.take() {
+                    self.fail(Some(position), payload);
+                }
+                self.shut_down();
+                return None;
+            };
+            let delivered = panic::catch_unwind(AssertUnwindSafe(|| running.iter.next()));
+            match delivered {
+                Ok(Some(batch)) => return Some(batch),
+                Ok(None) => {
+                    let done = self.current.take().expect("a window is running");
+                    absorb(&mut self.finished_stats, done.iter.stats(), done.offset);
+                }
+                Err(mut payload) => {
+                    let position = running.iter.failed_index().map(|i| running.offset + i);
+                    self.settings.windowing.place(&mut payload, running.offset);
+                    self.fail(position, payload);
+                }
+            }
+        }
+    }
+}
+
+impl<R, T, C: Collate<T>, W> Drop for StreamIter<R, T, C, W> {
+    fn drop(&mut self) {
+        // The window's loader stops and returns first; then the puller, told to stop, ends
+        // when its current `next()` returns (not waited for).
+        self.hung_up.store(true, Ordering::Relaxed);
+        self.current = None;
+        self.windows = None;
+    }
+}
+
+/// Adds a window's figures to the epoch's; `offset` turns the window's indices into stream
+/// positions.
+fn absorb(total: &mut Option<Stats>, mut window: Stats, offset: usize) {
+    for skipped in &mut window.skipped {
+        skipped.index += offset;
+    }
+    match total {
+        None => *total = Some(window),
+        Some(total) => total.absorb(window),
+    }
+}
