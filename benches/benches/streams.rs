@@ -83,7 +83,7 @@ fn words_file() -> PathBuf {
     path
 }
 
-fn lines(path: &PathBuf) -> impl Iterator<Item = String> + Send {
+fn lines(path: &PathBuf) -> impl Iterator<Item = String> + Send + use<> {
     let file = File::open(path).expect("open the words file");
     BufReader::with_capacity(1 << 16, file)
         .lines()

@@ -385,10 +385,10 @@ impl Executor for AutoEx {
             return self.execute_for_helper(job);
         }
         let shape = Shape { len: job.len() };
-        if let Some(choice) = self.remembered(shape) {
-            if let Some(partial) = run_on(choice, job) {
-                return partial;
-            }
+        if let Some(choice) = self.remembered(shape)
+            && let Some(partial) = run_on(choice, job)
+        {
+            return partial;
         }
         let cpu_before = ThreadTime::try_now().ok();
         match measure_first_items(job, stealing().workers()) {

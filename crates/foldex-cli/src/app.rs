@@ -199,11 +199,11 @@ fn bench(args: &BenchArgs, across: Option<Arc<dyn Across>>) -> ExitCode {
     } else {
         print!("{}", report::table(&rows, args.wide));
     }
-    if let Some(path) = &args.svg {
-        if let Err(e) = chart::draw(&rows, path) {
-            eprintln!("error: could not draw {}: {e}", path.display());
-            code = ExitCode::FAILURE;
-        }
+    if let Some(path) = &args.svg
+        && let Err(e) = chart::draw(&rows, path)
+    {
+        eprintln!("error: could not draw {}: {e}", path.display());
+        code = ExitCode::FAILURE;
     }
     if interrupted {
         eprintln!(

@@ -9,10 +9,11 @@ use std::time::Duration;
 /// message that repeats the value.
 pub fn size(text: &str) -> Result<usize, String> {
     let cleaned: String = text.trim().chars().filter(|&c| c != '_').collect();
-    if let Some(magnitude) = cleaned.strip_prefix('-') {
-        if !magnitude.is_empty() && magnitude.chars().all(|c| c.is_ascii_digit()) {
-            return Err(format!("must be at least 1, got {}", text.trim()));
-        }
+    if let Some(magnitude) = cleaned.strip_prefix('-')
+        && !magnitude.is_empty()
+        && magnitude.chars().all(|c| c.is_ascii_digit())
+    {
+        return Err(format!("must be at least 1, got {}", text.trim()));
     }
     match cleaned.parse::<usize>() {
         Ok(0) => Err("must be at least 1, got 0".to_owned()),

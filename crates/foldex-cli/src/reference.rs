@@ -73,12 +73,11 @@ impl Drop for RayonItems {
     fn drop(&mut self) {
         // Hang up first, so that a producer blocked on a full channel wakes and stops.
         drop(self.receiver.take());
-        if let Some(producer) = self.producer.take() {
-            if let Err(payload) = producer.join() {
-                if !std::thread::panicking() {
-                    std::panic::resume_unwind(payload);
-                }
-            }
+        if let Some(producer) = self.producer.take()
+            && let Err(payload) = producer.join()
+            && !std::thread::panicking()
+        {
+            std::panic::resume_unwind(payload);
         }
     }
 }

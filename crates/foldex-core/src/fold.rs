@@ -355,12 +355,12 @@ where
             panic::resume_unwind(payload);
         };
         coverage::check_result(piece.start, piece.end, len, |end| self.stopped(end));
-        if let Some((at, payload)) = leftmost_panic {
-            if at <= self.break_at.load(Ordering::Relaxed) {
-                panic::resume_unwind(payload);
-            }
-            // Placed after a Break: the sequential fold never got there.
+        if let Some((at, payload)) = leftmost_panic
+            && at <= self.break_at.load(Ordering::Relaxed)
+        {
+            panic::resume_unwind(payload);
         }
+        // Placed after a Break: the sequential fold never got there.
         if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             // Pieces may have been skipped anywhere: whatever was combined is not the fold's
             // result.

@@ -45,7 +45,7 @@ pub trait DatasetExt: Dataset + Sized {
     fn subset(self, indices: impl Into<Vec<usize>>) -> Result<Subset<Self>, DataError> {
         let indices = indices.into();
         let len = self.len();
-        if let Some((position, &index)) = indices.iter().enumerate().find(|(_, &i)| i >= len) {
+        if let Some((position, &index)) = indices.iter().enumerate().find(|&(_, &i)| i >= len) {
             return Err(DataError::IndexOutOfRange {
                 position,
                 index,

@@ -76,10 +76,10 @@ impl LoaderState {
                 format!("{:?}", fresh.seed),
             );
         }
-        if let (Some(state), Some(loader)) = (&self.sampler, &fresh.sampler) {
-            if state != loader {
-                return mismatch("sampler", state.clone(), loader.clone());
-            }
+        if let (Some(state), Some(loader)) = (&self.sampler, &fresh.sampler)
+            && state != loader
+        {
+            return mismatch("sampler", state.clone(), loader.clone());
         }
         let unsharded = Some((0, 1));
         if self.shard != fresh.shard && !(self.shard.is_none() && fresh.shard == unsharded) {
@@ -249,7 +249,7 @@ impl Received {
             .above
             .iter()
             .enumerate()
-            .filter(|(_, &got)| got)
+            .filter(|&(_, &got)| got)
             .map(|(j, _)| self.low + 1 + j)
             .collect();
         LoaderState {

@@ -113,7 +113,7 @@ fn chi_square(counts: &[usize], expected: &[f64]) -> f64 {
     counts
         .iter()
         .zip(expected)
-        .filter(|(_, &e)| e > 0.0)
+        .filter(|&(_, &e)| e > 0.0)
         .map(|(&c, &e)| (c as f64 - e).powi(2) / e)
         .sum()
 }

@@ -496,14 +496,15 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         C: FromPipeline<X::Out>,
         K: Codec<C::Partial>,
     {
-        if X::ONE_TO_ONE && self.codec.is_none() {
-            if let Some(source) = self.source.as_indexed() {
-                let items = OneToOne {
-                    source,
-                    transform: &self.transform,
-                };
-                return C::collect_indexed(ex, items);
-            }
+        if X::ONE_TO_ONE
+            && self.codec.is_none()
+            && let Some(source) = self.source.as_indexed()
+        {
+            let items = OneToOne {
+                source,
+                transform: &self.transform,
+            };
+            return C::collect_indexed(ex, items);
         }
         self.collect_folded(ex)
     }

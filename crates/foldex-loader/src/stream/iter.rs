@@ -187,11 +187,11 @@ where
         self.hung_up.store(true, Ordering::Relaxed);
         self.current = None;
         self.windows = None;
-        if self.puller.as_ref().is_some_and(JoinHandle::is_finished) {
-            if let Some(puller) = self.puller.take() {
-                // The puller catches the panics of the stream; it cannot panic itself.
-                let _ = puller.join();
-            }
+        if self.puller.as_ref().is_some_and(JoinHandle::is_finished)
+            && let Some(puller) = self.puller.take()
+        {
+            // The puller catches the panics of the stream; it cannot panic itself.
+            let _ = puller.join();
         }
     }
 }

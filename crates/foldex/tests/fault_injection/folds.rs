@@ -192,10 +192,10 @@ impl FoldCase {
     }
 
     fn step(&self, acc: Acc, i: usize) -> ControlFlow<Acc, Acc> {
-        if let Some((at, micros)) = self.slow {
-            if at == i {
-                std::thread::sleep(Duration::from_micros(micros));
-            }
+        if let Some((at, micros)) = self.slow
+            && at == i
+        {
+            std::thread::sleep(Duration::from_micros(micros));
         }
         if self.panics.contains(&i) {
             panic::panic_any(Boom(i));

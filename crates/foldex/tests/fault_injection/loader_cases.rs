@@ -196,10 +196,10 @@ impl LoaderSpec {
     }
 
     pub(crate) fn pause_if_slow(&self, i: usize) {
-        if let Some((at, micros)) = self.slow {
-            if at == i {
-                std::thread::sleep(Duration::from_micros(micros));
-            }
+        if let Some((at, micros)) = self.slow
+            && at == i
+        {
+            std::thread::sleep(Duration::from_micros(micros));
         }
     }
 }
@@ -222,7 +222,7 @@ pub(crate) fn counted(
     loads: &Loads,
     armed: &Arc<Vec<AtomicBool>>,
     panic_delay: Option<u64>,
-) -> impl Dataset<Item = usize> + 'static {
+) -> impl Dataset<Item = usize> + 'static + use<> {
     let (spec, loads, armed) = (spec.clone(), Arc::clone(loads), Arc::clone(armed));
     from_fn(spec.len, move |i| {
         loads[i].fetch_add(1, Ordering::SeqCst);
@@ -287,7 +287,7 @@ pub(crate) fn check_delivery(
     }
     let mut dup: Vec<(usize, usize)> = seen
         .iter()
-        .filter(|(_, &c)| c > 1)
+        .filter(|&(_, &c)| c > 1)
         .map(|(&i, &c)| (i, c))
         .collect();
     dup.sort_unstable();
