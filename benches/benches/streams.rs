@@ -24,9 +24,10 @@
 //! `streams/loader_vs_indexable/{1us,20us}` with `Loader` and `StreamLoader` (ratio =
 //! `StreamLoader` / `Loader`).
 use criterion::{criterion_group, criterion_main, Criterion};
+use foldex::loader::StreamLoader;
 use foldex::prelude::*;
 use foldex::protocol::Stream;
-use foldex::{from_fn, Loader, StreamLoader};
+use foldex::{from_fn, Loader};
 use foldex_benches::spin_for;
 use rayon::prelude::*;
 use std::fs::File;

@@ -9,6 +9,8 @@
 //! [`Job::codec`]: crate::Job::codec
 
 use crate::audited::Partial;
+#[cfg(feature = "serde")]
+pub use crate::postcard::Postcard;
 
 /// Writes a fold's accumulator as bytes and reads it back. Implement it for a format (a serde
 /// format in `foldex-mpi`'s `Postcard`) or by hand:

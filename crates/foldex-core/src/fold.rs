@@ -258,7 +258,7 @@ where
 /// # Panics
 /// With the payload of a panic in user code (see the module doc for which one, and when it is
 /// discarded), with "foldex: executor bug: ..." when the executor broke its contract, or, before
-/// the executor sees the job, with the [`Spent`](crate::Spent) of a source that refuses the
+/// the executor sees the job, with the [`Spent`](crate::source::Spent) of a source that refuses the
 /// fold ([`Source::start_fold`]).
 pub(crate) fn run_fold<E, S, L, I, C, A>(
     executor: &E,

@@ -44,23 +44,20 @@ mod panic;
 #[cfg(feature = "serde")]
 mod postcard;
 mod roles;
-mod source;
+pub mod source;
 mod spawn;
 mod spent;
-mod stream;
+pub mod stream;
 mod worker_start;
 
-pub use audited::{Brand, MutSlice, OwnedVec, Partial};
+pub use audited::{Brand, Partial};
 pub use codec::Codec;
 pub use config::{available_parallelism, Basesize, ConfigError};
 pub use executor::{Caller, Executor, Job};
 pub use fold::{ExecutorExt, Input, StopProbe, Summand};
-#[cfg(feature = "serde")]
-pub use postcard::Postcard;
-pub use source::{RangeVisitor, Source};
+pub use source::Source;
 pub use spawn::{FoldHandle, SpawnExt};
-pub use spent::Spent;
-pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
+pub use stream::Stream;
 
 /// The toolkit for writing an executor: what the built-in executors share, so that a new one
 /// needs none of its own chunking, combining, completion or panic capture.
@@ -84,7 +81,7 @@ pub use stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 /// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items).
 /// - Synchronisation that loom model-checks under `cfg(loom)`: [`sync`](exec::sync).
 /// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
-///   types [`MutSlice`] and [`OwnedVec`] hand out.
+///   types [`MutSlice`](source::MutSlice) and [`OwnedVec`](source::OwnedVec) hand out.
 ///
 /// docs/custom-executor.md walks through an executor built from these.
 pub mod exec {

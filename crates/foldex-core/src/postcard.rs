@@ -11,7 +11,8 @@ use serde::Serialize;
 ///
 /// ```
 /// use foldex_core::codec::Encoded;
-/// use foldex_core::{ExecutorExt, Postcard};
+/// use foldex_core::codec::Postcard;
+/// use foldex_core::ExecutorExt;
 /// use foldex_seq::SequentialEx;
 /// // Any executor accepts a codec; an executor of other processes needs one.
 /// let n = SequentialEx.fold(0..100usize, Encoded(|| 0u64, Postcard), |n, _| n + 1, |a, b| a + b);

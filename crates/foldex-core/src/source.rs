@@ -1,7 +1,8 @@
-//! What a fold runs over: anything indexable with a length.
+//! What a fold runs over: anything indexable with a length ([`Source`]), and the types its
+//! methods hand out.
 
-use crate::audited::{MutSlice, OwnedVec};
-use crate::spent::Spent;
+pub use crate::audited::{MutSlice, OwnedVec};
+pub use crate::spent::Spent;
 use std::ops::Range;
 
 /// Receives the items of one range as an iterator. [`Source::visit_range`] hands it the

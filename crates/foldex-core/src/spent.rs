@@ -8,7 +8,8 @@ use std::fmt;
 /// the source is, what the first fold did with its items, and how to run again.
 ///
 /// ```
-/// use foldex_core::{ExecutorExt, OwnedVec, Source};
+/// use foldex_core::source::OwnedVec;
+/// use foldex_core::{ExecutorExt, Source};
 /// use foldex_seq::SequentialEx;
 /// let items = OwnedVec::new(vec![1u64, 2, 3]);
 /// assert_eq!(SequentialEx.sum::<u64>(&items), 6);

@@ -229,7 +229,7 @@ fn offer_waited_for_runs_once_run_or_given_back() {
 fn overlapping_takes_of_a_mut_slice_have_one_winner() {
     loom::model(|| {
         let slice: &'static mut [u8] = Box::leak(vec![0u8; 70].into_boxed_slice());
-        let lent = Arc::new(foldex_core::MutSlice::new(slice));
+        let lent = Arc::new(foldex_core::source::MutSlice::new(slice));
         let takers: Vec<_> = [0..66, 60..70]
             .into_iter()
             .map(|range| {
@@ -258,7 +258,9 @@ fn overlapping_takes_of_a_mut_slice_have_one_winner() {
 #[test]
 fn disjoint_takes_of_an_owned_vec_both_succeed() {
     loom::model(|| {
-        let owned = Arc::new(foldex_core::OwnedVec::new((0..10u32).collect::<Vec<_>>()));
+        let owned = Arc::new(foldex_core::source::OwnedVec::new(
+            (0..10u32).collect::<Vec<_>>(),
+        ));
         let takers: Vec<_> = [0..4, 4..10]
             .into_iter()
             .map(|range| {

@@ -3,7 +3,8 @@
 //! exactly once, whatever panics.
 
 use foldex_core::exec::VecWriter;
-use foldex_core::{Executor, ExecutorExt, Job, MutSlice, OwnedVec, Partial};
+use foldex_core::source::{MutSlice, OwnedVec};
+use foldex_core::{Executor, ExecutorExt, Job, Partial};
 use foldex_seq::SequentialEx;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicIsize, Ordering};

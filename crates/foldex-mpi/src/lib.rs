@@ -31,7 +31,7 @@ mod outcome;
 
 pub use error::MpiError;
 pub use executor::MpiEx;
-pub use foldex_core::Postcard;
+pub use foldex_core::codec::Postcard;
 pub use mpi;
 
 use mpi::environment::{Threading, Universe};

@@ -104,7 +104,8 @@ mod tests {
     #[test]
     fn an_empty_sum_moves_29_bytes_per_rank() {
         use foldex_core::codec::Encoded;
-        use foldex_core::{Executor, ExecutorExt, Job, Partial, Postcard};
+        use foldex_core::codec::Postcard;
+        use foldex_core::{Executor, ExecutorExt, Job, Partial};
         use std::sync::atomic::{AtomicUsize, Ordering};
         /// Runs the job whole and keeps the size of its partial's outcome.
         struct Size(AtomicUsize);

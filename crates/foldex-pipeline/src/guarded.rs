@@ -5,7 +5,8 @@
 
 use crate::indexed::ByRef;
 use foldex_core::exec::PanicPayload;
-use foldex_core::{RangeVisitor, Source, Spent, Stream};
+use foldex_core::source::{RangeVisitor, Spent};
+use foldex_core::{Source, Stream};
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 

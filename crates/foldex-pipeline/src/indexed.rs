@@ -5,7 +5,8 @@
 //! so that a pipeline over a mutable slice or a `Vec` by value refuses a second run, saying so.
 
 use crate::transform::Transform;
-use foldex_core::{MutSlice, RangeVisitor, Source, Spent};
+use foldex_core::source::{MutSlice, RangeVisitor, Spent};
+use foldex_core::Source;
 use std::ops::Range;
 
 /// A source borrowed, so that a pipeline can be run more than once.

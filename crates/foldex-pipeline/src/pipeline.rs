@@ -10,7 +10,8 @@ use crate::transform::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
 };
-use foldex_core::{Codec, ConfigError, MutSlice, Source};
+use foldex_core::source::MutSlice;
+use foldex_core::{Codec, ConfigError, Source};
 
 /// Makes a [`Pipeline`] of its items: `(0..n).pipe()`, `(1..=n).pipe()`, `slice.pipe()`,
 /// `vec.pipe()` (by reference), `array.pipe()`.
@@ -84,7 +85,7 @@ impl<A> Codec<A> for NoCodec {
 impl<S, X, K> Pipeline<S, X, K> {
     /// The same pipeline, its reductions writing their accumulators with `codec`, so that an
     /// executor whose pieces run in other processes (`foldex_mpi::MpiEx`, with
-    /// `foldex_core::Postcard` for serde items) can run them. Each reduction gives what it gives
+    /// `foldex_core::codec::Postcard` for serde items) can run them. Each reduction gives what it gives
     /// without a codec, on every executor; it compiles only where `codec` can write that
     /// reduction's accumulator (for a serde codec, where the items serialise), and executors in
     /// this process ignore the codec. A pipeline over a stream, or with `dedup`, `unique` or

@@ -7,7 +7,8 @@
 use crate::indexed::ByRef;
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::transform::Id;
-use foldex_core::{Executor, ExecutorExt, RangeVisitor, Source, Spent};
+use foldex_core::source::{RangeVisitor, Spent};
+use foldex_core::{Executor, ExecutorExt, Source};
 use std::ops::Range;
 
 /// Items per block of the first pass. A piece of the second pass that starts inside a block

@@ -10,7 +10,8 @@
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::streamed::Streamed;
 use crate::transform::{Id, Xf};
-use foldex_core::{MutSlice, OwnedVec, RangeVisitor, Source, Stream};
+use foldex_core::source::{MutSlice, OwnedVec, RangeVisitor};
+use foldex_core::{Source, Stream};
 use std::ops::{Range, RangeInclusive};
 
 /// The pipeline over any [`Source`] (a custom one, or a loader's dataset viewed as one).

@@ -1,7 +1,9 @@
 //! Encoded reductions against `std::iter`: through bytes (every partial encoded and decoded,
 //! as between processes) and on executors of this process, which ignore the codec.
 
-use foldex_core::{Executor, Postcard};
+use foldex_core::codec::Postcard;
+
+use foldex_core::Executor;
 use foldex_pipeline::{from_stream, IntoPipeline};
 use foldex_seq::SequentialEx;
 use foldex_testkit::{watchdog, ThroughBytes};

@@ -150,7 +150,7 @@ fn check_stream_break_stops_pulling_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn E
             );
             assert_eq!(got, Break(1001), "batch {batch:?}");
             let pulled = pulled.into_inner();
-            let slack = 1024 * foldex_core::MAX_AUTO_BATCH;
+            let slack = 1024 * foldex_core::stream::MAX_AUTO_BATCH;
             assert!(
                 pulled <= 1001 + slack,
                 "batch {batch:?}: a Break at position 1000 still pulled {pulled} items"

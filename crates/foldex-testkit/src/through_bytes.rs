@@ -13,7 +13,8 @@ use foldex_core::{Executor, Job, Partial};
 ///
 /// ```
 /// use foldex_core::codec::Encoded;
-/// use foldex_core::{ExecutorExt, Postcard};
+/// use foldex_core::codec::Postcard;
+/// use foldex_core::ExecutorExt;
 /// use foldex_testkit::ThroughBytes;
 /// let init = Encoded(|| 0u64, Postcard);
 /// let sum = ThroughBytes { pieces: 3 }.fold(0..10usize, init, |a, i| a + i as u64, |a, b| a + b);

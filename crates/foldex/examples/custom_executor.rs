@@ -10,7 +10,7 @@
 use foldex::prelude::*;
 use foldex::protocol::available_parallelism;
 use foldex::protocol::exec::chunks;
-use foldex::{Job, Partial};
+use foldex::protocol::{Job, Partial};
 
 /// One scoped thread per chunk of `basesize` consecutive indices.
 #[derive(Debug, Clone, Copy, Default)]

@@ -20,21 +20,23 @@ pub use foldex_auto::AutoEx;
 /// inputs, the pieces an executor's author builds on, and the settings every executor shares.
 #[doc(inline)]
 pub use foldex_core as protocol;
-pub use foldex_core::{
-    Basesize, ConfigError, Executor, ExecutorExt, FoldHandle, Input, Job, Partial, SpawnExt, Stream,
-};
-pub use foldex_dataset::{from_fn, Collate, EpochOrder, Fallible, ItemError};
-pub use foldex_loader::{eachobsparallel, Loader, StreamLoader};
+pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
+pub use foldex_dataset::from_fn;
+pub use foldex_loader::{eachobsparallel, Loader};
 pub use foldex_seq::SequentialEx;
 pub use foldex_taskpool::TaskPoolEx;
-pub use foldex_threaded::{Pool, PoolError, ThreadedEx};
+pub use foldex_threaded::{Pool, ThreadedEx};
+
+/// `ThreadedEx`'s pools: [`Pool`], its builder and its errors.
+#[doc(inline)]
+pub use foldex_threaded as threaded;
 
 /// The data layer under the loader, with no threads: [`Dataset`](dataset::Dataset), samplers,
 /// shuffles, sharding, collates and each observation's generator.
 #[doc(inline)]
 pub use foldex_dataset as dataset;
 
-/// The data loader: [`Loader`], [`StreamLoader`] and [`eachobsparallel`], their error policies,
+/// The data loader: [`Loader`], [`StreamLoader`](loader::StreamLoader) and [`eachobsparallel`], their error policies,
 /// checkpoints and statistics.
 #[doc(inline)]
 pub use foldex_loader as loader;
@@ -61,7 +63,7 @@ pub use foldex_data as data;
 /// Pipelines: `source.pipe()`, adapters and transforms, and reductions that take the executor.
 #[doc(inline)]
 pub use foldex_pipeline as pipeline;
-pub use foldex_pipeline::{from_stream, IntoPipeline, Pipeline};
+pub use foldex_pipeline::IntoPipeline;
 
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
 /// friends on executors and `.pipe()` on collections, and the loader.

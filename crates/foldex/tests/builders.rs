@@ -3,7 +3,8 @@
 
 use foldex::prelude::*;
 use foldex::protocol::ConfigError;
-use foldex::{Loader, PoolError};
+use foldex::threaded::PoolError;
+use foldex::Loader;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 
 use foldex::pipeline::from_stream;
 use foldex::prelude::*;
-use foldex::Stream;
+use foldex::protocol::Stream;
 use std::io::{BufRead, BufReader, Write};
 use std::ops::ControlFlow::{Break, Continue};
 use std::path::PathBuf;

@@ -77,7 +77,8 @@ impl<T> RawVec<T> {
 /// fold over the same value panics, saying so, before it lends anything.
 ///
 /// ```
-/// use foldex_core::{ExecutorExt, MutSlice};
+/// use foldex_core::source::MutSlice;
+/// use foldex_core::ExecutorExt;
 /// use foldex_seq::SequentialEx;
 /// let mut v = vec![1, 2, 3];
 /// SequentialEx.for_each(MutSlice::new(&mut v), |x| *x *= 10);
@@ -162,7 +163,8 @@ impl<'a, T> MutSlice<'a, T> {
 /// panics, saying so, before it moves anything.
 ///
 /// ```
-/// use foldex_core::{ExecutorExt, OwnedVec};
+/// use foldex_core::source::OwnedVec;
+/// use foldex_core::ExecutorExt;
 /// use foldex_seq::SequentialEx;
 /// let words = vec![String::from("fold"), String::from("ex")];
 /// let joined = SequentialEx.fold(OwnedVec::new(words), String::new, |s, w| s + &w, |a, b| a + &b);

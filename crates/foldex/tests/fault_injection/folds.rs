@@ -3,8 +3,8 @@
 
 use crate::{knobs, payload, run_group, CombineBoom, Ctx, ExecSpec, Payload, Rng};
 use foldex::prelude::*;
+use foldex::protocol::FoldHandle;
 use foldex::protocol::Source;
-use foldex::FoldHandle;
 use foldex_testkit::Boom;
 use std::fmt;
 use std::ops::ControlFlow::{self, Break, Continue};
