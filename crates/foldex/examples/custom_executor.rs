@@ -12,7 +12,8 @@ use foldex::protocol::available_parallelism;
 use foldex::protocol::exec::chunks;
 use foldex::protocol::{Job, Partial};
 
-/// One scoped thread per chunk of `basesize` consecutive indices.
+/// One scoped thread per chunk of `basesize` consecutive indices (larger chunks where a fold
+/// would need more than 64).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SpawnAllEx {
     basesize: Basesize,
@@ -28,7 +29,12 @@ impl SpawnAllEx {
 impl Executor for SpawnAllEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         let len = job.len();
-        let size = self.basesize.resolve(len, self.workers());
+        // At most 64 threads per fold: each costs a stack, and a process can map only so many
+        // (folds nested in folds multiply them).
+        let size = self
+            .basesize
+            .resolve(len, self.workers())
+            .max(len.div_ceil(64));
         std::thread::scope(|scope| {
             // Stop spawning once a Break (or a panic) makes the rest irrelevant.
             let mut end = 0;
