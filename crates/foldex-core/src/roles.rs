@@ -15,44 +15,6 @@ use std::ops::Range;
 #[derive(Clone, Copy)]
 pub struct StandIn<'j, 'a>(pub &'j dyn Job<'a>);
 
-impl std::fmt::Debug for StandIn<'_, '_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StandIn")
-            .field("len", &self.0.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a> Job<'a> for StandIn<'_, 'a> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn run(&self, range: Range<usize>) -> Partial<'a> {
-        self.0.run(range)
-    }
-
-    fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a> {
-        self.0.combine(left, right)
-    }
-
-    fn is_stopped(&self, from: usize) -> bool {
-        self.0.is_stopped(from)
-    }
-
-    fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
-        self.0.codec()
-    }
-
-    fn caller(&self) -> Caller {
-        Caller::StandsIn
-    }
-
-    fn run_while_waiting(&self, range: Range<usize>) -> Partial<'a> {
-        self.0.run_while_waiting(range)
-    }
-}
-
 /// `job`, with every piece run through [`Job::run_while_waiting`]: for an executor that hands a
 /// job to other executors from a thread that waits for something below it on its stack (inside
 /// its own [`Executor::help`](crate::Executor::help)), so that the executors it hands the job to
@@ -80,43 +42,58 @@ impl<'a> Job<'a> for StandIn<'_, 'a> {
 #[derive(Clone, Copy)]
 pub struct WhileWaiting<'j, 'a>(pub &'j dyn Job<'a>);
 
-impl std::fmt::Debug for WhileWaiting<'_, '_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WhileWaiting")
-            .field("len", &self.0.len())
-            .finish_non_exhaustive()
-    }
+/// The `Debug` and `Job` impls of a job that passes `self.0` on: everything forwards but the
+/// methods given.
+macro_rules! passes_on {
+    ($name:ident, caller: |$c:ident| $caller:expr, run: |$r:ident, $range:ident| $run:expr $(,)?) => {
+        impl std::fmt::Debug for $name<'_, '_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("len", &self.0.len())
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl<'a> Job<'a> for $name<'_, 'a> {
+            fn len(&self) -> usize {
+                self.0.len()
+            }
+
+            fn run(&self, $range: Range<usize>) -> Partial<'a> {
+                let $r = self.0;
+                $run
+            }
+
+            fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a> {
+                self.0.combine(left, right)
+            }
+
+            fn is_stopped(&self, from: usize) -> bool {
+                self.0.is_stopped(from)
+            }
+
+            fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
+                self.0.codec()
+            }
+
+            fn caller(&self) -> Caller {
+                let $c = self.0;
+                $caller
+            }
+
+            fn run_while_waiting(&self, range: Range<usize>) -> Partial<'a> {
+                self.0.run_while_waiting(range)
+            }
+        }
+    };
 }
 
-impl<'a> Job<'a> for WhileWaiting<'_, 'a> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn run(&self, range: Range<usize>) -> Partial<'a> {
-        self.0.run_while_waiting(range)
-    }
-
-    fn combine(&self, left: Partial<'a>, right: Partial<'a>) -> Partial<'a> {
-        self.0.combine(left, right)
-    }
-
-    fn is_stopped(&self, from: usize) -> bool {
-        self.0.is_stopped(from)
-    }
-
-    fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
-        self.0.codec()
-    }
-
-    fn caller(&self) -> Caller {
-        self.0.caller()
-    }
-
-    fn run_while_waiting(&self, range: Range<usize>) -> Partial<'a> {
-        self.0.run_while_waiting(range)
-    }
-}
+passes_on!(StandIn, caller: |_job| Caller::StandsIn, run: |job, range| job.run(range));
+passes_on!(
+    WhileWaiting,
+    caller: |job| job.caller(),
+    run: |job, range| job.run_while_waiting(range),
+);
 
 #[cfg(loom)]
 use loom::thread::LocalKey;
