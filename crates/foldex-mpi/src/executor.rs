@@ -4,8 +4,8 @@
 use crate::across::{inside_a_fold_across_ranks, OnError, Ranks, Refused};
 use crate::error::MpiError;
 use foldex_core::codec::Encoded;
-use foldex_core::exec::PartialCodec;
 use foldex_core::codec::Postcard;
+use foldex_core::exec::PartialCodec;
 use foldex_core::{Executor, ExecutorExt, Job, Partial, Source};
 use foldex_loader::{Loadable, Loader};
 use foldex_threaded::ThreadedEx;
