@@ -234,14 +234,14 @@ impl<T> Channel<T> {
 
     /// Runs `help` with this thread noted as the consumer that helps (see [`Channel::maker`]).
     fn help_as_consumer(&self, help: &mut impl FnMut() -> bool) -> bool {
-        struct Done<'c>(&'c std::sync::Mutex<Option<std::thread::ThreadId>>);
+        struct Done<'c>(&'c std::sync::atomic::AtomicUsize);
         impl Drop for Done<'_> {
             fn drop(&mut self) {
-                *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                self.0.store(0, std::sync::atomic::Ordering::Relaxed);
             }
         }
-        *(self.helping_consumer.lock()).unwrap_or_else(|e| e.into_inner()) =
-            Some(std::thread::current().id());
+        self.helping_consumer
+            .store(this_thread(), std::sync::atomic::Ordering::Relaxed);
         let _done = Done(&self.helping_consumer);
         help()
     }
@@ -250,11 +250,11 @@ impl<T> Channel<T> {
     /// `help` (whatever the executor says), else a helper if the executor runs the piece while
     /// the thread waits for something below it on its stack (`waiting`), else a producer.
     pub fn maker(&self, waiting: bool) -> Maker {
-        let consumer = *self
+        if self
             .helping_consumer
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if consumer == Some(std::thread::current().id()) {
+            .load(std::sync::atomic::Ordering::Relaxed)
+            == this_thread()
+        {
             Maker::Consumer
         } else if waiting {
             Maker::Helper
@@ -262,4 +262,15 @@ impl<T> Channel<T> {
             Maker::Producer
         }
     }
+}
+
+std::thread_local! {
+    /// A byte per thread, whose address names the thread while it lives (no lock, no
+    /// allocation, unlike a `ThreadId` behind a mutex).
+    pub(super) static THIS_THREAD: u8 = const { 0 };
+}
+
+/// The address of this thread's [`THIS_THREAD`]: distinct from every other living thread's.
+fn this_thread() -> usize {
+    THIS_THREAD.with(|byte| std::ptr::from_ref(byte) as usize)
 }

@@ -163,8 +163,11 @@ pub struct Channel<T> {
     parcels: bool,
     /// Batches are cheap (in parcels or not): waiting threads poll longer before they sleep.
     patient: bool,
-    /// The consumer's thread while it helps inside [`Channel::recv`] (see [`Channel::maker`]).
-    helping_consumer: std::sync::Mutex<Option<std::thread::ThreadId>>,
+    /// The consumer's thread while it helps inside [`Channel::recv`], as the address of its
+    /// [`inbox::THIS_THREAD`] (0 otherwise; see [`Channel::maker`]). Only the consumer writes
+    /// it, and a thread only asks whether it holds its own address, so no ordering is needed
+    /// beyond the thread's own.
+    helping_consumer: std::sync::atomic::AtomicUsize,
 }
 
 impl<T> Channel<T> {
@@ -201,7 +204,7 @@ impl<T> Channel<T> {
             total,
             parcels: parcel > 1,
             patient: parcel > 1,
-            helping_consumer: std::sync::Mutex::new(None),
+            helping_consumer: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
