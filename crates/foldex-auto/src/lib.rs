@@ -457,10 +457,14 @@ impl Executor for AutoEx {
         }
         let shape = Shape { len: job.len() };
         match self.state.shapes.recall(shape.len) {
+            Recalled::Remembered(code) if code == Choice::Inline.code() => {
+                self.note(Choice::Inline);
+                return job.run(0..shape.len);
+            }
             Recalled::Remembered(code) => {
                 let choice = Choice::from_code(code).expect("a code this executor learned");
                 self.note(choice);
-                return run_on(choice, job).unwrap_or_else(|| job.run(0..shape.len));
+                return run_on(choice, job).expect("not inline");
             }
             Recalled::MeasureAgain(code) if code == Choice::Inline.code() => {
                 return self.inline_measured_again(shape, job);

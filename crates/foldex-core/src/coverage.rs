@@ -250,9 +250,14 @@ impl Bugs {
     /// saw none takes no lock.
     #[inline]
     pub(crate) fn raise(&self) {
-        if !self.halted.load(Ordering::Acquire) {
-            return;
+        if self.halted.load(Ordering::Acquire) {
+            self.raise_recorded();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn raise_recorded(&self) {
         let first = self
             .first
             .lock()

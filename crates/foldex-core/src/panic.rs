@@ -111,6 +111,12 @@ impl LeftmostPanic {
         if !self.held.load(Ordering::Acquire) {
             return None;
         }
+        self.take_held()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_held(&self) -> Option<(usize, PanicPayload)> {
         self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
