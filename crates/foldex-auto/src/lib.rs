@@ -47,17 +47,19 @@
 //! once, so a loader's default buffer on `AutoEx` holds two batches per task.
 //!
 //! **Memory.** An `AutoEx` (and its clones) remembers what it chose for folds of each length it
-//! has seen (the job's shape; [`REMEMBERED_SHAPES`] of them at most, in a
-//! [`ChoiceTable`]: a length whose group of the table is full
-//! takes the place of another): a fold of a length that ran inline, or went to the task pool
-//! or to work stealing, goes there again without measuring, and one fold in [`MEASURE_EVERY`]
-//! of that shape measures again, so that a shape whose work changed is chosen for anew.
+//! has seen (the job's shape; [`REMEMBERED_SHAPES`] of them at most, in a [`ChoiceTable`]: a
+//! length whose group of the table is full takes the place of another): a fold of a length
+//! that ran inline, or went to the task pool or to work stealing, goes there again without
+//! measuring, and one fold in [`MEASURE_EVERY`] of that shape measures again, so that a shape
+//! whose work changed is chosen for anew.
 //! Recalling a choice takes no lock, no allocation and no clock: a remembered inline fold costs
 //! what `SequentialEx` costs, a few nanoseconds more. Measuring costs a few microseconds of
 //! work for cheap items, but a whole item (on the caller, before any other thread starts) for
 //! items that wait; a shape that ran inline measures again by timing one whole fold inline (two
 //! clock reads), and one that took a wake-up or more is forgotten, so that its next fold
-//! measures from the start.
+//! measures from the start. So a length whose items grew costly runs inline for up to
+//! [`MEASURE_EVERY`] folds before it is handed on, as a length that went to a pool stays there
+//! that long; a fold that stopped early (a `Break`) teaches nothing about inline.
 #![forbid(unsafe_code)]
 
 mod helper;
@@ -83,10 +85,9 @@ use waiting::WAITING;
 /// Tasks per core of the pool that runs items that wait.
 pub const WAITING_TASKS_PER_CORE: usize = 8;
 
-/// How many fold lengths an `AutoEx` remembers a choice for: the lengths its
-/// [`ChoiceTable`] holds (a length whose group is full takes the
-/// place of another), and the lengths of a helper's folds whose times it keeps (past that it
-/// forgets them all and starts over).
+/// How many fold lengths an `AutoEx` remembers a choice for: the lengths its [`ChoiceTable`]
+/// holds (a length whose group is full takes the place of another), and the lengths of a
+/// helper's folds whose times it keeps (past that it forgets them all and starts over).
 pub const REMEMBERED_SHAPES: usize = ChoiceTable::LENGTHS;
 
 /// A remembered shape measures again on every this many folds.
