@@ -4,6 +4,10 @@
 //!
 //! Groups (compare the medians within a group):
 //! - `auto/small_fold`: a fold of 8 trivial items, latency, defaults everywhere;
+//! - `auto/fold_16_u64`, `auto/fold_1000_u64`: one fold of 16 (1000) `u64`s, `ex.sum(&v)` and
+//!   `ex.fold(&v, || 0, |a, &x| a + x, |a, b| a + b)`, on `AutoEx` (a remembered inline fold)
+//!   and `SequentialEx`, against the loop `v.iter().sum()`; medians of alternating rounds:
+//!   `cargo run --release -p foldex-benches --example small_folds`;
 //! - `auto/sum_1e7_u64`: sum of a 10^7-element `u64` slice;
 //! - `auto/sleep_1ms_x100`: 100 items that each sleep 1 ms (items that wait), against
 //!   `TaskPoolEx` with `8 × cores` tasks and basesize 1 (the hand-picked choice for waiting
@@ -29,6 +33,26 @@ fn small_fold(c: &mut Criterion) {
     });
     g.bench_function("AutoEx", |b| b.iter(|| auto.sum::<usize>(0..black_box(8))));
     g.finish();
+}
+
+fn small_u64_folds(c: &mut Criterion) {
+    let (auto, add) = (AutoEx::new(), |a: u64, b: u64| a + b);
+    for len in [16u64, 1000] {
+        let v: Vec<u64> = (0..len).collect();
+        let mut g = c.benchmark_group(format!("auto/fold_{len}_u64"));
+        g.bench_function("loop", |b| b.iter(|| black_box(&v).iter().sum::<u64>()));
+        g.bench_function("SequentialEx_sum", |b| {
+            b.iter(|| SequentialEx.sum::<u64>(black_box(&v)))
+        });
+        g.bench_function("SequentialEx_fold", |b| {
+            b.iter(|| SequentialEx.fold(black_box(&v), || 0, |a, &x| a + x, add))
+        });
+        g.bench_function("AutoEx_sum", |b| b.iter(|| auto.sum::<u64>(black_box(&v))));
+        g.bench_function("AutoEx_fold", |b| {
+            b.iter(|| auto.fold(black_box(&v), || 0, |a, &x| a + x, add))
+        });
+        g.finish();
+    }
 }
 
 fn sum(c: &mut Criterion) {
@@ -97,6 +121,6 @@ fn spin(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = foldex_benches::fold_criterion();
-    targets = small_fold, sum, sleep, spin
+    targets = small_fold, small_u64_folds, sum, sleep, spin
 }
 criterion_main!(benches);

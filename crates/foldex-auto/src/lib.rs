@@ -47,11 +47,19 @@
 //! once, so a loader's default buffer on `AutoEx` holds two batches per task.
 //!
 //! **Memory.** An `AutoEx` (and its clones) remembers what it chose for folds of each length it
-//! has seen (the job's shape; [`REMEMBERED_SHAPES`] of them at most): a fold of a length that
-//! went to the task pool or to work stealing goes there again without measuring, and one fold
-//! in [`MEASURE_EVERY`] of that shape measures again, so that a shape whose work changed is
-//! chosen for anew. Measuring costs a few microseconds of work for cheap items, but a whole
-//! item (on the caller, before any other thread starts) for items that wait.
+//! has seen (the job's shape; [`REMEMBERED_SHAPES`] of them at most, in a [`ChoiceTable`]: a
+//! length whose group of the table is full takes the place of another): a fold of a length
+//! that ran inline, or went to the task pool or to work stealing, goes there again without
+//! measuring, and one fold in [`MEASURE_EVERY`] of that shape measures again, so that a shape
+//! whose work changed is chosen for anew.
+//! Recalling a choice takes no lock, no allocation and no clock: a remembered inline fold costs
+//! what `SequentialEx` costs, a few nanoseconds more. Measuring costs a few microseconds of
+//! work for cheap items, but a whole item (on the caller, before any other thread starts) for
+//! items that wait; a shape that ran inline measures again by timing one whole fold inline (two
+//! clock reads), and one that took a wake-up or more is forgotten, so that its next fold
+//! measures from the start. So a length whose items grew costly runs inline for up to
+//! [`MEASURE_EVERY`] folds before it is handed on, as a length that went to a pool stays there
+//! that long; a fold that stopped early (a `Break`) teaches nothing about inline.
 #![forbid(unsafe_code)]
 
 mod helper;
@@ -60,13 +68,16 @@ mod waiting;
 pub use helper::{CLOSE_ENOUGH, MAX_TRY_AGAIN_AFTER, OBSERVED_AT_LEAST};
 
 use cpu_time::ThreadTime;
-use foldex_core::exec::{measure_first_items, FirstItems, JoinHalf, WhileWaiting, WAKE_UP};
+use foldex_core::exec::{
+    measure_first_items, ChoiceTable, FirstItems, JoinHalf, Recalled, WhileWaiting, WAKE_UP,
+};
 use foldex_core::{available_parallelism, Caller, Executor, Job, Partial};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
 use helper::{HelperPool, HelperTimes};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use waiting::WAITING;
@@ -74,9 +85,10 @@ use waiting::WAITING;
 /// Tasks per core of the pool that runs items that wait.
 pub const WAITING_TASKS_PER_CORE: usize = 8;
 
-/// How many fold lengths an `AutoEx` remembers a choice for; past that it forgets them all and
-/// starts over.
-pub const REMEMBERED_SHAPES: usize = 64;
+/// How many fold lengths an `AutoEx` remembers a choice for: the lengths its [`ChoiceTable`]
+/// holds (a length whose group is full takes the place of another), and the lengths of a
+/// helper's folds whose times it keeps (past that it forgets them all and starts over).
+pub const REMEMBERED_SHAPES: usize = ChoiceTable::LENGTHS;
 
 /// A remembered shape measures again on every this many folds.
 pub const MEASURE_EVERY: u32 = 16;
@@ -140,20 +152,65 @@ impl fmt::Display for Choice {
 
 /// The executor that picks, per fold, inline, work stealing or a task pool; see the crate docs.
 ///
-/// Cheap to clone; clones share what [`AutoEx::last_choice`] reports.
+/// Cheap to clone; clones share what [`AutoEx::last_choice`] reports, and what it remembers.
 #[derive(Clone, Default)]
 pub struct AutoEx {
-    state: Arc<Mutex<State>>,
+    state: Arc<State>,
 }
 
 /// What an `AutoEx` knows.
-#[derive(Default)]
 struct State {
-    last: Option<Choice>,
-    /// Per shape: the choice, and the folds of that shape since it was measured.
-    shapes: HashMap<Shape, (Choice, u32)>,
-    /// Per length of a helper's fold: what its folds took on each pool.
-    helpers: HashMap<Shape, HelperTimes>,
+    /// The last choice's [`Choice::code`]; 0 before the first fold.
+    last: AtomicU8,
+    /// Per shape: the choice's code, and the folds of that shape since it was measured.
+    shapes: ChoiceTable,
+    /// Per length of a helper's fold: what its folds took on each pool. Behind a lock: a
+    /// helper's fold is a loader's round, long next to it.
+    helpers: Mutex<HashMap<Shape, HelperTimes>>,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        const EVERY: u8 = {
+            assert!(MEASURE_EVERY >= 1 && MEASURE_EVERY <= u8::MAX as u32);
+            MEASURE_EVERY as u8
+        };
+        Self {
+            last: AtomicU8::new(0),
+            shapes: ChoiceTable::new(EVERY),
+            helpers: Mutex::default(),
+        }
+    }
+}
+
+impl Choice {
+    /// The choice as a non-zero `u8` (its pool's size is the machine's, so it need not be
+    /// kept), for the atomics an `AutoEx` keeps its choices in.
+    fn code(self) -> u8 {
+        match self {
+            Self::Inline => 1,
+            Self::Stealing => 2,
+            Self::Waiting { .. } => 3,
+            Self::HelperTaskPool { .. } => 4,
+            Self::HelperStealing => 5,
+            Self::HelperSpareCore { .. } => 6,
+        }
+    }
+
+    /// The choice whose [`Choice::code`] is `code`; `None` for any other `u8`.
+    fn from_code(code: u8) -> Option<Self> {
+        Some(match code {
+            1 => Self::Inline,
+            2 => Self::Stealing,
+            3 => Self::Waiting {
+                ntasks: waiting_tasks(),
+            },
+            4 => helper_task_pool(),
+            5 => Self::HelperStealing,
+            6 => helper_spare_core(),
+            _ => return None,
+        })
+    }
 }
 
 impl fmt::Debug for AutoEx {
@@ -183,7 +240,8 @@ fn helper_spare_core() -> Choice {
 }
 
 fn spare_core_threads() -> usize {
-    available_parallelism().saturating_sub(1).max(1)
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| available_parallelism().saturating_sub(1).max(1))
 }
 
 static SPARE_CORE: OnceLock<ThreadedEx> = OnceLock::new();
@@ -197,9 +255,11 @@ fn waiting() -> &'static TaskPoolEx {
     WAITING.get_or_init(|| TaskPoolEx::new().ntasks(waiting_tasks()).basesize(1))
 }
 
-/// The tasks of the pool that runs items that wait.
+/// The tasks of the pool that runs items that wait (the cores are counted once: a count reads
+/// files on some systems).
 fn waiting_tasks() -> usize {
-    available_parallelism().saturating_mul(WAITING_TASKS_PER_CORE)
+    static TASKS: OnceLock<usize> = OnceLock::new();
+    *TASKS.get_or_init(|| available_parallelism().saturating_mul(WAITING_TASKS_PER_CORE))
 }
 
 /// A helper's fold on the task pool.
@@ -215,8 +275,7 @@ struct Shape {
     len: usize,
 }
 
-/// Runs `job` on the pool `choice` names; `None` for [`Choice::Inline`], which measures again
-/// (a fold that was cheap costs little to measure, and one that grew is seen).
+/// Runs `job` on the pool `choice` names; `None` for [`Choice::Inline`], which the caller runs.
 fn run_on<'a>(choice: Choice, job: &dyn Job<'a>) -> Option<Partial<'a>> {
     Some(match choice {
         Choice::Inline => return None,
@@ -305,51 +364,42 @@ impl AutoEx {
 
     /// How the last fold run by this executor (or a clone) ran; `None` before the first.
     pub fn last_choice(&self) -> Option<Choice> {
-        self.state().last
+        Choice::from_code(self.state.last.load(Ordering::Relaxed))
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// What was chosen for folds of this shape, if it stands without measuring again.
-    fn remembered(&self, shape: Shape) -> Option<Choice> {
-        let mut state = self.state();
-        let (choice, folds) = state.shapes.get_mut(&shape)?;
-        *folds += 1;
-        if *folds >= MEASURE_EVERY {
-            return None;
+    /// Notes `choice` as the last one; no store when it is the last one already, so that
+    /// threads running folds of one choice do not write to one cache line in turn.
+    fn note(&self, choice: Choice) {
+        let code = choice.code();
+        if self.state.last.load(Ordering::Relaxed) != code {
+            self.state.last.store(code, Ordering::Relaxed);
         }
-        let choice = *choice;
-        state.last = Some(choice);
-        Some(choice)
+    }
+
+    fn helpers(&self) -> MutexGuard<'_, HashMap<Shape, HelperTimes>> {
+        self.state.helpers.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Runs a helper's fold on the pool its length's record chooses, and records its time;
     /// see `helper.rs`.
     fn execute_for_helper<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         let shape = Shape { len: job.len() };
-        let pool = {
-            let mut state = self.state();
-            let pool = state
-                .helpers
-                .get(&shape)
-                .map_or(HelperPool::TaskPool, HelperTimes::next);
-            state.last = Some(pool.choice());
-            pool
-        };
+        let pool = self
+            .helpers()
+            .get(&shape)
+            .map_or(HelperPool::TaskPool, HelperTimes::next);
+        self.note(pool.choice());
         let started = Instant::now();
         let partial = run_on(pool.choice(), job).expect("a helper's fold never runs inline");
         let wall = started.elapsed();
         // A short fold teaches nothing, and must not crowd out the shapes that did (a loader's
         // later rounds of an epoch have lengths of their own).
         if wall >= OBSERVED_AT_LEAST {
-            let mut state = self.state();
-            if state.helpers.len() >= REMEMBERED_SHAPES && !state.helpers.contains_key(&shape) {
-                state.helpers.clear();
+            let mut helpers = self.helpers();
+            if helpers.len() >= REMEMBERED_SHAPES && !helpers.contains_key(&shape) {
+                helpers.clear();
             }
-            state
-                .helpers
+            helpers
                 .entry(shape)
                 .or_insert_with(|| {
                     HelperTimes::new(HelperPool::candidates(available_parallelism()))
@@ -361,12 +411,34 @@ impl AutoEx {
 
     /// Remembers `choice`, just measured, for folds of this shape.
     fn learned(&self, shape: Shape, choice: Choice) {
-        let mut state = self.state();
-        state.last = Some(choice);
-        if state.shapes.len() >= REMEMBERED_SHAPES && !state.shapes.contains_key(&shape) {
-            state.shapes.clear();
+        self.note(choice);
+        self.state.shapes.learn(shape.len, choice.code());
+    }
+
+    /// Remembers that `job`, just run to its end on the caller, ran inline; unless it stopped
+    /// early (a `Break`, a panic, a cancel): what it cost says nothing of the next fold of its
+    /// length, which may run to its end.
+    fn learned_inline(&self, shape: Shape, job: &dyn Job<'_>) {
+        if job.is_stopped(shape.len) {
+            self.note(Choice::Inline);
+        } else {
+            self.learned(shape, Choice::Inline);
         }
-        state.shapes.insert(shape, (choice, 0));
+    }
+
+    /// Runs a fold of a shape that ran inline on the caller, timed as a whole: a shape that
+    /// still costs less than a wake-up stays inline for [`MEASURE_EVERY`] folds more, one that
+    /// grew (or stopped early) is forgotten, and its next fold measures from the start.
+    fn inline_measured_again<'a>(&self, shape: Shape, job: &dyn Job<'a>) -> Partial<'a> {
+        let started = Instant::now();
+        let partial = job.run(0..shape.len);
+        if started.elapsed() < WAKE_UP && !job.is_stopped(shape.len) {
+            self.learned(shape, Choice::Inline);
+        } else {
+            self.note(Choice::Inline);
+            self.state.shapes.forget(shape.len);
+        }
+        partial
     }
 }
 
@@ -385,15 +457,25 @@ impl Executor for AutoEx {
             return self.execute_for_helper(job);
         }
         let shape = Shape { len: job.len() };
-        if let Some(choice) = self.remembered(shape)
-            && let Some(partial) = run_on(choice, job)
-        {
-            return partial;
+        match self.state.shapes.recall(shape.len) {
+            Recalled::Remembered(code) if code == Choice::Inline.code() => {
+                self.note(Choice::Inline);
+                return job.run(0..shape.len);
+            }
+            Recalled::Remembered(code) => {
+                let choice = Choice::from_code(code).expect("a code this executor learned");
+                self.note(choice);
+                return run_on(choice, job).expect("not inline");
+            }
+            Recalled::MeasureAgain(code) if code == Choice::Inline.code() => {
+                return self.inline_measured_again(shape, job);
+            }
+            Recalled::MeasureAgain(_) | Recalled::Unknown => {}
         }
         let cpu_before = ThreadTime::try_now().ok();
         match measure_first_items(job, stealing().workers()) {
             FirstItems::Done(partial) => {
-                self.learned(shape, Choice::Inline);
+                self.learned_inline(shape, job);
                 partial
             }
             FirstItems::Rest(rest) => {
@@ -473,6 +555,24 @@ mod tests {
             };
             assert!(matches!(for_helper.choice(), Choice::HelperTaskPool { .. }));
         }
+    }
+
+    #[test]
+    fn every_choice_survives_its_code() {
+        for choice in [
+            Choice::Inline,
+            Choice::Stealing,
+            Choice::Waiting {
+                ntasks: waiting_tasks(),
+            },
+            helper_task_pool(),
+            Choice::HelperStealing,
+            helper_spare_core(),
+        ] {
+            assert_ne!(choice.code(), 0, "0 is no choice yet");
+            assert_eq!(Choice::from_code(choice.code()), Some(choice));
+        }
+        assert_eq!(Choice::from_code(0), None);
     }
 
     #[test]

@@ -118,20 +118,22 @@ impl<A> Packed<A> {
 
 /// Turns the pieces of one job into [`Partial`]s and back: as [`Packed`] for a job of at most
 /// [`PACKED_MAX_LEN`] indices, else as an `Option<Piece>`. `None` is a lost piece.
-pub(crate) struct Pieces<A> {
-    packed: bool,
-    packed_brand: Brand<Packed<A>>,
-    wide_brand: Brand<Option<Piece<A>>>,
+pub(crate) struct Pieces<A>(Brands<A>);
+
+/// The one brand a job's partials carry, for the one form they take.
+enum Brands<A> {
+    Packed(Brand<Packed<A>>),
+    Wide(Brand<Option<Piece<A>>>),
 }
 
 impl<A> Pieces<A> {
-    /// The brands of one job of `len` indices.
+    /// The brand of one job of `len` indices.
     pub(crate) fn new(len: usize) -> Self {
-        Self {
-            packed: len <= PACKED_MAX_LEN,
-            packed_brand: Brand::new(),
-            wide_brand: Brand::new(),
-        }
+        Self(if len <= PACKED_MAX_LEN {
+            Brands::Packed(Brand::new())
+        } else {
+            Brands::Wide(Brand::new())
+        })
     }
 
     /// `piece` as a partial that only this job can unwrap.
@@ -139,10 +141,9 @@ impl<A> Pieces<A> {
     where
         A: Send + 'a,
     {
-        if self.packed {
-            self.packed_brand.wrap(Packed::pack(piece))
-        } else {
-            self.wide_brand.wrap(piece)
+        match &self.0 {
+            Brands::Packed(brand) => brand.wrap(Packed::pack(piece)),
+            Brands::Wide(brand) => brand.wrap(piece),
         }
     }
 
@@ -151,10 +152,9 @@ impl<A> Pieces<A> {
     /// # Panics
     /// If another job's brand made `partial`.
     pub(crate) fn unwrap(&self, partial: Partial<'_>) -> Option<Piece<A>> {
-        if self.packed {
-            self.packed_brand.unwrap(partial).unpack()
-        } else {
-            self.wide_brand.unwrap(partial)
+        match &self.0 {
+            Brands::Packed(brand) => brand.unwrap(partial).unpack(),
+            Brands::Wide(brand) => brand.unwrap(partial),
         }
     }
 }
@@ -179,7 +179,8 @@ impl Bugs {
     fn record(&self, what: String) {
         let mut first = self.first.lock().unwrap_or_else(PoisonError::into_inner);
         first.get_or_insert(format!("foldex: executor bug: {what}"));
-        self.halted.store(true, Ordering::Relaxed);
+        // After the message: `raise` reads it only once it sees the flag.
+        self.halted.store(true, Ordering::Release);
     }
 
     /// Checks `run(start..end)` of a job of `len` indices. A range that is not a part of
@@ -245,8 +246,18 @@ impl Bugs {
         left.start.min(right.start)..left.end.max(right.end)
     }
 
-    /// Once the executor has returned: panics with the first bug recorded, if any.
+    /// Once the executor has returned: panics with the first bug recorded, if any. A job that
+    /// saw none takes no lock.
+    #[inline]
     pub(crate) fn raise(&self) {
+        if self.halted.load(Ordering::Acquire) {
+            self.raise_recorded();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn raise_recorded(&self) {
         let first = self
             .first
             .lock()

@@ -30,6 +30,7 @@
 
 #[allow(unsafe_code)] // the audited module: see its doc
 mod audited;
+mod choice_table;
 mod chunk;
 mod claim;
 pub mod codec;
@@ -81,7 +82,9 @@ pub use stream::Stream;
 ///   the thread waits (see [`Job::run_while_waiting`]).
 /// - A pool's worker threads, started one at a time so that running out of memory is an error,
 ///   not an abort: [`spawn_running`](exec::spawn_running).
-/// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items).
+/// - What a job's first items cost, measured on the caller: [`measure_first_items`](exec::measure_first_items);
+///   what was chosen for folds of each length, recalled without a lock or a clock:
+///   [`ChoiceTable`](exec::ChoiceTable).
 /// - Synchronisation that loom model-checks under `cfg(loom)`: [`sync`](exec::sync).
 /// - Elements of one buffer handed to pieces, each once: [`VecWriter`](exec::VecWriter) and the
 ///   types [`MutSlice`](source::MutSlice) and [`OwnedVec`](source::OwnedVec) hand out.
@@ -92,6 +95,7 @@ pub mod exec {
         join_pending, join_stack, offer, task_scope, Forked, PendingForks, RangeWriter, Scope,
         Taken, TaskRef, VecWriter, Written,
     };
+    pub use crate::choice_table::{ChoiceTable, Recalled};
     pub use crate::chunk::{chunk, chunks, split, OrderedCombiner};
     pub use crate::codec::PartialCodec;
     pub use crate::executor::JoinHalf;

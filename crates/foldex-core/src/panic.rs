@@ -71,17 +71,24 @@ impl PanicSlot {
 /// The payload of the panic placed at the smallest index so far, with that index; of panics
 /// placed at the same index, the first. A fold keeps its user code's panics here, to re-raise
 /// the one the sequential fold would have met first.
+///
+/// A fold that did not panic never takes the lock: `held` says whether anything was kept.
 #[derive(Debug, Default)]
-pub(crate) struct LeftmostPanic(Mutex<Option<(usize, PanicPayload)>>);
+pub(crate) struct LeftmostPanic {
+    first: Mutex<Option<(usize, PanicPayload)>>,
+    /// Set, after the payload, once a panic is kept.
+    held: AtomicBool,
+}
 
 impl LeftmostPanic {
     /// Keeps `payload`, placed at `at`, unless a panic at `at` or before is held.
     pub(crate) fn keep(&self, at: usize, payload: PanicPayload) {
-        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut held = self.first.lock().unwrap_or_else(|e| e.into_inner());
         let dropped = match &*held {
             Some((first, _)) if *first <= at => Some(payload),
             _ => held.replace((at, payload)).map(|(_, payload)| payload),
         };
+        self.held.store(true, Ordering::Release);
         drop(held);
         // Dropped outside the lock: a payload's destructor is user code.
         drop(dropped);
@@ -89,14 +96,28 @@ impl LeftmostPanic {
 
     /// The held panic's index and message, leaving it held.
     pub(crate) fn placed(&self) -> Option<(usize, String)> {
-        let held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.held.load(Ordering::Acquire) {
+            return None;
+        }
+        let held = self.first.lock().unwrap_or_else(|e| e.into_inner());
         held.as_ref()
             .map(|(at, payload)| (*at, message(&**payload)))
     }
 
-    /// Takes the held panic and its index, if any.
+    /// Takes the held panic and its index, if any. Sees every panic kept by a thread that
+    /// finished before the call (an executor's return orders its pieces before it).
+    #[inline]
     pub(crate) fn take(&self) -> Option<(usize, PanicPayload)> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+        if !self.held.load(Ordering::Acquire) {
+            return None;
+        }
+        self.take_held()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_held(&self) -> Option<(usize, PanicPayload)> {
+        self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 

@@ -141,6 +141,7 @@ impl WaitDepth {
     }
 
     /// `true` inside [`WaitDepth::while_waiting`] on this thread.
+    #[inline]
     pub fn is_waiting(&self) -> bool {
         self.0.with(Cell::get) > 0
     }
