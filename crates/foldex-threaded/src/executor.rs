@@ -141,9 +141,9 @@ impl Executor for ThreadedEx {
             }
             let splitter = Splitter::new(self.basesize, len, registry.threads());
             match Context::current(registry) {
-                ctx @ Context::Worker(_) => fold_root(&ctx, job, splitter),
+                ctx @ Context::Worker(_) => fold_root(&ctx, job, splitter, true),
                 Context::Outside(_) => offer(
-                    || fold_root(&Context::current(registry), job, splitter),
+                    || fold_root(&Context::current(registry), job, splitter, false),
                     |task| registry.inject(task),
                     |latch| registry.wait_for_offer(latch),
                 ),
@@ -204,14 +204,21 @@ impl Executor for ThreadedEx {
     }
 }
 
-/// Folds the whole of `job`, on the thread that starts it: a fold that starts on a worker while
-/// no thread wants work shares its forks only on demand ([`Splitter::on_busy_pool`]); a
-/// loader's epoch never does (its helper needs every fork queued).
-fn fold_root<'a>(ctx: &Context<'_>, job: &dyn Job<'a>, splitter: Splitter) -> Partial<'a> {
-    let busy = matches!(ctx, Context::Worker(_))
-        && !ctx.registry().wants_work()
+/// Folds the whole of `job` on the thread that starts it. A fold nested in a piece of work on
+/// this pool (`nested`), or one taken from outside while no thread wants work, hands its forks
+/// over only on demand ([`Splitter::on_busy_pool`]): a thread that wants work then gets the
+/// oldest pending fork, an outer fold's larger piece. A loader's epoch always hands them over
+/// (its helper needs every fork queued).
+fn fold_root<'a>(
+    ctx: &Context<'_>,
+    job: &dyn Job<'a>,
+    splitter: Splitter,
+    nested: bool,
+) -> Partial<'a> {
+    let on_demand = matches!(ctx, Context::Worker(_))
+        && (nested || !ctx.registry().wants_work())
         && job.caller() != Caller::StandsIn;
-    let splitter = if busy {
+    let splitter = if on_demand {
         splitter.on_busy_pool()
     } else {
         splitter

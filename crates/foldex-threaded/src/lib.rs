@@ -42,8 +42,10 @@
 //!   keeps every worker busy), and every `join`, hand one over only when, at a fork, some thread
 //!   wants work (three relaxed loads: a worker idle or looking for work, a worker waiting for a
 //!   stolen half with nothing to run, a helper from outside that found nothing) and the deque is
-//!   empty. This is lazy task creation, heartbeat scheduling's promotion driven by demand instead
-//!   of a timer (docs/architecture.md compares them). Such a fold is split once under the
+//!   empty, at most once per 50 µs per worker (the clock is read only while a thread wants
+//!   work), so that a thread that wants work while every piece left is small is not handed them
+//!   one by one. This is lazy task creation with heartbeat scheduling's promotion, driven by
+//!   demand instead of a timer (docs/architecture.md compares them). Such a fold is split once under the
 //!   automatic basesize, and splits further only where a half is stolen.
 //!
 //! A half handed over that nobody took is popped back and run inline; one that was stolen is

@@ -213,6 +213,7 @@ impl Workers {
                     rng: Cell::new(seed),
                     help_depth: Cell::new(0),
                     pending: PendingForks::new(),
+                    shared_at: Cell::new(None),
                 });
                 CURRENT.with(|current| {
                     current.set(Rc::clone(&worker)).ok();

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
+use std::time::{Duration, Instant};
 
 /// A worker thread's own state, reachable from the tasks it runs through a thread-local.
 pub(crate) struct WorkerCtx {
@@ -20,7 +21,15 @@ pub(crate) struct WorkerCtx {
     pub(super) help_depth: Cell<usize>,
     /// The forks this worker has made and not shared: see [`WorkerCtx::share_if_wanted`].
     pub(super) pending: PendingForks,
+    /// When this worker last shared a fork on demand.
+    pub(super) shared_at: Cell<Option<Instant>>,
 }
+
+/// A worker shares a pending fork on demand at most this often: a thread that wants work while
+/// every piece left is small would otherwise be handed pieces one by one, each costing both
+/// threads more than it holds (heartbeat scheduling's bound, with the clock read only while
+/// some thread wants work).
+pub(crate) const SHARE_EVERY: Duration = Duration::from_micros(50);
 
 thread_local! {
     pub(super) static CURRENT: OnceCell<Rc<WorkerCtx>> = const { OnceCell::new() };
@@ -49,6 +58,24 @@ impl WorkerCtx {
     #[inline]
     pub(super) fn share_if_wanted(&self) {
         if self.registry.wants_work() && self.deque.is_empty() {
+            self.share_paced();
+        }
+    }
+
+    /// Shares the oldest pending fork unless this worker shared one on demand less than
+    /// [`SHARE_EVERY`] ago.
+    #[cold]
+    fn share_paced(&self) {
+        let now = Instant::now();
+        if self
+            .shared_at
+            .get()
+            .is_some_and(|at| now.duration_since(at) < SHARE_EVERY)
+        {
+            return;
+        }
+        if self.pending.pending() > 0 {
+            self.shared_at.set(Some(now));
             self.share_oldest();
         }
     }
