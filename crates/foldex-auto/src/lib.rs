@@ -60,7 +60,7 @@ mod waiting;
 pub use helper::{CLOSE_ENOUGH, MAX_TRY_AGAIN_AFTER, OBSERVED_AT_LEAST};
 
 use cpu_time::ThreadTime;
-use foldex_core::exec::{measure_first_items, FirstItems, WhileWaiting, WAKE_UP};
+use foldex_core::exec::{measure_first_items, FirstItems, JoinHalf, WhileWaiting, WAKE_UP};
 use foldex_core::{available_parallelism, Caller, Executor, Job, Partial};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
@@ -435,6 +435,12 @@ impl Executor for AutoEx {
                 || waiting().help()
                 || SPARE_CORE.get().is_some_and(ThreadedEx::help)
         })
+    }
+
+    /// On the work-stealing pool: a join is fine-grained by nature, and a half that another
+    /// worker wants is handed over there without measuring anything.
+    fn join_halves(&self, first: JoinHalf<'_>, second: JoinHalf<'_>) {
+        stealing().join_halves(first, second)
     }
 }
 

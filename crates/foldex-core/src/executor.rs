@@ -2,6 +2,7 @@
 
 use crate::audited::Partial;
 use crate::codec::PartialCodec;
+use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -179,6 +180,19 @@ pub trait Executor: Send + Sync {
     fn help(&self) -> bool {
         false
     }
+
+    /// Runs both halves of a fork–join ([`ExecutorExt::join`](crate::ExecutorExt::join)),
+    /// perhaps at once, and returns only once both have run. The default runs `first`, then
+    /// `second`, on the calling thread: correct for every executor, parallel for none.
+    ///
+    /// A pool runs `first` here and offers `second` to its other threads; a half runs once
+    /// and never panics (the typed layer catches and re-raises its panic), and returning
+    /// before both ran is reported as an executor bug. Nested joins must not deadlock: a
+    /// thread that waits for a half runs other work meanwhile, or runs the half itself.
+    fn join_halves(&self, first: JoinHalf<'_>, second: JoinHalf<'_>) {
+        first.run();
+        second.run();
+    }
 }
 
 macro_rules! forward_executor {
@@ -196,8 +210,37 @@ macro_rules! forward_executor {
             fn help(&self) -> bool {
                 (**self).help()
             }
+            fn join_halves(&self, first: JoinHalf<'_>, second: JoinHalf<'_>) {
+                (**self).join_halves(first, second)
+            }
         }
     )*};
 }
 
 forward_executor!(&E, Box<E>, Arc<E>);
+
+/// One half of a fork–join, its types erased, for [`Executor::join_halves`]: run it once with
+/// [`JoinHalf::run`], on any thread (it is `Send`), before `join_halves` returns. It never
+/// panics; running it a second time does nothing.
+pub struct JoinHalf<'h> {
+    half: &'h mut (dyn FnMut() + Send),
+}
+
+impl<'h> JoinHalf<'h> {
+    /// The half that runs `half`; made by the typed layer only.
+    pub(crate) fn new(half: &'h mut (dyn FnMut() + Send)) -> Self {
+        Self { half }
+    }
+
+    /// Runs the half here.
+    #[inline]
+    pub fn run(self) {
+        (self.half)();
+    }
+}
+
+impl fmt::Debug for JoinHalf<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHalf").finish_non_exhaustive()
+    }
+}

@@ -535,6 +535,41 @@ pub trait ExecutorExt: Executor {
     {
         source.collect_items(self)
     }
+
+    /// Runs `a` and `b`, perhaps at once, and returns both results: rayon's `join`, on any
+    /// executor. Both closures always run; a panic in either is re-raised here once both are
+    /// done (`a`'s first, as the sequential `(a(), b())` would meet it). Nesting never
+    /// deadlocks, and the closures may borrow from the caller's stack.
+    ///
+    /// On a pool (`ThreadedEx`), `b` stays a record on this thread's stack, run right after
+    /// `a`, unless another worker wants work meanwhile: then it is handed over. Divide and
+    /// conquer is written as the recursion itself:
+    ///
+    /// ```
+    /// use foldex_core::{Executor, ExecutorExt};
+    /// fn sum(ex: &dyn Executor, v: &[u64]) -> u64 {
+    ///     if v.len() <= 1024 {
+    ///         return v.iter().sum();
+    ///     }
+    ///     let (left, right) = v.split_at(v.len() / 2);
+    ///     let (a, b) = ex.join(|| sum(ex, left), || sum(ex, right));
+    ///     a + b
+    /// }
+    /// let v: Vec<u64> = (0..100_000).collect();
+    /// assert_eq!(sum(&foldex_seq::SequentialEx, &v), 4_999_950_000);
+    /// ```
+    ///
+    /// An executor that does not implement [`Executor::join_halves`] runs `a`, then `b`.
+    #[inline]
+    fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        crate::join::join(self, a, b)
+    }
 }
 
 impl<E: Executor + ?Sized> ExecutorExt for E {}

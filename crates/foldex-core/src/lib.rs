@@ -38,6 +38,7 @@ mod coverage;
 mod executor;
 mod first_items;
 mod fold;
+mod join;
 mod latch;
 mod once_bits;
 mod panic;
@@ -68,7 +69,9 @@ pub use stream::Stream;
 /// - Borrowed work on a pool's `'static` threads: [`task_scope`](exec::task_scope) with
 ///   [`Scope`](exec::Scope) and [`TaskRef`](exec::TaskRef); a fork-join that allocates
 ///   nothing: [`join_stack`](exec::join_stack); work offered to a pool that its owner can take
-///   back: [`offer`](exec::offer).
+///   back: [`offer`](exec::offer); forks that stay on their thread until another thread wants
+///   work: [`join_pending`](exec::join_pending) with [`PendingForks`](exec::PendingForks).
+/// - The halves of a fork–join, for [`Executor::join_halves`]: [`JoinHalf`](exec::JoinHalf).
 /// - Completion: [`Latch`](exec::Latch), [`JoinLatch`](exec::JoinLatch),
 ///   [`ScopeLatch`](exec::ScopeLatch); panics: [`PanicSlot`](exec::PanicSlot).
 /// - Partials that cross processes: [`PartialCodec`](exec::PartialCodec), from
@@ -86,11 +89,12 @@ pub use stream::Stream;
 /// docs/custom-executor.md walks through an executor built from these.
 pub mod exec {
     pub use crate::audited::{
-        join_stack, offer, task_scope, Forked, RangeWriter, Scope, Taken, TaskRef, VecWriter,
-        Written,
+        join_pending, join_stack, offer, task_scope, Forked, PendingForks, RangeWriter, Scope,
+        Taken, TaskRef, VecWriter, Written,
     };
     pub use crate::chunk::{chunk, chunks, split, OrderedCombiner};
     pub use crate::codec::PartialCodec;
+    pub use crate::executor::JoinHalf;
     pub use crate::first_items::{
         measure_first_items, FirstItems, Rest, LEAF_TIME, MEASURE_FOR, WAKE_UP,
     };

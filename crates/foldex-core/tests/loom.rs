@@ -170,6 +170,53 @@ fn join_stack_half_stolen_or_taken_back_runs_once() {
     });
 }
 
+/// A pending fork, promoted from inside a fork nested in its first half (the oldest goes
+/// first), raced for by a thief and the owner: the half runs exactly once, the nested fork is
+/// never promoted, and neither frame is touched after it is left.
+#[test]
+fn join_pending_promoted_oldest_runs_once() {
+    loom::model(|| {
+        let forks = foldex_core::exec::PendingForks::new();
+        let queue = Arc::new(loom::sync::Mutex::new(None));
+        let hits = AtomicUsize::new(0);
+        let thief = {
+            let queue = Arc::clone(&queue);
+            thread::spawn(move || {
+                let task: Option<foldex_core::exec::TaskRef> = queue.lock().unwrap().take();
+                if let Some(task) = task {
+                    task.run();
+                }
+            })
+        };
+        let ((), ()) = foldex_core::exec::join_pending(
+            &forks,
+            || {
+                let ((), ()) = foldex_core::exec::join_pending(
+                    &forks,
+                    || (),
+                    || (),
+                    || *queue.lock().unwrap() = forks.promote_oldest(),
+                    |_| unreachable!("the nested fork is never promoted"),
+                );
+            },
+            || {
+                hits.fetch_add(1, Ordering::Relaxed);
+            },
+            || {},
+            |forked| {
+                let task = queue.lock().unwrap().take();
+                if let Some(task) = task {
+                    assert!(forked.take_back(task).is_none(), "the owner's own half");
+                }
+                forked.wait();
+            },
+        );
+        assert_eq!(hits.load(Ordering::Relaxed), 1);
+        assert_eq!(forks.pending(), 0);
+        thief.join().unwrap();
+    });
+}
+
 /// An offer whose owner gives up at once, while another thread runs its `TaskRef`: the closure
 /// runs exactly once, on whichever claims it first, and the loser touches nothing of the frame
 /// (loom reports an access to the latch after the owner retired it).

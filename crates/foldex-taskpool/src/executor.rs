@@ -3,11 +3,13 @@
 use crate::pool::{Pool, Takers};
 use crate::run::FoldRun;
 use crate::waiting::WAITING;
-use foldex_core::exec::{task_scope, ScopeLatch};
-use foldex_core::{available_parallelism, Basesize, ConfigError, Executor, Job, Partial};
+use foldex_core::exec::{task_scope, JoinHalf, ScopeLatch};
+use foldex_core::{
+    available_parallelism, Basesize, ConfigError, Executor, ExecutorExt, Job, Partial,
+};
 use std::fmt;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 /// What the thread that calls `execute` does with the fold's chunks.
@@ -281,6 +283,26 @@ impl Executor for TaskPoolEx {
         };
         WAITING.while_waiting(|| task.run());
         true
+    }
+
+    /// A fold over the two halves, one per chunk: the second goes to a task (or, in the
+    /// foreground, the caller takes both if no task is free), with the nesting and
+    /// background promises of any fold on this pool.
+    fn join_halves(&self, first: JoinHalf<'_>, second: JoinHalf<'_>) {
+        let (first, second) = (Mutex::new(Some(first)), Mutex::new(Some(second)));
+        let one_each = Self {
+            basesize: Basesize::Fixed(NonZeroUsize::MIN),
+            ..self.clone()
+        };
+        fn run_once(half: &Mutex<Option<JoinHalf<'_>>>) {
+            if let Some(half) = half.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                half.run();
+            }
+        }
+        one_each.for_each(0..2usize, |i| match i {
+            0 => run_once(&first),
+            _ => run_once(&second),
+        });
     }
 }
 

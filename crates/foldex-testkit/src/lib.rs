@@ -30,6 +30,9 @@
 //! [`check_compositions`] random chains of stages (stateful ones stacked, panics anywhere)
 //! against `std::iter` (all part of [`conformance_tests!`]).
 //!
+//! [`check_join`] checks `ExecutorExt::join`: uneven trees of nested joins, panics by position,
+//! nesting with folds, borrowing.
+//!
 //! [`check_roles`] checks the callers' roles of the protocol: folds called by a thread that
 //! stands in for a helper ([`AsDriver`]), and pieces run inside `help`.
 //!
@@ -39,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compositions;
+mod join;
 pub mod pipelines;
 mod reducer;
 mod roles;
@@ -48,6 +52,7 @@ pub mod streams;
 mod through_bytes;
 
 pub use compositions::check_compositions;
+pub use join::check_join;
 pub use pipelines::check_pipelines;
 pub use reducer::check_reducer;
 pub use roles::{check_roles, AsDriver};
@@ -344,6 +349,7 @@ fn check_all_dyn<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>) {
     check_panics_dyn(make);
     check_nesting_dyn(make);
     check_borrowing_dyn(make);
+    join::check_join_dyn(make);
     check_pipelines(make);
     check_streams(make);
     check_compositions(make);
@@ -386,6 +392,11 @@ macro_rules! conformance_tests {
         #[test]
         fn conformance_borrowing() {
             $crate::check_borrowing($make);
+        }
+        #[test]
+        #[cfg(panic = "unwind")]
+        fn conformance_join() {
+            $crate::check_join($make);
         }
         #[test]
         #[cfg(panic = "unwind")]

@@ -2,7 +2,7 @@
 //! executor.
 
 use crate::{basesizes, run_property};
-use foldex_core::exec::StandIn;
+use foldex_core::exec::{JoinHalf, StandIn};
 use foldex_core::{Basesize, Brand, Caller, Executor, ExecutorExt, Job, Partial};
 use proptest::prelude::*;
 use std::ops::ControlFlow::{Break, Continue};
@@ -44,6 +44,9 @@ impl<E: Executor> Executor for AsDriver<E> {
     }
     fn help(&self) -> bool {
         self.0.help()
+    }
+    fn join_halves(&self, first: JoinHalf<'_>, second: JoinHalf<'_>) {
+        self.0.join_halves(first, second)
     }
 }
 

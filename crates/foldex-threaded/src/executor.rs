@@ -4,8 +4,8 @@ use crate::pool::Pool;
 use crate::registry::Context;
 use crate::splitter::Splitter;
 use crate::waiting::WAITING;
-use foldex_core::exec::{join_stack, offer};
-use foldex_core::{Basesize, ConfigError, Executor, Job, Partial};
+use foldex_core::exec::{offer, JoinHalf};
+use foldex_core::{Basesize, Caller, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
 
@@ -20,7 +20,8 @@ use std::ops::Range;
 /// - **`basesize`.** The floor on a leaf's length: a range is split only while longer than it.
 ///   The default, [`Basesize::Auto`], is about `len / (4 × threads)`, and pieces that idle
 ///   workers steal are split further (never below `len / (64 × threads)`), so uneven work
-///   balances itself; `basesize(1)` splits down to single items, for items that each take long
+///   balances itself; a fold nested in a step while every worker is busy is split once, and
+///   further only where a half is stolen; `basesize(1)` splits down to single items, for items that each take long
 ///   or vary a lot.
 /// - **Calling thread.** It blocks until the fold is done; if it is a worker of the same pool
 ///   (a fold nested in a fold) it runs pool tasks while it waits, so nesting never deadlocks.
@@ -112,7 +113,7 @@ impl ThreadedEx {
     fn with_pool<R>(&self, f: impl FnOnce(&Pool) -> R) -> R {
         match &self.pool {
             Some(pool) => f(pool),
-            None => f(&Pool::global()),
+            None => f(Pool::global_ref()),
         }
     }
 }
@@ -140,11 +141,9 @@ impl Executor for ThreadedEx {
             }
             let splitter = Splitter::new(self.basesize, len, registry.threads());
             match Context::current(registry) {
-                ctx @ Context::Worker(_) => fold_range(&ctx, job, 0..len, splitter),
-                // The whole range as one task for the workers; this thread waits, and runs it
-                // itself (as one leaf) if every worker is busy and none has started it.
+                ctx @ Context::Worker(_) => fold_root(&ctx, job, splitter),
                 Context::Outside(_) => offer(
-                    || fold_range(&Context::current(registry), job, 0..len, splitter),
+                    || fold_root(&Context::current(registry), job, splitter),
                     |task| registry.inject(task),
                     |latch| registry.wait_for_offer(latch),
                 ),
@@ -176,10 +175,48 @@ impl Executor for ThreadedEx {
                     WAITING.while_waiting(|| task.run());
                     true
                 }
-                None => false,
+                None => {
+                    if matches!(ctx, Context::Outside(_)) {
+                        pool.registry().request_share();
+                    }
+                    false
+                }
             }
         })
     }
+
+    /// Runs `first` here and leaves `second` pending on this worker's stack, shared with
+    /// another worker only if one wants work before `first` is done (as every fork of a fold
+    /// is). From outside the pool, the join goes to the workers as a fold does, and runs
+    /// here if every worker is busy and none has started it.
+    fn join_halves(&self, first: JoinHalf<'_>, second: JoinHalf<'_>) {
+        self.with_pool(|pool| {
+            let registry = pool.registry();
+            match Context::current(registry) {
+                ctx @ Context::Worker(_) => ctx.join_halves(first, second),
+                Context::Outside(_) => offer(
+                    || Context::current(registry).join_halves(first, second),
+                    |task| registry.inject(task),
+                    |latch| registry.wait_for_offer(latch),
+                ),
+            }
+        })
+    }
+}
+
+/// Folds the whole of `job`, on the thread that starts it: a fold that starts on a worker while
+/// no thread wants work shares its forks only on demand ([`Splitter::on_busy_pool`]); a
+/// loader's epoch never does (its helper needs every fork queued).
+fn fold_root<'a>(ctx: &Context<'_>, job: &dyn Job<'a>, splitter: Splitter) -> Partial<'a> {
+    let busy = matches!(ctx, Context::Worker(_))
+        && !ctx.registry().wants_work()
+        && job.caller() != Caller::StandsIn;
+    let splitter = if busy {
+        splitter.on_busy_pool()
+    } else {
+        splitter
+    };
+    fold_range(ctx, job, 0..job.len(), splitter)
 }
 
 /// Folds `range`: one leaf if the splitter says so (or the job has stopped, or this thread is
@@ -204,7 +241,8 @@ fn fold_range<'a>(
     };
     let registry = ctx.registry();
     let forked_on = worker.index();
-    let (left_partial, right_partial) = join_stack(
+    let (left_partial, right_partial) = ctx.join(
+        splitter.share,
         || fold_range(ctx, job, left, splitter),
         move || {
             let ctx = Context::current(registry);
@@ -214,11 +252,6 @@ fn fold_range<'a>(
             };
             fold_range(&ctx, job, right, splitter)
         },
-        |task| ctx.push(task),
-        // The deque's top is the right half unless a thief has it (every task pushed while
-        // folding the left half was taken back or stolen by now); `help_until` pops it first
-        // and takes it back.
-        |forked| ctx.help_until(forked),
     );
     job.combine(left_partial, right_partial)
 }

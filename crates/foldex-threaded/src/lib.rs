@@ -1,9 +1,11 @@
 //! [`ThreadedEx`]: the work-stealing executor, with `basesize`, on a [`Pool`] of worker threads.
 //!
 //! The default parallel executor, for CPU-bound and uneven work. A fold's range is halved down
-//! to `basesize`; each right half is pushed onto the current worker's deque, where idle workers
-//! steal it, and the left half runs at once. Partials are combined in order up the tree, so any
+//! to `basesize`; each right half stays pending on the current worker's stack until another
+//! thread wants work (then the oldest pending half goes to the worker's deque, where it is
+//! stolen), and the left half runs at once. Partials are combined in order up the tree, so any
 //! associative `combine` gives the sequential result.
+//! [`ExecutorExt::join`](foldex_core::ExecutorExt::join) forks the same way.
 //!
 //! ```
 //! use foldex_core::ExecutorExt;
@@ -25,10 +27,27 @@
 //! **Scheduling.** Each worker owns a crossbeam-deque `Worker` (LIFO for its owner, so a worker
 //! runs the halves it just forked while their data is hot; FIFO for thieves, so a thief takes the
 //! oldest, largest half). Thieves probe the other deques from a random start, then the `Injector`,
-//! through which calls from outside the pool enter. A fork is a [`foldex_core::exec::join_stack`]:
-//! the right half, its result slot and its latch live on the forking frame (no allocation, no
-//! reference count); after the left half, the worker pops the right half back and runs it inline
-//! unless it was stolen, and otherwise runs other tasks until the fork's latch is set. That help
+//! through which calls from outside the pool enter. A fork is a
+//! [`foldex_core::exec::join_pending`] on the worker's [`PendingForks`](foldex_core::exec::PendingForks):
+//! the right half, its result slot and its latch live on the forking frame, and the fork is a
+//! record on the worker's own list; the worker hands its *oldest* pending fork (the largest piece
+//! it holds) to its deque, where thieves take it, and otherwise runs the right half inline after
+//! the left, with no synchronisation at all, as the sequential program would. When it hands
+//! forks over depends on how the fold started:
+//! - a fold that starts while some thread wants work (a fold from outside, taken by a worker
+//!   while others are idle) or for a loader's epoch (`Caller::StandsIn`, whose turns run until
+//!   the epoch ends) hands one over at every fork: its few, large pieces are there for thieves
+//!   at once, as in classic work stealing;
+//! - a fold that starts on a worker while no thread wants work (nested in a step of a fold that
+//!   keeps every worker busy), and every `join`, hand one over only when, at a fork, some thread
+//!   wants work (three relaxed loads: a worker idle or looking for work, a worker waiting for a
+//!   stolen half with nothing to run, a helper from outside that found nothing) and the deque is
+//!   empty. This is lazy task creation, heartbeat scheduling's promotion driven by demand instead
+//!   of a timer (docs/architecture.md compares them). Such a fold is split once under the
+//!   automatic basesize, and splits further only where a half is stolen.
+//!
+//! A half handed over that nobody took is popped back and run inline; one that was stolen is
+//! waited for by running other tasks until the fork's latch is set. That help
 //! loop is also why a fold nested in a fold on the same pool cannot deadlock: the waiting worker
 //! runs the very tasks it waits for if nobody else has taken them. Tasks it takes that way run
 //! their leaves through `Job::run_while_waiting` (they must not block on anything outside their
@@ -46,7 +65,8 @@
 //!
 //! **Helping from outside.** [`Executor::help`](foldex_core::Executor::help) called by a thread
 //! outside the pool (a loader's consumer with an empty buffer) takes only a task that a worker
-//! forked, and only while every worker is busy; never a fold still waiting in the injector for the
+//! shared, and only while every worker is busy (one that finds none asks the workers to share a
+//! pending fork at their next fork); never a fold still waiting in the injector for the
 //! workers, nor a task a worker that is looking for work (or was woken for it) is about to take. It
 //! runs its range as one leaf, however long: it has no deque, so halves it forked could only be
 //! waited for, perhaps on workers that are themselves blocked until this thread returns. So `help`

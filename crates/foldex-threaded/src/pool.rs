@@ -93,13 +93,17 @@ impl Pool {
     /// If `FOLDEX_NUM_THREADS` is not a whole number of at least 1, or the operating system
     /// refuses a worker, with [`PoolBuilder::build`]'s message.
     pub fn global() -> Self {
+        Self::global_ref().clone()
+    }
+
+    /// The global pool, borrowed: a fold on it touches no reference count (two workers cloning
+    /// one `Arc` per nested fold would fight over its cache line).
+    pub(crate) fn global_ref() -> &'static Pool {
         static GLOBAL: OnceLock<Pool> = OnceLock::new();
-        GLOBAL
-            .get_or_init(|| match PoolBuilder::new().build() {
-                Ok(pool) => pool,
-                Err(e) => panic!("{e}"),
-            })
-            .clone()
+        GLOBAL.get_or_init(|| match PoolBuilder::new().build() {
+            Ok(pool) => pool,
+            Err(e) => panic!("{e}"),
+        })
     }
 
     /// The number of worker threads.

@@ -18,14 +18,14 @@ pub mod sleep;
 mod sleep;
 mod worker;
 
-pub(crate) use self::context::Context;
+pub(crate) use self::context::{Context, Share};
 pub(crate) use self::worker::current_worker;
 
 use self::sleep::Sleep;
 use self::worker::{WorkerCtx, CURRENT};
 use crate::error::PoolError;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
-use foldex_core::exec::{spawn_running, JoinLatch, TaskRef};
+use foldex_core::exec::{spawn_running, JoinLatch, PendingForks, TaskRef};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
@@ -64,6 +64,9 @@ pub(crate) struct Registry {
     /// Workers looking for work before they count as idle. A helper from outside leaves work
     /// to them: one of them is about to take it.
     searching: AtomicUsize,
+    /// A thread outside the pool found nothing to help with (`ThreadedEx::help`): the next
+    /// worker to fork shares a pending fork even though no worker is idle.
+    share_requested: AtomicBool,
     terminate: AtomicBool,
 }
 
@@ -85,6 +88,25 @@ impl Registry {
             } else {
                 busy_polls += 1;
             }
+        }
+    }
+
+    /// `true` when some thread would take work that a forking worker shares: a worker idle or
+    /// looking for work (waiting workers with nothing to run count as looking), or a helper
+    /// from outside that found nothing. Relaxed loads of lines that change only when a
+    /// thread's state does: a worker reads them at every fork.
+    #[inline]
+    pub(crate) fn wants_work(&self) -> bool {
+        self.searching.load(Ordering::Relaxed) > 0
+            || self.sleep.any_idle_relaxed()
+            || self.share_requested.load(Ordering::Relaxed)
+    }
+
+    /// Asks the workers to share a pending fork at their next fork (see
+    /// [`Registry::wants_work`]).
+    pub(crate) fn request_share(&self) {
+        if !self.share_requested.load(Ordering::Relaxed) {
+            self.share_requested.store(true, Ordering::Relaxed);
         }
     }
 
@@ -147,6 +169,7 @@ impl Workers {
             // Each worker counts as looking for work until it enters its loop: it is about to,
             // and a helper from outside must leave work to it meanwhile.
             searching: AtomicUsize::new(threads),
+            share_requested: AtomicBool::new(false),
             terminate: AtomicBool::new(false),
         });
         // The workers wait at this gate until every one of them has started (`Some(true)`), or
@@ -162,13 +185,7 @@ impl Workers {
         let mut handles = Vec::with_capacity(threads);
         for (index, deque) in deques.into_iter().enumerate() {
             let seed = SEED.fetch_add(0x9E37_79B9, Ordering::Relaxed) as u64 | 1;
-            let worker = WorkerCtx {
-                registry: Arc::clone(&registry),
-                index,
-                deque,
-                rng: Cell::new(seed),
-                help_depth: Cell::new(0),
-            };
+            let worker_registry = Arc::clone(&registry);
             let gate = Arc::clone(&gate);
             let mut builder = thread::Builder::new().name((options.name)(index));
             if let Some(bytes) = options.stack_size {
@@ -188,7 +205,15 @@ impl Workers {
                 if !go {
                     return;
                 }
-                let worker = Rc::new(worker);
+                // Made here: a worker's pending forks never leave its thread.
+                let worker = Rc::new(WorkerCtx {
+                    registry: worker_registry,
+                    index,
+                    deque,
+                    rng: Cell::new(seed),
+                    help_depth: Cell::new(0),
+                    pending: PendingForks::new(),
+                });
                 CURRENT.with(|current| {
                     current.set(Rc::clone(&worker)).ok();
                 });

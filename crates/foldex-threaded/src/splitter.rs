@@ -1,6 +1,7 @@
 //! When a range is split further: the basesize floor, and for the automatic basesize a budget
 //! of halvings that a theft renews (rayon's adaptive splitter).
 
+use crate::registry::Share;
 use foldex_core::exec::split;
 use foldex_core::Basesize;
 use std::ops::Range;
@@ -18,6 +19,8 @@ pub(crate) struct Splitter {
     halvings: u32,
     /// What a stolen range's budget is raised to.
     on_steal: u32,
+    /// When this fold's forks are handed to other threads.
+    pub(crate) share: Share,
 }
 
 impl Splitter {
@@ -33,12 +36,32 @@ impl Splitter {
                 floor: n.get(),
                 halvings: u32::MAX,
                 on_steal: u32::MAX,
+                share: Share::Always,
             },
             Basesize::Auto => Self {
                 floor: (len / (FINEST * threads.max(1))).max(1),
                 halvings: ceil_log2(Basesize::PIECES_PER_WORKER * threads),
                 on_steal: ceil_log2(2 * threads),
+                share: Share::Always,
             },
+        }
+    }
+
+    /// The splitter of a fold that starts on a worker while no thread wants work (a fold
+    /// nested in a step of a fold that keeps every worker busy): its forks stay pending until a
+    /// thread wants work ([`Share::WhenWanted`]), and the automatic basesize splits it once, so
+    /// that a thread that wants work later takes half of it, and a half that is taken splits
+    /// again as any stolen range does. The other half costs a pending fork and one `combine`,
+    /// not a tree of them. A fixed basesize splits as always.
+    pub(crate) fn on_busy_pool(self) -> Self {
+        let halvings = match self.halvings {
+            u32::MAX => u32::MAX,
+            halvings => halvings.min(1),
+        };
+        Self {
+            halvings,
+            share: Share::WhenWanted,
+            ..self
         }
     }
 
@@ -110,6 +133,16 @@ mod tests {
         );
         let tiny = leaves(root.stolen(), 0..len / 256);
         assert_eq!(tiny.len(), 1, "never below len / (64 × threads)");
+    }
+
+    #[test]
+    fn auto_on_a_busy_pool_splits_once_until_stolen() {
+        let busy = Splitter::new(Basesize::Auto, 1000, 4).on_busy_pool();
+        assert_eq!(leaves(busy, 0..1000).len(), 2);
+        let (_, _, half) = busy.split(0..1000).unwrap();
+        assert_eq!(leaves(half.stolen(), 0..500).len(), 8, "2 × threads pieces");
+        let fixed = Splitter::new(Basesize::Fixed(NonZeroUsize::new(10).unwrap()), 100, 2);
+        assert_eq!(leaves(fixed.on_busy_pool(), 0..100), leaves(fixed, 0..100));
     }
 
     #[test]

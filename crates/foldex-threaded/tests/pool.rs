@@ -193,26 +193,33 @@ fn help_runs_a_queued_task_on_the_calling_thread() {
 
 /// `help` from outside the pool runs the task it takes as one piece: it forks nothing that it
 /// would then have to wait for (perhaps on workers waiting for this very thread, as a loader's
-/// producers wait for its consumer), so it never blocks. It takes only what a worker forked: a
-/// fold submitted from outside stays in the injector for the workers.
+/// producers wait for its consumer), so it never blocks. It takes only what a worker shared: a
+/// fold submitted from outside stays in the injector for the workers. A worker's forks stay
+/// pending on its stack until someone wants work: a `help` that finds nothing asks for a
+/// share, and the worker hands over its oldest pending fork at its next fork.
 #[test]
 fn help_from_outside_runs_a_forked_task_whole_and_leaves_submitted_folds_to_the_workers() {
     watchdog("help runs its task whole", || {
         let ex = ThreadedEx::new().threads(1).basesize(1);
-        let release = AtomicBool::new(false);
+        let (release, helped) = (AtomicBool::new(false), AtomicBool::new(false));
         let (started_tx, started) = std::sync::mpsc::channel();
         let main = thread::current().id();
         let ran_on = Mutex::new(vec![None; 16]);
         thread::scope(|s| {
             // The single worker splits 0..16 down to item 0 and blocks there: the halves 8..16,
-            // 4..8, 2..4 and 1..2 wait in its deque, oldest (largest) first for thieves.
+            // 4..8, 2..4 and 1..2 are pending on its stack, oldest (largest) first for thieves.
             let blocker = s.spawn(|| {
                 ex.for_each(0..16usize, |i| {
+                    let wait_for = match i {
+                        0 => &release,
+                        2 => &helped,
+                        _ => return ran_on.lock().unwrap()[i] = Some(thread::current().id()),
+                    };
                     if i == 0 {
                         started_tx.send(()).unwrap();
-                        while !release.load(Ordering::Acquire) {
-                            thread::yield_now();
-                        }
+                    }
+                    while !wait_for.load(Ordering::Acquire) {
+                        thread::yield_now();
                     }
                     ran_on.lock().unwrap()[i] = Some(thread::current().id());
                 })
@@ -220,8 +227,13 @@ fn help_from_outside_runs_a_forked_task_whole_and_leaves_submitted_folds_to_the_
             started.recv().unwrap();
             // A fold submitted from outside while the worker is busy: `help` must leave it.
             let submitted = s.spawn(|| ex.map_reduce(0..8usize, |i| i, || 0, |a, b| a + b));
-            assert!(ex.help(), "help found none of the forked halves");
+            assert!(!ex.help(), "nothing was shared yet");
+            // The worker's next fork (splitting 2..4, after items 0 and 1) shares 8..16.
             release.store(true, Ordering::Release);
+            while !ex.help() {
+                thread::yield_now();
+            }
+            helped.store(true, Ordering::Release);
             blocker.join().unwrap();
             assert_eq!(submitted.join().unwrap(), 28);
         });

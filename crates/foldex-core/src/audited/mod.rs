@@ -1,7 +1,7 @@
 //! The audited module: the only `unsafe` code in foldex.
 //!
 //! Four things cannot be written in safe Rust, and all are wrapped here behind safe APIs, one
-//! file each (`partial`, `scope` with `task`, `stack`, `slots`):
+//! file each (`partial`, `scope` with `task`, `stack` with `pending`, `slots`):
 //!
 //! 1. **Type-erased partial results that may borrow.** A fold's accumulator may borrow from the
 //!    caller's stack (`Vec<&T>`), so it is not `'static` and `Box<dyn Any>` cannot carry it.
@@ -17,7 +17,8 @@
 //!    `TaskRef` is two words (an address and the function that runs or drops what is there),
 //!    so a spawned closure is boxed; a closure of at most three words (a few borrows) goes in a
 //!    box of one shape that its thread reuses for the next spawn.
-//! 3. **Fork-join without allocating, and offers that can be taken back.** [`join_stack`] is
+//! 3. **Fork-join without allocating, forks that stay pending, and offers that can be taken
+//!    back.** [`join_stack`] is
 //!    rayon's `join` with a `StackJob`: the forked closure, its result slot and its
 //!    [`JoinLatch`] live on the forking frame, and the [`TaskRef`] handed to other threads is a
 //!    pointer to them. `join_stack` does not return or unwind until the latch is set, or until
@@ -30,7 +31,11 @@
 //!    same with a claim flag in an `Arc`: whichever of the `TaskRef` and the owner claims the
 //!    closure first runs it, so that an owner whose offer nobody has started can take it back
 //!    and run it, without waiting for the `TaskRef` (the loser only reads the flag, never the
-//!    frame).
+//!    frame). [`join_pending`] is `join_stack` with the `TaskRef` not made at the fork: the
+//!    fork is a record (the job's address) on its thread's [`PendingForks`], and becomes a
+//!    `TaskRef` only if the thread promotes it ([`PendingForks::promote_oldest`]) before its
+//!    first half returns; otherwise the second half runs inline and no other thread ever saw
+//!    the job.
 //!
 //! 4. **Elements handed out to many threads, each once.** A fold over a `&mut [T]`
 //!    ([`MutSlice`]) or a `Vec<T>` by value ([`OwnedVec`]) gives each piece `&mut` access to,
@@ -63,6 +68,15 @@
 //!   `offer`, once the owner has claimed the closure itself (`ClaimOrWait`); `JoinLatch::set`
 //!   is crate-private, and is called once, by the `TaskRef` that claimed the job, as its last
 //!   access to the frame.
+//! - [`join_pending`] and [`PendingForks::promote_oldest`]: a record is pushed by the fork
+//!   and removed by it on every way out (`RecordGuard`), after waiting, if it was promoted, for
+//!   the latch its `TaskRef` sets as its last access (or for that `TaskRef` to be taken back).
+//!   `PendingForks` is neither `Send` nor `Sync`, so every record on it belongs to a frame
+//!   below the current one on this thread's stack, alive until that frame removes it; forks
+//!   nest, so records are removed newest first, and promotion goes oldest first, so the
+//!   promoted ones are a prefix: each record is promoted at most once, and a promoted fork
+//!   always takes the waiting path. A `TaskRef` so made that is leaked keeps its fork waiting
+//!   forever (a hang, never a dangling borrow).
 //! - [`Forked::take_back`]: consumes a `TaskRef` unexecuted only if its address is this very
 //!   fork's `StackJob`. A live `TaskRef`'s address is a live `StackJob` that no other
 //!   `TaskRef` points to, or memory that `TaskRef` owns (a boxed task, an offer's ticket), and
@@ -81,12 +95,14 @@
 //!   the whole buffer becomes the `Vec` ([`VecWriter::finish`]).
 
 mod partial;
+mod pending;
 mod scope;
 mod slots;
 mod stack;
 mod task;
 
 pub use partial::{Brand, Partial};
+pub use pending::{join_pending, PendingForks};
 pub use scope::{task_scope, Scope};
 pub use slots::{MutSlice, OwnedVec, RangeWriter, Taken, VecWriter, Written};
 pub use stack::{join_stack, offer, Forked};

@@ -9,9 +9,10 @@ use std::cell::{Cell, UnsafeCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-/// The forked half of a [`join_stack`], on the forking frame.
-struct StackJob<B, RB> {
-    latch: JoinLatch,
+/// The forked half of a [`join_stack`] or [`join_pending`](super::join_pending), on the
+/// forking frame.
+pub(super) struct StackJob<B, RB> {
+    pub(super) latch: JoinLatch,
     /// Taken by whoever runs the job; left in place by a `TaskRef` dropped unrun, for the
     /// owner to run.
     func: UnsafeCell<Option<B>>,
@@ -24,12 +25,20 @@ where
     B: FnOnce() -> RB + Send,
     RB: Send,
 {
+    pub(super) fn new(func: B) -> Self {
+        Self {
+            latch: JoinLatch::new(),
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(None),
+        }
+    }
+
     /// Runs the job (`run`) or leaves it for the owner (`!run`), then sets the latch.
     ///
     /// # Safety
     /// `job` points to a live `StackJob<B, RB>` whose latch is not set, and this is the only
     /// call for it.
-    unsafe fn execute(job: NonNull<()>, run: bool) {
+    pub(super) unsafe fn execute(job: NonNull<()>, run: bool) {
         let job = job.cast::<Self>().as_ptr();
         if run {
             // SAFETY: the caller guarantees the job is alive and that this is the only
@@ -52,9 +61,9 @@ where
 
 /// Blocks until `latch` is set, unless the owner took the job back, on every exit path out of
 /// `join_stack` including unwinding.
-struct WaitOnLatch<'a> {
-    latch: &'a JoinLatch,
-    taken_back: &'a Cell<bool>,
+pub(super) struct WaitOnLatch<'a> {
+    pub(super) latch: &'a JoinLatch,
+    pub(super) taken_back: &'a Cell<bool>,
 }
 
 impl Drop for WaitOnLatch<'_> {
@@ -77,7 +86,15 @@ pub struct Forked<'j> {
     taken_back: &'j Cell<bool>,
 }
 
-impl Forked<'_> {
+impl<'j> Forked<'j> {
+    pub(super) fn new(latch: &'j JoinLatch, job: NonNull<()>, taken_back: &'j Cell<bool>) -> Self {
+        Self {
+            latch,
+            job,
+            taken_back,
+        }
+    }
+
     /// The latch that the thread that runs the forked half sets. Once [`take_back`] succeeded
     /// it is never set: wait on [`Forked::wait`] or poll [`Forked::is_done`] instead.
     ///
@@ -170,11 +187,7 @@ where
     B: FnOnce() -> RB + Send,
     RB: Send,
 {
-    let job = StackJob {
-        latch: JoinLatch::new(),
-        func: UnsafeCell::new(Some(b)),
-        result: UnsafeCell::new(None),
-    };
+    let job = StackJob::new(b);
     let taken_back = Cell::new(false);
     let ra = {
         // From here on, every way out of this block (unwinding included) first waits for the
@@ -191,33 +204,35 @@ where
         let task = unsafe { TaskRef::from_raw(job_ptr, StackJob::<B, RB>::execute) };
         push(task);
         let ra = panic::catch_unwind(AssertUnwindSafe(a));
-        wait(&Forked {
-            latch: &job.latch,
-            job: job_ptr,
-            taken_back: &taken_back,
-        });
+        wait(&Forked::new(&job.latch, job_ptr, &taken_back));
         ra
     };
     // `_wait` has returned: the latch is set, or the `TaskRef` was consumed unexecuted by
     // `Forked::take_back`. (Lifetimes: `B` may borrow from the caller's frame; the `TaskRef`
     // erased that, and it is sound because the job, and everything `B` borrows, outlive every
     // use of the pointer, which ends when the latch is set or the `TaskRef` is taken back.)
-    job.latch.retire();
-    match ra {
-        // `b` still runs (here, if nobody did) before `a`'s panic is raised; its own is dropped.
-        Err(payload) => {
-            drop(job.into_result());
-            panic::resume_unwind(payload)
-        }
-        // Nothing is left to wait for: a panic of `b`, run here, unwinds as it is.
-        Ok(ra) => (ra, job.into_value()),
-    }
+    job.finish(ra)
 }
 
 impl<B, RB> StackJob<B, RB>
 where
     B: FnOnce() -> RB,
 {
+    /// Both halves' results, once no `TaskRef` of the job is left (its latch was set, it was
+    /// taken back, or it never existed): `b` runs here if nobody ran it, and `a`'s panic, if
+    /// any, is raised after that (`b`'s own is then dropped).
+    pub(super) fn finish<RA>(self, ra: std::thread::Result<RA>) -> (RA, RB) {
+        self.latch.retire();
+        match ra {
+            Err(payload) => {
+                drop(self.into_result());
+                panic::resume_unwind(payload)
+            }
+            // Nothing is left to wait for: a panic of `b`, run here, unwinds as it is.
+            Ok(ra) => (ra, self.into_value()),
+        }
+    }
+
     /// As [`StackJob::into_result`], with a panic raised here: the closure, if it runs here,
     /// runs without `catch_unwind`, so its result moves straight out.
     fn into_value(self) -> RB {
@@ -304,11 +319,7 @@ where
     T: FnOnce() -> R + Send,
     R: Send,
 {
-    let job = StackJob {
-        latch: JoinLatch::new(),
-        func: UnsafeCell::new(Some(task)),
-        result: UnsafeCell::new(None),
-    };
+    let job = StackJob::new(task);
     let ticket = Arc::new(OfferTicket {
         claim: Claim::new(),
         job: NonNull::from(&job).cast(),

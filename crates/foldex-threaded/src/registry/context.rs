@@ -1,9 +1,9 @@
 //! The thread a piece of a fold runs on, as the executor sees it, and what it does while it
 //! waits for a forked half.
 
-use super::worker::{current_worker, WorkerCtx};
+use super::worker::{current_worker, Searching, WorkerCtx};
 use super::{Registry, PAUSE_ROUNDS, SPIN_ROUNDS};
-use foldex_core::exec::{Forked, TaskRef};
+use foldex_core::exec::{join_pending, Forked, JoinHalf, TaskRef};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::thread;
@@ -17,6 +17,19 @@ const HELP_POLL: Duration = Duration::from_micros(200);
 /// it, it only takes back its own forked halves (which end the wait it is in) and sleeps
 /// otherwise, so that folds nested in folds cannot grow a worker's stack without bound.
 pub(super) const MAX_HELP_DEPTH: usize = 32;
+
+/// When a worker hands a fork to other threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Share {
+    /// At every fork, the oldest pending one goes to the deque: for a fold that starts while
+    /// threads want work (a fold from outside, on a pool with idle workers), whose few, large
+    /// pieces thieves should find at once, and for a loader's epoch (its turns run until the
+    /// epoch is done, so its helper needs every fork queued).
+    Always,
+    /// Only when a thread wants work and the worker's deque is empty: for a fold that starts
+    /// while every worker is busy, and for `join`, whose forks are frequent.
+    WhenWanted,
+}
 
 /// The thread a piece of a fold runs on, as seen by the fold: a worker of the pool (its own
 /// deque, it helps while it waits) or a thread outside it (it pushes to the injector).
@@ -41,18 +54,37 @@ impl<'r> Context<'r> {
         }
     }
 
-    /// Makes `task` available to thieves (it runs the right half of a fork).
-    pub(crate) fn push(&self, task: TaskRef) {
+    /// Runs `a`, then `b`, here; on a worker, `b` (or an older pending fork) is shared with
+    /// other threads as `share` says, at this fork and at every fork nested in `a`
+    /// ([`WorkerCtx::share_if_wanted`]), and if `b` was, this thread helps until it is done. A
+    /// thread outside the pool (a task taken by `help`) runs both in turn: it has no deque.
+    pub(crate) fn join<RA, RB>(
+        &self,
+        share: Share,
+        a: impl FnOnce() -> RA,
+        b: impl FnOnce() -> RB + Send,
+    ) -> (RA, RB)
+    where
+        RB: Send,
+    {
         match self {
-            Self::Worker(w) => {
-                w.deque.push(task);
-                w.registry.sleep.notify_own_work();
-            }
-            Self::Outside(r) => {
-                r.injector.push(task);
-                r.sleep.notify_work();
-            }
+            Self::Worker(w) => join_pending(
+                &w.pending,
+                a,
+                b,
+                || match share {
+                    Share::Always => w.share_oldest(),
+                    Share::WhenWanted => w.share_if_wanted(),
+                },
+                |forked| self.help_until(forked),
+            ),
+            Self::Outside(_) => (a(), b()),
         }
+    }
+
+    /// Runs both halves of a user's join ([`Context::join`]).
+    pub(crate) fn join_halves(&self, first: JoinHalf<'_>, second: JoinHalf<'_>) {
+        self.join(Share::WhenWanted, || first.run(), || second.run());
     }
 
     /// Any task of the pool this thread may run now. Outside the pool, only a task a worker
@@ -107,13 +139,20 @@ impl<'r> Context<'r> {
     /// only pops its own deque.
     pub(crate) fn help_until(&self, forked: &Forked<'_>) {
         let mut idle_rounds = 0;
+        // Counted as looking for work while it finds none: the thread running the forked
+        // half then shares its own pending forks.
+        let mut searching = None;
         while !forked.is_done() {
             if let Some(task) = self.find_help() {
+                drop(searching.take());
                 if let Some(task) = forked.take_back(task) {
                     self.run_helping(task);
                 }
                 idle_rounds = 0;
             } else if idle_rounds < SPIN_ROUNDS {
+                if searching.is_none() {
+                    searching = Some(Searching::begin(&self.registry().searching));
+                }
                 idle_rounds += 1;
                 if idle_rounds < PAUSE_ROUNDS {
                     std::hint::spin_loop();

@@ -123,6 +123,13 @@ impl Sleep {
         self.idle.load(Ordering::SeqCst) > 0
     }
 
+    /// As [`Sleep::any_idle`], with no ordering: a hint, for a worker deciding at a fork
+    /// whether to share it (a stale answer only delays sharing to its next fork).
+    #[inline]
+    pub fn any_idle_relaxed(&self) -> bool {
+        self.idle.load(Ordering::Relaxed) > 0
+    }
+
     /// Wakes every worker, idle or not yet (for shutting the pool down: call after setting the
     /// flag the workers check).
     pub fn notify_all(&self) {

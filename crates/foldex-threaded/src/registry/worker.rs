@@ -3,7 +3,7 @@
 
 use super::{Registry, PAUSE_ROUNDS, SPIN_ROUNDS};
 use crossbeam_deque::Worker;
-use foldex_core::exec::TaskRef;
+use foldex_core::exec::{PendingForks, TaskRef};
 use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +18,8 @@ pub(crate) struct WorkerCtx {
     pub(super) rng: Cell<u64>,
     /// Tasks stolen while waiting, stacked on this thread now (see [`MAX_HELP_DEPTH`](super::context::MAX_HELP_DEPTH)).
     pub(super) help_depth: Cell<usize>,
+    /// The forks this worker has made and not shared: see [`WorkerCtx::share_if_wanted`].
+    pub(super) pending: PendingForks,
 }
 
 thread_local! {
@@ -39,6 +41,27 @@ impl WorkerCtx {
         x ^= x << 17;
         self.rng.set(x);
         (x % self.registry.threads() as u64) as usize
+    }
+
+    /// Called at every fork: if another thread wants work and this worker has none queued,
+    /// hands its oldest pending fork (the largest piece it holds) to its deque. Otherwise a
+    /// fork costs no synchronisation: its second half runs here after the first.
+    #[inline]
+    pub(super) fn share_if_wanted(&self) {
+        if self.registry.wants_work() && self.deque.is_empty() {
+            self.share_oldest();
+        }
+    }
+
+    /// Hands this worker's oldest pending fork to its deque, and wakes a sleeper if any.
+    pub(super) fn share_oldest(&self) {
+        if let Some(task) = self.pending.promote_oldest() {
+            self.deque.push(task);
+            self.registry
+                .share_requested
+                .store(false, Ordering::Relaxed);
+            self.registry.sleep.notify_own_work();
+        }
     }
 
     pub(super) fn find_work(&self) -> Option<TaskRef> {
@@ -87,10 +110,10 @@ impl WorkerCtx {
 }
 
 /// Counts a worker in [`Registry::searching`] while it exists.
-struct Searching<'r>(&'r AtomicUsize);
+pub(super) struct Searching<'r>(&'r AtomicUsize);
 
 impl<'r> Searching<'r> {
-    fn begin(count: &'r AtomicUsize) -> Self {
+    pub(super) fn begin(count: &'r AtomicUsize) -> Self {
         count.fetch_add(1, Ordering::Relaxed);
         Self(count)
     }
