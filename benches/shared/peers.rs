@@ -4,7 +4,9 @@
 //! Each [`Row`] is one shape of parallel code; each of its [`Contender`]s is that code written
 //! as a new user of its library writes it, returning a checksum that must equal the sequential
 //! loop's. foldex runs on `SequentialEx`, `ThreadedEx` (the global pool), `TaskPoolEx` and
-//! `AutoEx`, through the facade's prelude; rayon on its global pool; orx-parallel with its
+//! `AutoEx`, through the facade's prelude (the join row: `ExecutorExt::join` on
+//! `SequentialEx`, `ThreadedEx` on the global pool and `ThreadedEx::new().threads(1)`); rayon
+//! on its global pool; orx-parallel with its
 //! defaults; chili on one `ThreadPool::new()` made once, forking by `Scope::join` down to
 //! [`CHILI_LEAF`] items (items of the uneven row: one), as its documentation's examples do;
 //! the sequential loop is `std::iter` on the calling thread.
@@ -263,6 +265,19 @@ fn tree_sum_rayon(node: &Option<Box<Node>>) -> u64 {
         None => 0,
         Some(n) => {
             let (l, r) = rayon::join(|| tree_sum_rayon(&n.left), || tree_sum_rayon(&n.right));
+            n.value + l + r
+        }
+    }
+}
+
+fn tree_sum_foldex<E: Executor>(ex: &E, node: &Option<Box<Node>>) -> u64 {
+    match node {
+        None => 0,
+        Some(n) => {
+            let (l, r) = ex.join(
+                || tree_sum_foldex(ex, &n.left),
+                || tree_sum_foldex(ex, &n.right),
+            );
             n.value + l + r
         }
     }
@@ -619,6 +634,17 @@ fn tree_join(chili: &'static chili::ThreadPool) -> Row {
         Contender::new("rayon", Side::Peer, move || tree_sum_rayon(black_box(root))),
         Contender::new("chili", Side::Peer, move || {
             tree_sum_chili(&mut chili.scope(), black_box(root))
+        }),
+        Contender::new("SequentialEx", Side::Foldex, move || {
+            tree_sum_foldex(&SequentialEx, black_box(root))
+        }),
+        Contender::new("ThreadedEx", Side::Foldex, {
+            let ex = ThreadedEx::new();
+            move || tree_sum_foldex(&ex, black_box(root))
+        }),
+        Contender::new("ThreadedEx(1)", Side::Foldex, {
+            let ex = ThreadedEx::new().threads(1);
+            move || tree_sum_foldex(&ex, black_box(root))
         }),
     ];
     row(
