@@ -17,7 +17,7 @@
 
 use foldex::prelude::*;
 use foldex::protocol::Stream;
-use foldex_benches::spin_for;
+use foldex_benches::{spin_for, word_lines};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -26,38 +26,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 type Counts = HashMap<String, usize>;
-
-/// `lines` lines of 4 to 16 words drawn from 10^4, some far more common than others.
-fn text(lines: usize) -> String {
-    let vocabulary: Vec<String> = (0..10_000u64)
-        .map(|i| {
-            let len = 2 + (i * 7919 % 9) as usize;
-            (0..len)
-                .map(|k| char::from(b'a' + ((i * 31 + k as u64 * 17) % 26) as u8))
-                .collect()
-        })
-        .collect();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut text = String::new();
-    for _ in 0..lines {
-        let words = 4 + next() % 13;
-        for w in 0..words {
-            if w > 0 {
-                text.push(' ');
-            }
-            let r = next() % 10_000;
-            text.push_str(&vocabulary[(r * r / 10_000) as usize]);
-        }
-        text.push('\n');
-    }
-    text
-}
 
 fn lines(text: &str) -> impl Iterator<Item = String> + Send + '_ {
     std::io::Cursor::new(text.as_bytes())
@@ -123,7 +91,7 @@ fn main() {
     let n: usize = args
         .next()
         .map_or(200_000, |a| a.parse().expect("lines: a number"));
-    let text = text(n);
+    let text = word_lines(n);
     let threaded = ThreadedEx::new();
     let auto = AutoEx::new();
     let want = lines(&text).fold(Counts::new(), count);
