@@ -5,9 +5,11 @@ use std::fmt;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-/// What an automatic batch aims to cost, pulled and folded: long next to what it pays once (the
-/// pull lock, handed to a thread that may have to be woken, and the ordered combine), short
-/// enough that the threads share a stream's end evenly.
+/// What an automatic batch aims to cost at the least, pulled and folded: long next to what it
+/// pays once (the pull lock, handed to a thread that may have to be woken, and the ordered
+/// combine), short enough that the threads share a stream's end evenly. A fold whose `init` and
+/// `combine` cost more aims longer, so that they stay a small share of its work (the balance is
+/// in `crates/foldex-core/src/fold/stream.rs`).
 pub const STREAM_BATCH_TIME: Duration = Duration::from_micros(200);
 
 /// The largest automatic batch, in items: the bound on what one turn holds.
@@ -58,8 +60,9 @@ impl<I: Iterator> Stream<I> {
 
     /// Pulls exactly `batch_size` items per batch (the last may be shorter). By default the
     /// size adapts: one item at first, then as many as take about
-    /// [`STREAM_BATCH_TIME`] to pull and fold, at most
-    /// [`MAX_AUTO_BATCH`].
+    /// [`STREAM_BATCH_TIME`] to pull and fold, or longer where `init` and `combine` are costly
+    /// (a `HashMap` per piece), so that the fold makes a few accumulators rather than one per
+    /// batch; at most [`MAX_AUTO_BATCH`].
     ///
     /// # Panics
     /// On zero, with a message that names the setting; [`Stream::try_batch_size`] returns the
