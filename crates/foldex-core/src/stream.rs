@@ -12,8 +12,10 @@ use std::time::Duration;
 /// in `crates/foldex-core/src/fold/stream.rs`).
 pub const STREAM_BATCH_TIME: Duration = Duration::from_micros(200);
 
-/// The largest automatic batch, in items: the bound on what one turn holds.
-pub const MAX_AUTO_BATCH: usize = 4096;
+/// The largest automatic batch, in items (65 536): the bound on what one turn holds. Batches
+/// this large come only from a fold whose `init` and `combine` cost far more than its items
+/// (a `HashMap` per piece over cheap lines), where fewer pieces pay for the memory.
+pub const MAX_AUTO_BATCH: usize = 1 << 16;
 
 /// An iterator given to a fold as its input: lines of a file, a directory walk, messages from
 /// a channel, anything that is `Iterator + Send` and cannot be indexed (rayon's `par_bridge`,

@@ -38,10 +38,13 @@
 //! cost per piece so far, `w` the turns' work so far (pulling and folding), `k` the threads
 //! beyond the first (the most turns seen running at once, less one). That balances the pieces'
 //! cost against the threads' wait for the last batch, as if the stream ended now: cheap
-//! accumulators keep batches of `STREAM_BATCH_TIME`, costly ones make a few pieces per thread
-//! early on, and a share of the work that shrinks as the stream goes on. A batch grows at most
-//! fourfold over the last one and holds at most [`MAX_AUTO_BATCH`] items. Any batching gives the
-//! same result, since `combine` is associative.
+//! accumulators keep batches of `STREAM_BATCH_TIME`, and costly ones get longer batches, so
+//! that `init` and `combine` take a share of the work that shrinks as the stream goes on
+//! (about `√(2·c·k / w)`). A batch's cost per item is its pull and fold, less an `init`'s
+//! average where it made one, without its push to the combiner (a wait for the combiner's lock
+//! there would shrink the next batch, and make more pieces). A batch grows at most fourfold over
+//! the last one and holds at most [`MAX_AUTO_BATCH`] items. Any batching gives the same result,
+//! since `combine` is associative.
 
 use super::{FoldJob, Leaf};
 use crate::audited::Partial;
