@@ -13,7 +13,12 @@
 //! - `streams/word_hash_200mb`: each word hashed into one of 256 counters, the counters summed
 //!   across pieces; hashing costs about as much as pulling;
 //! - `streams/fuzzy_match_200mb`: the words within edit distance 2 of a query word, counted (a
-//!   fuzzy grep); the per-line work dominates.
+//!   fuzzy grep); the per-line work dominates;
+//! - `streams/word_map`: a word count into a `HashMap<String, usize>` per piece, merged in
+//!   order, over 2·10^5 lines held in memory (`foldex_benches::word_lines`, a vocabulary of 10^4
+//!   distinct words) and read with `BufRead::lines`; rayon's `par_bridge` makes one map per
+//!   thread, foldex one per piece, so that what a piece costs (making and merging a map of
+//!   thousands of words) decides the group.
 //!
 //! Each group has `rayon_par_bridge`, `ThreadedEx` (default settings: the batch size adapts)
 //! and `sequential` (`BufRead::lines` and `Iterator::fold` on the calling thread).
@@ -28,8 +33,9 @@ use foldex::loader::StreamLoader;
 use foldex::prelude::*;
 use foldex::protocol::Stream;
 use foldex::{from_fn, Loader};
-use foldex_benches::spin_for;
+use foldex_benches::{spin_for, word_lines};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -236,6 +242,56 @@ fn fuzzy_match(c: &mut Criterion) {
     g.finish();
 }
 
+type Counts = HashMap<String, usize>;
+
+fn count_into(mut counts: Counts, line: String) -> Counts {
+    for word in line.split_whitespace() {
+        *counts.entry(word.to_string()).or_default() += 1;
+    }
+    counts
+}
+
+fn merge_counts(mut a: Counts, b: Counts) -> Counts {
+    for (word, n) in b {
+        *a.entry(word).or_default() += n;
+    }
+    a
+}
+
+fn word_map(c: &mut Criterion) {
+    let text = word_lines(200_000);
+    let lines = || {
+        std::io::Cursor::new(text.as_bytes())
+            .lines()
+            .map(|line| line.expect("in memory"))
+    };
+    let ex = ThreadedEx::new();
+    let want = lines().fold(Counts::new(), count_into);
+    let mut g = c.benchmark_group("streams/word_map");
+    g.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .sample_size(20);
+    g.bench_function("rayon_par_bridge", |b| {
+        b.iter(|| {
+            let got = lines()
+                .par_bridge()
+                .fold(Counts::new, count_into)
+                .reduce(Counts::new, merge_counts);
+            assert_eq!(got, want);
+        })
+    });
+    g.bench_function("ThreadedEx", |b| {
+        b.iter(|| {
+            let got = ex.fold(Stream::new(lines()), Counts::new, count_into, merge_counts);
+            assert_eq!(got, want);
+        })
+    });
+    g.bench_function("sequential", |b| {
+        b.iter(|| assert_eq!(lines().fold(Counts::new(), count_into), want))
+    });
+    g.finish();
+}
+
 fn loader_vs_indexable(c: &mut Criterion) {
     const N: usize = 20_000;
     let data: Arc<Vec<u64>> = Arc::new((0..N as u64).collect());
@@ -288,6 +344,6 @@ fn loader_vs_indexable(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = criterion();
-    targets = word_count, word_hash, fuzzy_match, loader_vs_indexable
+    targets = word_count, word_hash, fuzzy_match, word_map, loader_vs_indexable
 }
 criterion_main!(benches);

@@ -83,3 +83,42 @@ pub fn write_images(
         })
         .collect()
 }
+
+/// `lines` lines of text (each ending in `\n`) of 4 to 16 words drawn from a vocabulary of 10^4,
+/// the common words far more often than the rare ones, and most of the vocabulary in any few
+/// thousand lines: a word count's `HashMap` grows to thousands of entries.
+pub fn word_lines(lines: usize) -> String {
+    // Word `i`: its number in three base-26 letters (so no two words are the same), then 0 to 8
+    // more letters.
+    let letter = |n: u64| char::from(b'a' + (n % 26) as u8);
+    let vocabulary: Vec<String> = (0..10_000u64)
+        .map(|i| {
+            let tail = (i * 7919 % 9) as usize;
+            [i / 676, i / 26, i]
+                .into_iter()
+                .map(letter)
+                .chain((0..tail).map(|k| letter(i * 31 + k as u64 * 17)))
+                .collect()
+        })
+        .collect();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut text = String::new();
+    for _ in 0..lines {
+        let words = 4 + next() % 13;
+        for w in 0..words {
+            if w > 0 {
+                text.push(' ');
+            }
+            let r = next() % 10_000;
+            text.push_str(&vocabulary[(r * r / 10_000) as usize]);
+        }
+        text.push('\n');
+    }
+    text
+}

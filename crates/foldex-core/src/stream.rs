@@ -5,13 +5,17 @@ use std::fmt;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-/// What an automatic batch aims to cost, pulled and folded: long next to what it pays once (the
-/// pull lock, handed to a thread that may have to be woken, and the ordered combine), short
-/// enough that the threads share a stream's end evenly.
+/// What an automatic batch aims to cost at the least, pulled and folded: long next to what it
+/// pays once (the pull lock, handed to a thread that may have to be woken, and the ordered
+/// combine), short enough that the threads share a stream's end evenly. A fold whose `init` and
+/// `combine` cost more aims longer, so that they stay a small share of its work (the balance is
+/// in `crates/foldex-core/src/fold/stream.rs`).
 pub const STREAM_BATCH_TIME: Duration = Duration::from_micros(200);
 
-/// The largest automatic batch, in items: the bound on what one turn holds.
-pub const MAX_AUTO_BATCH: usize = 4096;
+/// The largest automatic batch, in items (65 536): the bound on what one turn holds. Batches
+/// this large come only from a fold whose `init` and `combine` cost far more than its items
+/// (a `HashMap` per piece over cheap lines), where fewer pieces pay for the memory.
+pub const MAX_AUTO_BATCH: usize = 1 << 16;
 
 /// An iterator given to a fold as its input: lines of a file, a directory walk, messages from
 /// a channel, anything that is `Iterator + Send` and cannot be indexed (rayon's `par_bridge`,
@@ -58,8 +62,9 @@ impl<I: Iterator> Stream<I> {
 
     /// Pulls exactly `batch_size` items per batch (the last may be shorter). By default the
     /// size adapts: one item at first, then as many as take about
-    /// [`STREAM_BATCH_TIME`] to pull and fold, at most
-    /// [`MAX_AUTO_BATCH`].
+    /// [`STREAM_BATCH_TIME`] to pull and fold, or longer where `init` and `combine` are costly
+    /// (a `HashMap` per piece), so that the fold makes a few accumulators rather than one per
+    /// batch; at most [`MAX_AUTO_BATCH`].
     ///
     /// # Panics
     /// On zero, with a message that names the setting; [`Stream::try_batch_size`] returns the

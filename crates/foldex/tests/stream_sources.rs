@@ -106,3 +106,71 @@ fn records_from_a_channel_are_folded_until_every_sender_is_gone() {
         assert_eq!(got, (0..10_000).collect::<Vec<_>>());
     }
 }
+
+/// Spins for `micros` µs of CPU, without sleeping.
+fn spin(micros: u64) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_micros(micros) {
+        std::hint::spin_loop();
+    }
+}
+
+/// A fold whose pieces cost far more than its items (an `init` of 500 µs, 20 000 items that cost
+/// nothing) makes few accumulators: the batches grow until `init` is a small part of what a
+/// batch costs. Sized by the items alone, every batch was one item, and as many accumulators as
+/// batches that could not be folded on into their predecessors'.
+#[test]
+fn costly_accumulators_are_made_a_few_times_not_once_per_batch() {
+    const N: usize = 20_000;
+    for threads in [1, 2, 3] {
+        let ex = ThreadedEx::new().threads(threads);
+        let inits = std::sync::atomic::AtomicUsize::new(0);
+        let init = || {
+            inits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            spin(500);
+            Vec::new()
+        };
+        let got = ex.fold(
+            Stream::new(0..N),
+            init,
+            |mut v, i| {
+                v.push(i);
+                v
+            },
+            |mut a, mut b| {
+                a.append(&mut b);
+                a
+            },
+        );
+        assert_eq!(got, (0..N).collect::<Vec<_>>());
+        let inits = inits.into_inner();
+        assert!(
+            inits <= 64,
+            "{threads} threads: {inits} accumulators for {N} items"
+        );
+    }
+}
+
+/// With automatic batches sized from what `init` and `combine` cost, a fold whose `combine` is
+/// not commutative (concatenation) still gives `std::iter`'s result, on 1, 2 and 3 threads, for
+/// costly and for cheap accumulators, on a stream long enough that the batches grow.
+#[test]
+fn automatic_batches_keep_the_order_of_a_non_commutative_combine() {
+    const N: usize = 30_000;
+    let want: String = (0..N).map(|i| format!("{i},")).collect();
+    for threads in [1, 2, 3] {
+        let ex = ThreadedEx::new().threads(threads);
+        for init_micros in [0, 50] {
+            let got = ex.fold(
+                Stream::new((0..N).map(|i| format!("{i},"))),
+                || {
+                    spin(init_micros);
+                    String::new()
+                },
+                |s, w| s + &w,
+                |a, b| a + &b,
+            );
+            assert_eq!(got, want, "{threads} threads, init of {init_micros} µs");
+        }
+    }
+}

@@ -17,7 +17,8 @@
 //! - a batch whose predecessors are all combined already is folded on into their accumulator
 //!   (`OrderedCombiner::take_prefix`, `ItemsJob::run_after`): a stream folded batch after
 //!   batch (on one thread, or as batches finish in order) is one piece, with no `init` and no
-//!   `combine` at its seams;
+//!   `combine` at its seams; a turn whose predecessors all came in while it folded combines
+//!   them with its batch out of the combiner's lock;
 //! - memory: a turn holds one batch while it folds it, so at most one batch per thread running
 //!   turns (a thread that runs a nested fold inside a step may run a second turn on top);
 //!   partials that finish ahead of an earlier batch are merged into runs as they arrive;
@@ -29,9 +30,21 @@
 //!   `next` that itself ran a fold reaching a turn of the same stream on its thread would
 //!   relock it: that turn panics with a message saying so instead.
 //!
-//! Batch sizes adapt unless fixed: one item at first, then as many as took about
-//! [`STREAM_BATCH_TIME`] (pull and fold) in the last batch, at most [`MAX_AUTO_BATCH`]. Any
-//! batching gives the same result, since `combine` is associative.
+//! Batch sizes adapt unless fixed: one item at first, then as many as take about
+//! [`STREAM_BATCH_TIME`] to pull and fold at the last batch's cost per item, or longer where the
+//! pieces cost more than their items. Every piece that is not folded on from its predecessors
+//! pays an `init` and a `combine` (a `HashMap` per piece made and merged), so the fold times
+//! both wherever they run, and a batch aims at `√(2·c·w / k)`: `c` what `init` and `combine`
+//! cost per piece so far, `w` the turns' work so far (pulling and folding), `k` the threads
+//! beyond the first (the most turns seen running at once, less one). That balances the pieces'
+//! cost against the threads' wait for the last batch, as if the stream ended now: cheap
+//! accumulators keep batches of `STREAM_BATCH_TIME`, and costly ones get longer batches, so
+//! that `init` and `combine` take a share of the work that shrinks as the stream goes on
+//! (about `√(2·c·k / w)`). A batch's cost per item is its pull and fold, less an `init`'s
+//! average where it made one, without its push to the combiner (a wait for the combiner's lock
+//! there would shrink the next batch, and make more pieces). A batch grows at most fourfold over
+//! the last one and holds at most [`MAX_AUTO_BATCH`] items. Any batching gives the same result,
+//! since `combine` is associative.
 
 use super::{FoldJob, Leaf};
 use crate::audited::Partial;
@@ -44,7 +57,7 @@ use crate::stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
 use std::cell::RefCell;
 use std::ops::{ControlFlow, Range};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -144,6 +157,50 @@ struct StreamFold<'i, It: Iterator, Items> {
     fixed_batch: Option<usize>,
     /// The next automatic batch size.
     auto_batch: AtomicUsize,
+    /// What the fold has cost so far: what automatic batches are sized from.
+    meter: &'i Meter,
+}
+
+/// What a stream fold has cost so far, measured as it runs: the work of its turns, and what its
+/// pieces cost beyond their items (`init` and `combine`, timed wherever they run).
+#[derive(Default)]
+struct Meter {
+    /// Nanoseconds spent pulling and folding batches, over every turn.
+    work: AtomicU64,
+    /// Nanoseconds spent in `init`, and how many accumulators it made: the fold's pieces.
+    init: AtomicU64,
+    inits: AtomicU64,
+    /// Nanoseconds spent in `combine`.
+    combine: AtomicU64,
+    /// Turns running now, and the most that ran at once.
+    running: AtomicUsize,
+    widest: AtomicUsize,
+}
+
+impl Meter {
+    /// Runs `f`, adding the time it took to `spent` (and one to `count`).
+    fn timed<T>(spent: &AtomicU64, count: Option<&AtomicU64>, f: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let out = f();
+        spent.fetch_add(nanos(started.elapsed()), Ordering::Relaxed);
+        if let Some(count) = count {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+        out
+    }
+
+    /// What one `init` cost on average, and what a piece costs beyond its items (its `init`,
+    /// and the `combine`s spread over the pieces), in nanoseconds.
+    fn per_piece(&self) -> (u64, u64) {
+        let inits = self.inits.load(Ordering::Relaxed).max(1);
+        let init = self.init.load(Ordering::Relaxed) / inits;
+        let combine = self.combine.load(Ordering::Relaxed) / inits;
+        (init, init + combine)
+    }
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// What a turn pulled: its number, its first position and its items, and when the pulling
@@ -163,6 +220,16 @@ where
 {
     /// One turn: pulls a batch and folds it; `Break` once there is nothing left to pull.
     fn turn(&self) -> ControlFlow<()> {
+        let meter = self.meter;
+        let running = meter.running.fetch_add(1, Ordering::Relaxed) + 1;
+        meter.widest.fetch_max(running, Ordering::Relaxed);
+        let flow = self.pull_and_fold();
+        meter.running.fetch_sub(1, Ordering::Relaxed);
+        flow
+    }
+
+    /// What [`StreamFold::turn`] does.
+    fn pull_and_fold(&self) -> ControlFlow<()> {
         let Some(pulled) = self.pull() else {
             return ControlFlow::Break(());
         };
@@ -172,14 +239,23 @@ where
         );
         self.batches.put(pulled.start, pulled.items.into_iter());
         let prefix = self.combiner().take_prefix(pulled.number);
+        let fresh = prefix.is_none();
         let partial: Partial<'i> = match prefix {
             Some(prefix) => self.items.run_after(prefix, range.clone()),
             None => self.items.run(range.clone()),
         };
+        let took = pulled.started.elapsed();
         self.batches.discard(range);
+        // Where every batch before this one is in by now, they are combined with it here, out
+        // of the lock: the next turns' pushes and prefixes do not wait for this `combine`.
+        let before = self.combiner().take_prefix(pulled.number);
+        let partial = match before {
+            Some(before) => self.items.combine(before, partial),
+            None => partial,
+        };
         self.combiner().push(self.items, pulled.number, partial);
         if self.fixed_batch.is_none() {
-            self.adapt(count, pulled.started.elapsed());
+            self.adapt(count, nanos(took), fresh);
         }
         ControlFlow::Continue(())
     }
@@ -193,14 +269,38 @@ where
             .unwrap_or_else(|| self.auto_batch.load(Ordering::Relaxed))
     }
 
-    /// Sizes the next automatic batch from what this one cost per item: grows at most
-    /// fourfold per batch, shrinks at once.
-    fn adapt(&self, count: usize, took: Duration) {
-        let per_item = took.as_nanos() / count.max(1) as u128;
-        let fits = (STREAM_BATCH_TIME.as_nanos() / per_item.max(1)).max(1);
-        let fits = usize::try_from(fits).unwrap_or(usize::MAX);
-        let grown = count.saturating_mul(4);
-        let next = fits.min(grown).clamp(1, MAX_AUTO_BATCH);
+    /// Sizes the next automatic batch from what this one cost per item (`took` nanoseconds to
+    /// pull and fold `count` items, an `init` included where `fresh`) and from what the fold
+    /// has cost so far: grows at most fourfold per batch, shrinks at once.
+    ///
+    /// The batch aims at [`STREAM_BATCH_TIME`], or longer where pieces cost more than their
+    /// items: with `w` the work so far, `c` what a piece costs beyond its items and `k` the
+    /// threads beyond the first, batches of `√(2·c·w / k)` make the pieces' cost (`c` per batch)
+    /// and the threads' wait for the last batch (half a batch each) about equal, and the least
+    /// their sum can be were the stream to end now.
+    fn adapt(&self, count: usize, took: u64, fresh: bool) {
+        let meter = self.meter;
+        let work = meter
+            .work
+            .fetch_add(took, Ordering::Relaxed)
+            .saturating_add(took);
+        let (init, piece) = meter.per_piece();
+        let folding = if fresh {
+            took.saturating_sub(init)
+        } else {
+            took
+        };
+        let per_item = (folding / count.max(1) as u64).max(1);
+        let others = meter
+            .widest
+            .load(Ordering::Relaxed)
+            .saturating_sub(1)
+            .max(1) as u64;
+        let balanced =
+            (u128::from(piece).saturating_mul(2 * u128::from(work)) / u128::from(others)).isqrt();
+        let aim = balanced.max(STREAM_BATCH_TIME.as_nanos());
+        let fits = usize::try_from(aim / u128::from(per_item)).unwrap_or(usize::MAX);
+        let next = fits.min(count.saturating_mul(4)).clamp(1, MAX_AUTO_BATCH);
         self.auto_batch.store(next, Ordering::Relaxed);
     }
 
@@ -342,7 +442,10 @@ where
     let batches = Batches {
         held: Mutex::new(Vec::new()),
     };
-    let items = FoldJob::new(&batches, leaf, init, combine, usize::MAX, None);
+    let meter = Meter::default();
+    let timed_init = || Meter::timed(&meter.init, Some(&meter.inits), || init.init());
+    let timed_combine = |a: A, b: A| Meter::timed(&meter.combine, None, || combine(a, b));
+    let items = FoldJob::new(&batches, leaf, timed_init, timed_combine, usize::MAX, None);
     let fold = StreamFold {
         puller: Mutex::new(Puller {
             iter: stream.iter,
@@ -355,6 +458,7 @@ where
         combiner: Mutex::new(OrderedCombiner::new()),
         fixed_batch: stream.batch_size.map(std::num::NonZeroUsize::get),
         auto_batch: AtomicUsize::new(1),
+        meter: &meter,
     };
     loop {
         let turns = FoldJob::new(0..TURNS, Turns(&fold), || (), |(), ()| (), TURNS, None);
