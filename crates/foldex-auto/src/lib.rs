@@ -53,7 +53,8 @@
 //! measuring, and one fold in [`MEASURE_EVERY`] of that shape measures again, so that a shape
 //! whose work changed is chosen for anew.
 //! Recalling a choice takes no lock, no allocation and no clock: a remembered inline fold costs
-//! what `SequentialEx` costs, a few nanoseconds more. Measuring costs a few microseconds of
+//! what `SequentialEx` costs, a few nanoseconds more, and builds no job (`AutoEx` answers
+//! [`Executor::runs_inline`] `true` for it). Measuring costs a few microseconds of
 //! work for cheap items, but a whole item (on the caller, before any other thread starts) for
 //! items that wait; a shape that ran inline measures again by timing one whole fold inline (two
 //! clock reads), and one that took a wake-up or more is forgotten, so that its next fold
@@ -498,6 +499,19 @@ impl Executor for AutoEx {
         }
     }
 
+    /// `true`, counting the fold as `execute` would, when folds of `len` items are remembered
+    /// as inline and this one is not the fold that measures them again: `execute` would run it
+    /// on the caller at once. Otherwise `false`, with nothing counted: `execute` recalls the
+    /// fold itself (and times a fold whose turn to be measured again has come).
+    #[inline]
+    fn runs_inline(&self, len: usize) -> bool {
+        if !self.state.shapes.recall_as(len, Choice::Inline.code()) {
+            return false;
+        }
+        self.note(Choice::Inline);
+        true
+    }
+
     /// The task pool's tasks: the most pieces that may run at once (a loader sizes its buffer
     /// from it).
     fn workers(&self) -> usize {
@@ -573,6 +587,27 @@ mod tests {
             assert_eq!(Choice::from_code(choice.code()), Some(choice));
         }
         assert_eq!(Choice::from_code(0), None);
+    }
+
+    #[test]
+    fn asking_ahead_counts_each_fold_once() {
+        let ex = AutoEx::new();
+        let (inline, stealing) = (Choice::Inline.code(), Choice::Stealing.code());
+        ex.state.shapes.learn(16, inline);
+        ex.state.shapes.learn(1000, stealing);
+        // A length that goes to a pool: asking counts nothing, `execute` counts the fold.
+        for _ in 0..3 * MEASURE_EVERY {
+            assert!(!ex.runs_inline(1000));
+        }
+        assert_eq!(ex.state.shapes.recall(1000), Recalled::Remembered(stealing));
+        // An inline length: every fold but the one whose turn to be measured again has come,
+        // which `execute` times.
+        for _ in 1..MEASURE_EVERY {
+            assert!(ex.runs_inline(16));
+        }
+        assert!(!ex.runs_inline(16));
+        assert_eq!(ex.state.shapes.recall(16), Recalled::MeasureAgain(inline));
+        assert!(!ex.runs_inline(17), "unknown");
     }
 
     #[test]

@@ -107,6 +107,41 @@ impl ChoiceTable {
     /// What was learned for folds of `len`, counting this fold: see [`Recalled`].
     #[inline]
     pub fn recall(&self, len: usize) -> Recalled {
+        self.recall_if(len, |_| true)
+    }
+
+    /// `true`, counting this fold, when [`recall`](Self::recall) would answer
+    /// [`Recalled::Remembered(code)`](Recalled::Remembered); otherwise `false`, and nothing
+    /// is counted, so that the fold may still be recalled (and counted) once: an executor asked
+    /// ahead whether a fold runs one way
+    /// ([`Executor::runs_inline`](crate::Executor::runs_inline)) answers with it, and recalls
+    /// the folds it answered `false` for as it runs them.
+    ///
+    /// ```
+    /// use foldex_core::exec::{ChoiceTable, Recalled};
+    ///
+    /// const INLINE: u8 = 1;
+    /// const POOL: u8 = 2;
+    /// let table = ChoiceTable::new(3);
+    /// table.learn(16, INLINE);
+    /// table.learn(1000, POOL);
+    /// assert!(table.recall_as(16, INLINE));
+    /// assert!(!table.recall_as(1000, INLINE), "not counted");
+    /// assert_eq!(table.recall(1000), Recalled::Remembered(POOL));
+    /// assert_eq!(table.recall(1000), Recalled::Remembered(POOL));
+    /// assert_eq!(table.recall(1000), Recalled::MeasureAgain(POOL));
+    /// assert!(table.recall_as(16, INLINE));
+    /// assert!(!table.recall_as(16, INLINE), "its turn to measure again");
+    /// assert_eq!(table.recall(16), Recalled::MeasureAgain(INLINE));
+    /// ```
+    #[inline]
+    pub fn recall_as(&self, len: usize, code: u8) -> bool {
+        self.recall_if(len, |held| held == code) == Recalled::Remembered(code)
+    }
+
+    /// What was learned for folds of `len`, counting this fold if `count` accepts its code.
+    #[inline]
+    fn recall_if(&self, len: usize, count: impl Fn(u8) -> bool) -> Recalled {
         let Some(key) = Self::key(len) else {
             return Recalled::Unknown;
         };
@@ -120,7 +155,9 @@ impl ChoiceTable {
             if counted + 1 >= u64::from(self.measure_every) {
                 return Recalled::MeasureAgain(code);
             }
-            word.store(held + 1, Ordering::Relaxed);
+            if count(code) {
+                word.store(held + 1, Ordering::Relaxed);
+            }
             return Recalled::Remembered(code);
         }
         Recalled::Unknown

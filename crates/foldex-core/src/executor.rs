@@ -149,6 +149,26 @@ pub trait Executor: Send + Sync {
     /// Runs `job` over `0..job.len()` and returns the partial that covers all of it.
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a>;
 
+    /// `true` when this executor would run a fold of `len` items whole, in index order, on the
+    /// calling thread. The typed layer asks before it builds the job of a fold over a
+    /// [`Source`](crate::Source), and on `true` folds the items itself, right there, with no
+    /// job: `execute` is not called for that fold. The default, `false`, always calls
+    /// `execute`.
+    ///
+    /// Answering `true` gives nothing up: the fold's result, its `Break`s and its panics (with
+    /// their payloads: on one thread the first panic met is the one the sequential fold meets)
+    /// are exactly those of `execute` running the job as one piece, `job.run(0..len)`, on the
+    /// caller. An executor that answers `true` only for some lengths, or some folds, promises
+    /// that much for each fold it answers `true` for; one that counts or measures its folds
+    /// counts a fold it answers `true` for here, since `execute` will not see it. A wrapper
+    /// that forwards `execute` to an inner executor forwards this too, unless it changes how
+    /// the job runs (one that passes the job on wrapped, or cuts it in pieces of its own,
+    /// keeps the default).
+    fn runs_inline(&self, len: usize) -> bool {
+        let _ = len;
+        false
+    }
+
     /// How many threads may run pieces at once (a consumer may size a bounded buffer from it).
     fn workers(&self) -> usize {
         1
@@ -200,6 +220,9 @@ macro_rules! forward_executor {
         impl<E: Executor + ?Sized> Executor for $ptr {
             fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
                 (**self).execute(job)
+            }
+            fn runs_inline(&self, len: usize) -> bool {
+                (**self).runs_inline(len)
             }
             fn workers(&self) -> usize {
                 (**self).workers()

@@ -40,6 +40,15 @@
 //! job records the smallest index known to be at or after a `Break`: pieces that start beyond
 //! it return at once, and a running leaf checks between blocks of [`STOP_CHECK_BLOCK`] items,
 //! so a `Break` near the start of a huge range ends the fold promptly on every executor.
+//!
+//! ## Inline
+//!
+//! A fold over a [`Source`] whose executor says it would run it whole, in order, on the caller
+//! ([`Executor::runs_inline`]) gets no job: its blocks are folded right there, as
+//! `job.run(0..len)` folds them, from one `init()`. On one thread nothing but a `Break` stops
+//! a block, the first panic met is the sequential one and unwinds as it is, and a source that
+//! hands its items out drops those not taken as it does on any path. A fold that can be
+//! cancelled, or over a stream, always gets its job.
 
 mod encode;
 mod in_place;
@@ -154,33 +163,75 @@ where
 
     /// Folds `start..end` (in bounds) into `acc`, block by block; `at` follows the block being
     /// folded.
-    fn fold_range(&self, mut acc: A, start: usize, end: usize, at: &mut usize) -> (Kind, A) {
-        let mut from = start;
-        while from < end {
-            if from != start && self.stopped(from) {
-                return (Kind::Skipped, acc);
-            }
-            *at = from;
-            let to = from + STOP_CHECK_BLOCK.min(end - from);
-            let stopped = || self.stopped(from);
-            let visitor = LeafVisitor {
-                leaf: &self.leaf,
-                acc,
-                probe: &StopProbe(&stopped),
-            };
-            match self.source.visit_range(from..to, visitor) {
-                ControlFlow::Continue(next) => acc = next,
-                ControlFlow::Break(done) => {
-                    // The Break is somewhere in from..to, and no other piece overlaps this
-                    // block: every piece starting after `to - 1` is to its right.
-                    self.break_at.fetch_min(to - 1, Ordering::Relaxed);
-                    self.stop_after.fetch_min(to - 1, Ordering::Relaxed);
-                    return (Kind::Break, done);
-                }
-            }
-            from = to;
+    fn fold_range(&self, acc: A, start: usize, end: usize, at: &mut usize) -> (Kind, A) {
+        let stopped = |from| self.stopped(from);
+        let (kind, acc) = fold_blocks(&self.source, &self.leaf, acc, start..end, &stopped, at);
+        if kind == Kind::Break {
+            // The Break is somewhere in the block that starts at `at`, and no other piece
+            // overlaps that block: every piece starting after its last index is to its right.
+            let last = (*at + STOP_CHECK_BLOCK).min(end) - 1;
+            self.break_at.fetch_min(last, Ordering::Relaxed);
+            self.stop_after.fetch_min(last, Ordering::Relaxed);
         }
-        (Kind::Continue, acc)
+        (kind, acc)
+    }
+}
+
+/// Folds the items of `range` (in bounds) of `source` into `acc` with `leaf`, in blocks of
+/// [`STOP_CHECK_BLOCK`] items: `Break` when a step broke (in the block starting at `at`, which
+/// follows the block being folded), `Skipped` when `stopped` said so for a block after the
+/// first, `Continue` when every item was folded. A block's [`StopProbe`] asks `stopped` of its
+/// first index.
+#[inline]
+fn fold_blocks<S, L, A>(
+    source: &S,
+    leaf: &L,
+    mut acc: A,
+    range: Range<usize>,
+    stopped: &impl Fn(usize) -> bool,
+    at: &mut usize,
+) -> (Kind, A)
+where
+    S: Source,
+    L: Leaf<A, S::Item>,
+{
+    let Range { start, end } = range;
+    let mut from = start;
+    while from < end {
+        if from != start && stopped(from) {
+            return (Kind::Skipped, acc);
+        }
+        *at = from;
+        let to = from + STOP_CHECK_BLOCK.min(end - from);
+        let block_stopped = || stopped(from);
+        let visitor = LeafVisitor {
+            leaf,
+            acc,
+            probe: &StopProbe(&block_stopped),
+        };
+        match source.visit_range(from..to, visitor) {
+            ControlFlow::Continue(next) => acc = next,
+            ControlFlow::Break(done) => return (Kind::Break, done),
+        }
+        from = to;
+    }
+    (Kind::Continue, acc)
+}
+
+/// The fold of all of `source` (`len` items) as one piece on the calling thread, for an
+/// executor that runs it so ([`Executor::runs_inline`]): the blocks `job.run(0..len)` folds,
+/// from one `init()`, with nothing to stop them but a `Break`; a panic unwinds from here with
+/// its own payload.
+fn fold_inline<S, L, I, A>(source: &S, len: usize, leaf: &L, init: &I) -> ControlFlow<A, A>
+where
+    S: Source,
+    L: Leaf<A, S::Item>,
+    I: Init<A>,
+{
+    let never = |_| false;
+    match fold_blocks(source, leaf, init.init(), 0..len, &never, &mut 0) {
+        (Kind::Break, acc) => ControlFlow::Break(acc),
+        (_, acc) => ControlFlow::Continue(acc),
     }
 }
 
@@ -252,8 +303,10 @@ where
 }
 
 /// Runs a typed fold over a source: builds its job and hands it to `executor` (every fold over
-/// a [`Source`] comes here, with a codec when its `init` carries one). `None` when `cancel` was
-/// set before a result covering the whole range was made.
+/// a [`Source`] comes here, with a codec when its `init` carries one), or, when the executor
+/// runs folds of that length inline and the fold cannot be cancelled, folds the source on the
+/// caller without a job. `None` when `cancel` was set before a result covering the whole range
+/// was made.
 ///
 /// # Panics
 /// With the payload of a panic in user code (see the module doc for which one, and when it is
@@ -280,6 +333,9 @@ where
         panic!("{spent}");
     }
     let len = source.len();
+    if cancel.is_none() && executor.runs_inline(len) {
+        return Some(fold_inline(&source, len, &leaf, &init));
+    }
     let job = FoldJob::new(source, leaf, init, combine, len, cancel);
     let partial = executor.execute(&job);
     job.conclude(partial, len)

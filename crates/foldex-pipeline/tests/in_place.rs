@@ -7,7 +7,7 @@ use foldex_core::{Basesize, Executor};
 use foldex_pipeline::{from_vec, IntoPipeline};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
-use foldex_testkit::watchdog;
+use foldex_testkit::{watchdog, InlineUpTo};
 use foldex_threaded::ThreadedEx;
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
@@ -18,8 +18,18 @@ const LENGTHS: [usize; 8] = [0, 1, 2, 7, 31, 97, 1009, 100_000];
 
 fn executors() -> Vec<(String, Box<dyn Executor>)> {
     let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
+    // SequentialEx runs every fold inline, with no job; the wrapper hands folds of more than
+    // 31 items to SequentialEx's `execute`, as a job.
+    let mut all: Vec<(String, Box<dyn Executor>)> = vec![
+        ("SequentialEx".into(), Box::new(SequentialEx)),
+        (
+            "SequentialEx inline up to 31".into(),
+            Box::new(InlineUpTo {
+                up_to: 31,
+                ex: SequentialEx,
+            }),
+        ),
+    ];
     for basesize in [Basesize::Auto, fixed(1), fixed(7), fixed(4096)] {
         all.push((
             format!("ThreadedEx(2, {basesize})"),

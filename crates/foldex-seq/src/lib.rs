@@ -28,4 +28,10 @@ impl Executor for SequentialEx {
         // One piece: the job itself checks for an early stop between blocks of items.
         job.run(0..job.len())
     }
+
+    /// Always: every fold runs whole, in order, on the caller, so a typed fold over a source
+    /// needs no job.
+    fn runs_inline(&self, _len: usize) -> bool {
+        true
+    }
 }

@@ -252,6 +252,14 @@ impl Executor for TaskPoolEx {
         run.finish()
     }
 
+    /// `true` when one chunk covers the whole fold (`len` at most the basesize, resolved for
+    /// `len`) and the caller runs chunks (background off, or a fold nested on a worker):
+    /// `execute` would then run that chunk on the caller, queueing nothing.
+    fn runs_inline(&self, len: usize) -> bool {
+        let one_chunk = len <= self.basesize.resolve(len, self.threads.ntasks.get());
+        one_chunk && (!self.background || self.is_worker_thread())
+    }
+
     /// `ntasks`.
     fn workers(&self) -> usize {
         self.threads.ntasks.get()

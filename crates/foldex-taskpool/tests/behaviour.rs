@@ -625,3 +625,28 @@ fn a_stalled_caller_standing_in_leaves_the_helper_its_lane() {
         assert_eq!(got, 1);
     });
 }
+
+#[test]
+fn a_fold_of_one_chunk_runs_inline_where_the_caller_runs_chunks() {
+    watchdog("runs inline", || {
+        let pool = TaskPoolEx::new().ntasks(2).basesize(100);
+        assert!(pool.runs_inline(0) && pool.runs_inline(100));
+        assert!(!pool.runs_inline(101), "two chunks");
+        // Automatic chunks: len / (4 × ntasks), at least one index.
+        let auto = TaskPoolEx::new().ntasks(2);
+        assert!(auto.runs_inline(1) && !auto.runs_inline(2));
+        // In the background the caller runs nothing, but a fold nested on a worker runs there.
+        let background = pool.clone().background(true);
+        assert!(!background.runs_inline(10));
+        let nested = background.map_reduce(
+            0..2usize,
+            |_| background.runs_inline(10),
+            || true,
+            |a, b| a && b,
+        );
+        assert!(nested);
+        // The inline fold runs on the caller.
+        let me = thread::current().id();
+        pool.for_each(0..100usize, |_| assert_eq!(thread::current().id(), me));
+    });
+}

@@ -38,10 +38,15 @@
 //!
 //! [`ThroughBytes`] sends every partial through the job's codec, as between processes.
 //!
+//! [`InlineUpTo`] runs short folds inline (`Executor::runs_inline`) and longer ones through
+//! another executor's `execute`, so that one run of the suite covers both paths of the typed
+//! layer.
+//!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]
 
 pub mod compositions;
+mod inline;
 mod join;
 pub mod pipelines;
 mod reducer;
@@ -52,6 +57,7 @@ pub mod streams;
 mod through_bytes;
 
 pub use compositions::check_compositions;
+pub use inline::InlineUpTo;
 pub use join::check_join;
 pub use pipelines::check_pipelines;
 pub use reducer::check_reducer;
