@@ -1,13 +1,15 @@
 //! `ThreadedEx`: recursive halving down to `basesize`, the right halves offered to thieves.
 
+use crate::inline;
 use crate::pool::Pool;
 use crate::registry::Context;
 use crate::splitter::Splitter;
 use crate::waiting::WAITING;
-use foldex_core::exec::{offer, JoinHalf};
+use foldex_core::exec::{offer, ChoiceTable, JoinHalf};
 use foldex_core::{Basesize, Caller, ConfigError, Executor, Job, Partial};
 use std::fmt;
 use std::ops::Range;
+use std::time::Instant;
 
 /// The work-stealing executor: splits `0..len` in halves down to `basesize`, offers each right
 /// half to idle workers and runs the left one, then combines the halves' partials in order.
@@ -25,7 +27,10 @@ use std::ops::Range;
 ///   or vary a lot.
 /// - **Calling thread.** It blocks until the fold is done; if it is a worker of the same pool
 ///   (a fold nested in a fold) it runs pool tasks while it waits, so nesting never deadlocks.
-///   A fold no longer than `basesize` runs on the caller directly.
+///   A fold no longer than `basesize` runs on the caller directly, and so, under the
+///   automatic basesize, does a fold of a length whose last timed fold took less than a
+///   wake-up shared among the pool's threads (one such fold in 16 runs on the pool again,
+///   timed, so that a length whose items grew goes back to it).
 ///
 /// ```
 /// use foldex_core::ExecutorExt;
@@ -140,15 +145,34 @@ impl Executor for ThreadedEx {
                 return WAITING.run(job, 0..len);
             }
             let splitter = Splitter::new(self.basesize, len, registry.threads());
-            match Context::current(registry) {
-                ctx @ Context::Worker(_) => fold_root(&ctx, job, splitter, true),
+            let caller = Context::current(registry);
+            // Under the automatic basesize the fold is timed where the pool runs it, to learn
+            // whether folds of its length should run inline (`inline.rs`); a loader's epoch
+            // never runs inline.
+            let learn = (self.basesize == Basesize::Auto && job.caller() != Caller::StandsIn)
+                .then(|| caller.inline_table());
+            match &caller {
+                Context::Worker(_) => fold_root(&caller, job, splitter, true, learn),
                 Context::Outside(_) => offer(
-                    || fold_root(&Context::current(registry), job, splitter, false),
+                    || fold_root(&Context::current(registry), job, splitter, false, learn),
                     |task| registry.inject(task),
                     |latch| registry.wait_for_offer(latch),
                 ),
             }
         })
+    }
+
+    /// With a fixed basesize, a fold no longer than it; with the automatic one, a fold of one
+    /// item, or of a length whose last timed fold took less than a wake-up shared among the
+    /// pool's threads (then one in 16 such folds runs on the pool again, timed).
+    fn runs_inline(&self, len: usize) -> bool {
+        match self.basesize {
+            Basesize::Fixed(basesize) => len <= basesize.get(),
+            Basesize::Auto if len <= 1 => true,
+            Basesize::Auto => self.with_pool(|pool| {
+                inline::recall(Context::current(pool.registry()).inline_table(), len)
+            }),
+        }
     }
 
     fn workers(&self) -> usize {
@@ -208,12 +232,14 @@ impl Executor for ThreadedEx {
 /// this pool (`nested`), or one taken from outside while no thread wants work, hands its forks
 /// over only on demand ([`Splitter::on_busy_pool`]): a thread that wants work then gets the
 /// oldest pending fork, an outer fold's larger piece. A loader's epoch always hands them over
-/// (its helper needs every fork queued).
+/// (its helper needs every fork queued). With `learn`, the fold is timed, and what it took is
+/// learned into that table (the caller's: `inline.rs`).
 fn fold_root<'a>(
     ctx: &Context<'_>,
     job: &dyn Job<'a>,
     splitter: Splitter,
     nested: bool,
+    learn: Option<&ChoiceTable>,
 ) -> Partial<'a> {
     let on_demand = matches!(ctx, Context::Worker(_))
         && (nested || !ctx.registry().wants_work())
@@ -223,7 +249,12 @@ fn fold_root<'a>(
     } else {
         splitter
     };
-    fold_range(ctx, job, 0..job.len(), splitter)
+    let started = learn.map(|table| (table, Instant::now()));
+    let partial = fold_range(ctx, job, 0..job.len(), splitter);
+    if let Some((table, started)) = started {
+        inline::learn(table, job.len(), ctx.registry().threads(), started);
+    }
+    partial
 }
 
 /// Folds `range`: one leaf if the splitter says so (or the job has stopped, or this thread is

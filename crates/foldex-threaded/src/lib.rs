@@ -56,6 +56,14 @@
 //! fold, since the frame below cannot resume before they return), and a worker stacks at most 32
 //! stolen tasks so: beyond that it only takes back its own halves.
 //!
+//! **Folds too small to share.** Under the automatic basesize, each fold is timed where the pool
+//! runs it, and a length whose fold took less than a wake-up shared among the threads runs
+//! inline from then on, through [`Executor::runs_inline`](foldex_core::Executor::runs_inline):
+//! the typed layer folds the items on the caller with no job at all, which is what makes a fold
+//! nested in a step cost about its loop. Each worker keeps its own table of such lengths (folds
+//! nested in steps bring the same length to every worker), and the registry one for callers
+//! outside the pool; one fold in 16 of a remembered length runs on the pool again, timed.
+//!
 //! **Calls from outside.** A caller from outside the pool, a worker of another pool included,
 //! offers the whole range as one task ([`foldex_core::exec::offer`]) and blocks. If every worker
 //! stays busy and none has started the task, the caller takes it back and runs it as one leaf
@@ -103,6 +111,7 @@
 
 mod error;
 mod executor;
+mod inline;
 mod pool;
 mod registry;
 mod splitter;

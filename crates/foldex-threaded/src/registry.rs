@@ -25,7 +25,7 @@ use self::sleep::Sleep;
 use self::worker::{WorkerCtx, CURRENT};
 use crate::error::PoolError;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
-use foldex_core::exec::{spawn_running, JoinLatch, PendingForks, TaskRef};
+use foldex_core::exec::{spawn_running, ChoiceTable, JoinLatch, PendingForks, TaskRef};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
@@ -67,6 +67,8 @@ pub(crate) struct Registry {
     /// A thread outside the pool found nothing to help with (`ThreadedEx::help`): the next
     /// worker to fork shares a pending fork even though no worker is idle.
     share_requested: AtomicBool,
+    /// The lengths of folds started outside the pool that run inline (`inline.rs`).
+    pub(crate) inline_lengths: ChoiceTable,
     terminate: AtomicBool,
 }
 
@@ -170,6 +172,7 @@ impl Workers {
             // and a helper from outside must leave work to it meanwhile.
             searching: AtomicUsize::new(threads),
             share_requested: AtomicBool::new(false),
+            inline_lengths: crate::inline::new_table(),
             terminate: AtomicBool::new(false),
         });
         // The workers wait at this gate until every one of them has started (`Some(true)`), or
@@ -214,6 +217,7 @@ impl Workers {
                     help_depth: Cell::new(0),
                     pending: PendingForks::new(),
                     shared_at: Cell::new(None),
+                    inline_lengths: crate::inline::new_table(),
                 });
                 CURRENT.with(|current| {
                     current.set(Rc::clone(&worker)).ok();

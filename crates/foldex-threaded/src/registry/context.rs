@@ -3,7 +3,7 @@
 
 use super::worker::{current_worker, Searching, WorkerCtx};
 use super::{Registry, PAUSE_ROUNDS, SPIN_ROUNDS};
-use foldex_core::exec::{join_pending, Forked, JoinHalf, TaskRef};
+use foldex_core::exec::{join_pending, ChoiceTable, Forked, JoinHalf, TaskRef};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::thread;
@@ -44,6 +44,15 @@ impl<'r> Context<'r> {
         match current_worker(registry) {
             Some(worker) => Self::Worker(worker),
             None => Self::Outside(registry),
+        }
+    }
+
+    /// The lengths this thread's folds learned to run inline (`inline.rs`): the worker's own
+    /// table, or the registry's for callers outside the pool.
+    pub(crate) fn inline_table(&self) -> &ChoiceTable {
+        match self {
+            Self::Worker(w) => &w.inline_lengths,
+            Self::Outside(r) => &r.inline_lengths,
         }
     }
 

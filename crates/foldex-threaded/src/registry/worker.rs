@@ -3,7 +3,7 @@
 
 use super::{Registry, PAUSE_ROUNDS, SPIN_ROUNDS};
 use crossbeam_deque::Worker;
-use foldex_core::exec::{PendingForks, TaskRef};
+use foldex_core::exec::{ChoiceTable, PendingForks, TaskRef};
 use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +23,8 @@ pub(crate) struct WorkerCtx {
     pub(super) pending: PendingForks,
     /// When this worker last shared a fork on demand.
     pub(super) shared_at: Cell<Option<Instant>>,
+    /// The lengths of folds started on this worker that run inline (`inline.rs`).
+    pub(super) inline_lengths: ChoiceTable,
 }
 
 /// A worker shares a pending fork on demand at most this often: a thread that wants work while
