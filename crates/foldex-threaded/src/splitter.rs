@@ -54,13 +54,9 @@ impl Splitter {
     /// again as any stolen range does. The other half costs a pending fork and one `combine`,
     /// not a tree of them. A fixed basesize splits as always.
     pub(crate) fn on_busy_pool(self) -> Self {
-        let most: u32 = std::env::var("FX_NESTED_HALVINGS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1);
         let halvings = match self.halvings {
             u32::MAX => u32::MAX,
-            halvings => halvings.min(most),
+            halvings => halvings.min(1),
         };
         Self {
             halvings,
