@@ -2,7 +2,8 @@
 //! contenders run in alternating rounds (each contender once per round, the order rotated from
 //! round to round), and a markdown table of the medians.
 //!
-//! `cargo run --release -p foldex-benches --example peers_table [ROUNDS]` (21 by default)
+//! `cargo run --release -p foldex-benches --example peers_table [ROUNDS] [ROW]` (21 rounds by
+//! default; with `ROW`, only the rows whose name contains it, e.g. `fold_` for the small folds)
 //!
 //! Each contender's time in a round is the mean of as many calls as fill about 2 ms (one call
 //! for the slower rows), so that calls of a few nanoseconds are timed too. Each foldex line
@@ -49,7 +50,11 @@ fn main() {
         .nth(1)
         .map(|n| n.parse().expect("ROUNDS: a number of rounds"))
         .unwrap_or(21);
-    let rows = peers::rows();
+    let only = std::env::args().nth(2).unwrap_or_default();
+    let rows: Vec<_> = peers::rows()
+        .into_iter()
+        .filter(|row| row.name.contains(only.as_str()))
+        .collect();
     println!("| row | contender | median | vs best peer | vs sequential |");
     println!("| --- | --- | --- | --- | --- |");
     for row in &rows {
