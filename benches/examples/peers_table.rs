@@ -2,10 +2,12 @@
 //! contenders run in alternating rounds (each contender once per round, the order rotated from
 //! round to round), and a markdown table of the medians.
 //!
-//! `cargo run --release -p foldex-benches --example peers_table [ROUNDS]` (21 by default)
+//! `cargo run --release -p foldex-benches --example peers_table [ROUNDS] [ROW]` (21 rounds by
+//! default; with `ROW`, only the rows whose name contains it, e.g. `fold_` for the small folds)
 //!
 //! Each contender's time in a round is the mean of as many calls as fill about 2 ms (one call
-//! for the slower rows), so that calls of a few nanoseconds are timed too. Each foldex line
+//! for the slower rows), so that calls of a few nanoseconds are timed too; that count is taken
+//! from a first run of calls for 2 ms, after one call that checks the answer. Each foldex line
 //! gets its ratio to the best peer's median (rayon, orx-parallel, chili) and to the sequential
 //! loop's, in the same run.
 use std::hint::black_box;
@@ -49,20 +51,30 @@ fn main() {
         .nth(1)
         .map(|n| n.parse().expect("ROUNDS: a number of rounds"))
         .unwrap_or(21);
-    let rows = peers::rows();
+    let only = std::env::args().nth(2).unwrap_or_default();
+    let rows: Vec<_> = peers::rows()
+        .into_iter()
+        .filter(|row| row.name.contains(only.as_str()))
+        .collect();
     println!("| row | contender | median | vs best peer | vs sequential |");
     println!("| --- | --- | --- | --- | --- |");
     for row in &rows {
         let contenders = &row.contenders;
         let want = (contenders[0].run)();
-        // The warm-up call checks the answer and sizes the measurement.
+        // The first call checks the answer; then as many calls as fill `TARGET` (at least one,
+        // at most a million), counted, warm the contender up and size its measurement (a first
+        // call alone may be much slower than the rest: a pool waking up, a length measured).
         let calls: Vec<u32> = contenders
             .iter()
             .map(|c| {
-                let start = Instant::now();
                 assert_eq!((c.run)(), want, "{} on {}", c.name, row.name);
-                let once = start.elapsed().max(Duration::from_nanos(1));
-                (TARGET.as_nanos() / once.as_nanos()).clamp(1, 1_000_000) as u32
+                let start = Instant::now();
+                let mut calls = 0;
+                while calls < 1_000_000 && (calls == 0 || start.elapsed() < TARGET) {
+                    black_box((c.run)());
+                    calls += 1;
+                }
+                calls
             })
             .collect();
         let mut times = vec![Vec::with_capacity(rounds); contenders.len()];

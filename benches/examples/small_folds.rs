@@ -1,5 +1,5 @@
 //! What one small fold costs: a fold of 16 and of 1000 `u64`s, one call at a time, on
-//! `SequentialEx` and `AutoEx`, against the plain loop (`iter().sum()`).
+//! `SequentialEx`, `ThreadedEx` (the global pool, the automatic basesize) and `AutoEx`, against the plain loop (`iter().sum()`).
 //!
 //! ```text
 //! cargo run --release -p foldex-benches --example small_folds -- [rounds] [only]
@@ -17,10 +17,12 @@ use foldex::prelude::*;
 use std::hint::black_box;
 use std::time::Instant;
 
-const VARIANTS: [&str; 5] = [
+const VARIANTS: [&str; 7] = [
     "loop",
     "SequentialEx sum",
     "SequentialEx fold",
+    "ThreadedEx sum",
+    "ThreadedEx fold",
     "AutoEx sum",
     "AutoEx fold",
 ];
@@ -36,15 +38,20 @@ fn per_call(calls: usize, v: &[u64], expected: u64, f: impl Fn(&[u64]) -> u64) -
 }
 
 /// Times `calls` calls of variant `i`.
-fn batch(i: usize, auto: &AutoEx, calls: usize, v: &[u64], expected: u64) -> f64 {
+fn batch(i: usize, ex: &(ThreadedEx, AutoEx), calls: usize, v: &[u64], expected: u64) -> f64 {
     let add = |a: u64, b: u64| a + b;
+    let (threaded, auto) = ex;
     match i {
         0 => per_call(calls, v, expected, |v| v.iter().sum::<u64>()),
         1 => per_call(calls, v, expected, |v| SequentialEx.sum::<u64>(v)),
         2 => per_call(calls, v, expected, |v| {
             SequentialEx.fold(v, || 0, |a, &x| a + x, add)
         }),
-        3 => per_call(calls, v, expected, |v| auto.sum::<u64>(v)),
+        3 => per_call(calls, v, expected, |v| threaded.sum::<u64>(v)),
+        4 => per_call(calls, v, expected, |v| {
+            threaded.fold(v, || 0, |a, &x| a + x, add)
+        }),
+        5 => per_call(calls, v, expected, |v| auto.sum::<u64>(v)),
         _ => per_call(calls, v, expected, |v| {
             auto.fold(v, || 0, |a, &x| a + x, add)
         }),
@@ -57,7 +64,7 @@ fn main() {
         .map_or(21, |a| a.parse().expect("rounds: a number"));
     let only = std::env::args().nth(2).unwrap_or_default();
     let runs = |i: usize| i == 0 || VARIANTS[i].contains(only.as_str());
-    let auto = AutoEx::new();
+    let ex = (ThreadedEx::new(), AutoEx::new());
     println!("| items | variant | median per call | × loop |");
     println!("| --- | --- | --- | --- |");
     for (len, calls) in [(16usize, 20_000usize), (1000, 2_000)] {
@@ -71,7 +78,7 @@ fn main() {
                 (0..VARIANTS.len()).rev().collect()
             };
             for i in order.into_iter().filter(|&i| runs(i)) {
-                times[i].push(batch(i, &auto, calls, &v, expected));
+                times[i].push(batch(i, &ex, calls, &v, expected));
             }
         }
         let medians: Vec<f64> = times
@@ -91,5 +98,5 @@ fn main() {
             );
         }
     }
-    println!("AutoEx's last choice: {:?}", auto.last_choice());
+    println!("AutoEx's last choice: {:?}", ex.1.last_choice());
 }

@@ -54,11 +54,12 @@
 //! whose work changed is chosen for anew.
 //! Recalling a choice takes no lock, no allocation and no clock: a remembered inline fold costs
 //! what `SequentialEx` costs, a few nanoseconds more, and builds no job (`AutoEx` answers
-//! [`Executor::runs_inline`] `true` for it). Measuring costs a few microseconds of
+//! [`Executor::runs_inline`] [`RunsInline::Yes`] for it). Measuring costs a few microseconds of
 //! work for cheap items, but a whole item (on the caller, before any other thread starts) for
 //! items that wait; a shape that ran inline measures again by timing one whole fold inline (two
-//! clock reads), and one that took a wake-up or more is forgotten, so that its next fold
-//! measures from the start. So a length whose items grew costly runs inline for up to
+//! clock reads: `AutoEx` answers [`RunsInline::Timed`] for it, and the typed layer reports its
+//! time to [`Executor::ran_inline`], still with no job), and one that took a wake-up or more is
+//! forgotten, so that its next fold measures from the start. So a length whose items grew costly runs inline for up to
 //! [`MEASURE_EVERY`] folds before it is handed on, as a length that went to a pool stays there
 //! that long; a fold that stopped early (a `Break`) teaches nothing about inline.
 #![forbid(unsafe_code)]
@@ -72,7 +73,7 @@ use cpu_time::ThreadTime;
 use foldex_core::exec::{
     measure_first_items, ChoiceTable, FirstItems, JoinHalf, Recalled, WhileWaiting, WAKE_UP,
 };
-use foldex_core::{available_parallelism, Caller, Executor, Job, Partial};
+use foldex_core::{available_parallelism, Caller, Executor, Job, Partial, RunsInline};
 use foldex_taskpool::TaskPoolEx;
 use foldex_threaded::ThreadedEx;
 use helper::{HelperPool, HelperTimes};
@@ -427,19 +428,31 @@ impl AutoEx {
         }
     }
 
-    /// Runs a fold of a shape that ran inline on the caller, timed as a whole: a shape that
-    /// still costs less than a wake-up stays inline for [`MEASURE_EVERY`] folds more, one that
-    /// grew (or stopped early) is forgotten, and its next fold measures from the start.
+    /// Runs a fold of a shape that ran inline on the caller, timed as a whole, and learns from
+    /// it ([`AutoEx::inline_took`]) if it ran to its end; one that stopped early teaches
+    /// nothing, and the next fold of its shape is measured again.
     fn inline_measured_again<'a>(&self, shape: Shape, job: &dyn Job<'a>) -> Partial<'a> {
         let started = Instant::now();
         let partial = job.run(0..shape.len);
-        if started.elapsed() < WAKE_UP && !job.is_stopped(shape.len) {
+        let took = started.elapsed();
+        if job.is_stopped(shape.len) {
+            self.note(Choice::Inline);
+        } else {
+            self.inline_took(shape, took);
+        }
+        partial
+    }
+
+    /// Learns from a whole fold of a shape that ran inline, measured again: a shape that still
+    /// costs less than a wake-up stays inline for [`MEASURE_EVERY`] folds more, one that grew
+    /// is forgotten, and its next fold measures from the start.
+    fn inline_took(&self, shape: Shape, took: Duration) {
+        if took < WAKE_UP {
             self.learned(shape, Choice::Inline);
         } else {
             self.note(Choice::Inline);
             self.state.shapes.forget(shape.len);
         }
-        partial
     }
 }
 
@@ -499,17 +512,26 @@ impl Executor for AutoEx {
         }
     }
 
-    /// `true`, counting the fold as `execute` would, when folds of `len` items are remembered
-    /// as inline and this one is not the fold that measures them again: `execute` would run it
-    /// on the caller at once. Otherwise `false`, with nothing counted: `execute` recalls the
-    /// fold itself (and times a fold whose turn to be measured again has come).
+    /// For folds of `len` items remembered as inline: [`RunsInline::Yes`], counting the fold
+    /// as `execute` would, or [`RunsInline::Timed`] for the fold whose turn to be measured
+    /// again has come ([`ran_inline`](Executor::ran_inline) learns from it). Otherwise
+    /// [`RunsInline::No`], with nothing counted: `execute` recalls the fold itself.
     #[inline]
-    fn runs_inline(&self, len: usize) -> bool {
-        if !self.state.shapes.recall_as(len, Choice::Inline.code()) {
-            return false;
-        }
+    fn runs_inline(&self, len: usize) -> RunsInline {
+        let inline = Choice::Inline.code();
+        let runs = match self.state.shapes.recall_as(len, inline) {
+            Recalled::Remembered(code) if code == inline => RunsInline::Yes,
+            Recalled::MeasureAgain(code) if code == inline => RunsInline::Timed,
+            _ => return RunsInline::No,
+        };
         self.note(Choice::Inline);
-        true
+        runs
+    }
+
+    /// Learns from a fold of a length remembered as inline, measured again: it stays inline if
+    /// it took less than a wake-up, else it is forgotten.
+    fn ran_inline(&self, len: usize, took: Duration) {
+        self.inline_took(Shape { len }, took);
     }
 
     /// The task pool's tasks: the most pieces that may run at once (a loader sizes its buffer
@@ -597,17 +619,26 @@ mod tests {
         ex.state.shapes.learn(1000, stealing);
         // A length that goes to a pool: asking counts nothing, `execute` counts the fold.
         for _ in 0..3 * MEASURE_EVERY {
-            assert!(!ex.runs_inline(1000));
+            assert_eq!(ex.runs_inline(1000), RunsInline::No);
         }
         assert_eq!(ex.state.shapes.recall(1000), Recalled::Remembered(stealing));
-        // An inline length: every fold but the one whose turn to be measured again has come,
-        // which `execute` times.
+        // An inline length: every fold, the one whose turn to be measured again has come
+        // timed, and asked for again until what it took is learned.
         for _ in 1..MEASURE_EVERY {
-            assert!(ex.runs_inline(16));
+            assert_eq!(ex.runs_inline(16), RunsInline::Yes);
         }
-        assert!(!ex.runs_inline(16));
-        assert_eq!(ex.state.shapes.recall(16), Recalled::MeasureAgain(inline));
-        assert!(!ex.runs_inline(17), "unknown");
+        assert_eq!(ex.runs_inline(16), RunsInline::Timed);
+        assert_eq!(ex.runs_inline(16), RunsInline::Timed, "not reported yet");
+        ex.ran_inline(16, Duration::from_nanos(20));
+        for _ in 1..MEASURE_EVERY {
+            assert_eq!(ex.runs_inline(16), RunsInline::Yes);
+        }
+        assert_eq!(ex.runs_inline(16), RunsInline::Timed);
+        // A fold that took a wake-up: its length is forgotten, and measured from the start.
+        ex.ran_inline(16, WAKE_UP);
+        assert_eq!(ex.runs_inline(16), RunsInline::No);
+        assert_eq!(ex.state.shapes.recall(16), Recalled::Unknown);
+        assert_eq!(ex.runs_inline(17), RunsInline::No, "unknown");
     }
 
     #[test]

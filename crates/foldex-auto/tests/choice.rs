@@ -238,3 +238,43 @@ fn a_shape_is_remembered_and_measured_again_now_and_then() {
         "measured again: {choices:?}"
     );
 }
+
+#[test]
+fn an_inline_shape_whose_items_grew_is_handed_on_at_its_turn_to_be_measured() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let slow = AtomicBool::new(false);
+    let step = |a: usize, i: usize| {
+        if slow.load(Ordering::Relaxed) {
+            spin(Duration::from_micros(20));
+        }
+        a + i
+    };
+    // A measurement that the scheduler interrupts may hand the first fold on: try again.
+    let ex = (0..10)
+        .map(|_| AutoEx::new())
+        .find(|ex| {
+            ex.fold(0..64usize, || 0, step, |a, b| a + b);
+            ex.last_choice() == Some(Choice::Inline)
+        })
+        .expect("a cheap fold of 64 items ran inline");
+    // Now each fold of that length costs more than a wake-up: the fold timed inline (no job)
+    // forgets the length, and the next one is measured and handed on.
+    slow.store(true, Ordering::Relaxed);
+    let every = foldex_auto::MEASURE_EVERY as usize;
+    let choices: Vec<_> = (0..every + 2)
+        .map(|_| {
+            assert_eq!(ex.fold(0..64usize, || 0, step, |a, b| a + b), 63 * 64 / 2);
+            ex.last_choice()
+        })
+        .collect();
+    assert!(
+        choices[..every - 1]
+            .iter()
+            .all(|c| *c == Some(Choice::Inline)),
+        "{choices:?}"
+    );
+    assert!(
+        choices[every..].iter().any(|c| *c != Some(Choice::Inline)),
+        "handed on: {choices:?}"
+    );
+}

@@ -110,12 +110,13 @@ impl ChoiceTable {
         self.recall_if(len, |_| true)
     }
 
-    /// `true`, counting this fold, when [`recall`](Self::recall) would answer
-    /// [`Recalled::Remembered(code)`](Recalled::Remembered); otherwise `false`, and nothing
-    /// is counted, so that the fold may still be recalled (and counted) once: an executor asked
-    /// ahead whether a fold runs one way
-    /// ([`Executor::runs_inline`](crate::Executor::runs_inline)) answers with it, and recalls
-    /// the folds it answered `false` for as it runs them.
+    /// What [`recall`](Self::recall) answers, but counting this fold only when the answer is
+    /// [`Recalled::Remembered(code)`](Recalled::Remembered): an executor asked ahead whether a
+    /// fold runs one way ([`Executor::runs_inline`](crate::Executor::runs_inline)) answers
+    /// with it, counting the folds that run that way, and recalls the others (uncounted so
+    /// far) as it runs them, so that each fold is counted once. A
+    /// [`Recalled::MeasureAgain(code)`](Recalled::MeasureAgain) is the fold that checks that
+    /// way (counted by nothing: it is answered so until the length is learned again).
     ///
     /// ```
     /// use foldex_core::exec::{ChoiceTable, Recalled};
@@ -125,18 +126,21 @@ impl ChoiceTable {
     /// let table = ChoiceTable::new(3);
     /// table.learn(16, INLINE);
     /// table.learn(1000, POOL);
-    /// assert!(table.recall_as(16, INLINE));
-    /// assert!(!table.recall_as(1000, INLINE), "not counted");
+    /// assert_eq!(table.recall_as(16, INLINE), Recalled::Remembered(INLINE));
+    /// assert_eq!(table.recall_as(1000, INLINE), Recalled::Remembered(POOL), "not counted");
     /// assert_eq!(table.recall(1000), Recalled::Remembered(POOL));
     /// assert_eq!(table.recall(1000), Recalled::Remembered(POOL));
     /// assert_eq!(table.recall(1000), Recalled::MeasureAgain(POOL));
-    /// assert!(table.recall_as(16, INLINE));
-    /// assert!(!table.recall_as(16, INLINE), "its turn to measure again");
-    /// assert_eq!(table.recall(16), Recalled::MeasureAgain(INLINE));
+    /// assert_eq!(table.recall_as(16, INLINE), Recalled::Remembered(INLINE));
+    /// assert_eq!(table.recall_as(16, INLINE), Recalled::MeasureAgain(INLINE));
+    /// assert_eq!(table.recall_as(16, INLINE), Recalled::MeasureAgain(INLINE));
+    /// table.learn(16, INLINE);
+    /// assert_eq!(table.recall_as(16, INLINE), Recalled::Remembered(INLINE));
+    /// assert_eq!(table.recall_as(17, INLINE), Recalled::Unknown);
     /// ```
     #[inline]
-    pub fn recall_as(&self, len: usize, code: u8) -> bool {
-        self.recall_if(len, |held| held == code) == Recalled::Remembered(code)
+    pub fn recall_as(&self, len: usize, code: u8) -> Recalled {
+        self.recall_if(len, |held| held == code)
     }
 
     /// What was learned for folds of `len`, counting this fold if `count` accepts its code.
@@ -236,6 +240,32 @@ mod tests {
         table.learn(16, 2);
         assert_eq!(table.recall(16), Recalled::Remembered(2));
         assert_eq!(table.recall(17), Recalled::Unknown, "another length");
+    }
+
+    #[test]
+    fn asking_as_one_code_counts_only_that_code() {
+        let table = ChoiceTable::new(4);
+        table.learn(8, 1);
+        table.learn(9, 2);
+        // Another code, asked for many times, is never counted.
+        for _ in 0..10 {
+            assert_eq!(table.recall_as(9, 1), Recalled::Remembered(2));
+        }
+        for _ in 0..3 {
+            assert_eq!(
+                table.recall_as(8, 2),
+                Recalled::Remembered(1),
+                "not counted"
+            );
+            assert_eq!(table.recall_as(8, 1), Recalled::Remembered(1));
+        }
+        // Both ways of recalling count into one tally.
+        assert_eq!(table.recall_as(8, 1), Recalled::MeasureAgain(1));
+        assert_eq!(table.recall(8), Recalled::MeasureAgain(1));
+        assert_eq!(table.recall(9), Recalled::Remembered(2));
+        assert_eq!(table.recall(9), Recalled::Remembered(2));
+        assert_eq!(table.recall(9), Recalled::Remembered(2));
+        assert_eq!(table.recall_as(9, 2), Recalled::MeasureAgain(2));
     }
 
     #[test]

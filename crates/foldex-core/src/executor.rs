@@ -5,6 +5,7 @@ use crate::codec::PartialCodec;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A fold over the indices `0..len`, with its types erased. Built by the typed API
 /// ([`ExecutorExt`](crate::ExecutorExt)); executors receive it as `&dyn Job`.
@@ -119,6 +120,52 @@ pub enum Caller {
     StandsIn,
 }
 
+/// What [`Executor::runs_inline`] answers for a fold: whether the executor would run it whole,
+/// in index order, on the calling thread, so that the typed layer folds it there with no job,
+/// and whether the typed layer times it for the executor.
+///
+/// ```
+/// use foldex_core::{Executor, ExecutorExt, Job, Partial, RunsInline};
+/// use std::sync::Mutex;
+/// use std::time::Duration;
+///
+/// /// Runs every fold on the calling thread; the first fold of each length is timed.
+/// #[derive(Default)]
+/// struct FirstTimed(Mutex<Vec<usize>>);
+/// impl Executor for FirstTimed {
+///     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+///         job.run(0..job.len())
+///     }
+///     fn runs_inline(&self, len: usize) -> RunsInline {
+///         if self.0.lock().unwrap().contains(&len) {
+///             RunsInline::Yes
+///         } else {
+///             RunsInline::Timed
+///         }
+///     }
+///     fn ran_inline(&self, len: usize, _took: Duration) {
+///         self.0.lock().unwrap().push(len);
+///     }
+/// }
+///
+/// let ex = FirstTimed::default();
+/// assert_eq!(ex.sum::<usize>(0..10), 45);
+/// assert_eq!(ex.sum::<usize>(0..10), 45);
+/// assert_eq!(*ex.0.lock().unwrap(), [10], "timed once");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunsInline {
+    /// The fold goes to [`Executor::execute`] as a job.
+    #[default]
+    No,
+    /// The typed layer folds the items on the calling thread, with no job.
+    Yes,
+    /// As [`RunsInline::Yes`], and the typed layer times the fold and reports what it took to
+    /// [`Executor::ran_inline`] if it ran to its end: an executor that remembers which folds
+    /// run inline checks them so now and then, at the cost of two clock reads.
+    Timed,
+}
+
 /// Runs a [`Job`]: decides how to split `0..len`, where the pieces run, and in which tree their
 /// partials are combined.
 ///
@@ -149,24 +196,37 @@ pub trait Executor: Send + Sync {
     /// Runs `job` over `0..job.len()` and returns the partial that covers all of it.
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a>;
 
-    /// `true` when this executor would run a fold of `len` items whole, in index order, on the
-    /// calling thread. The typed layer asks before it builds the job of a fold over a
-    /// [`Source`](crate::Source), and on `true` folds the items itself, right there, with no
-    /// job: `execute` is not called for that fold. The default, `false`, always calls
+    /// Whether this executor would run a fold of `len` items whole, in index order, on the
+    /// calling thread ([`RunsInline`]). The typed layer asks before it builds the job of a fold
+    /// over a [`Source`](crate::Source), and on [`RunsInline::Yes`] or [`RunsInline::Timed`]
+    /// folds the items itself, right there, with no job: `execute` is not called for that fold.
+    /// On `Timed` it also times the fold and reports what it took to
+    /// [`ran_inline`](Self::ran_inline). The default, [`RunsInline::No`], always calls
     /// `execute`.
     ///
-    /// Answering `true` gives nothing up: the fold's result, its `Break`s and its panics (with
+    /// Running inline gives nothing up: the fold's result, its `Break`s and its panics (with
     /// their payloads: on one thread the first panic met is the one the sequential fold meets)
     /// are exactly those of `execute` running the job as one piece, `job.run(0..len)`, on the
-    /// caller. An executor that answers `true` only for some lengths, or some folds, promises
-    /// that much for each fold it answers `true` for; one that counts or measures its folds
-    /// counts a fold it answers `true` for here, since `execute` will not see it. A wrapper
-    /// that forwards `execute` to an inner executor forwards this too, unless it changes how
-    /// the job runs (one that passes the job on wrapped, or cuts it in pieces of its own,
-    /// keeps the default).
-    fn runs_inline(&self, len: usize) -> bool {
+    /// caller. An executor that answers `Yes` or `Timed` only for some lengths, or some folds,
+    /// promises that much for each fold it answers so; one that counts or measures its folds
+    /// counts a fold it answers so here, since `execute` will not see it. A wrapper that
+    /// forwards `execute` to an inner executor forwards this and `ran_inline` too, unless it
+    /// changes how the job runs (one that passes the job on wrapped, or cuts it in pieces of
+    /// its own, keeps the defaults).
+    fn runs_inline(&self, len: usize) -> RunsInline {
         let _ = len;
-        false
+        RunsInline::No
+    }
+
+    /// What a fold of `len` items that [`runs_inline`](Self::runs_inline) answered
+    /// [`RunsInline::Timed`] for took on the calling thread, from its first `init()` to its
+    /// last item; called by the typed layer on that thread, right after the fold, and only for
+    /// a fold that ran to its end. A fold that stopped early (a `Break`) or panicked is not
+    /// reported: it is shorter than its length says, so it tells nothing of the next fold of
+    /// that length, and the executor's memory of that length stays as it was. The default does
+    /// nothing.
+    fn ran_inline(&self, len: usize, took: Duration) {
+        let _ = (len, took);
     }
 
     /// How many threads may run pieces at once (a consumer may size a bounded buffer from it).
@@ -221,8 +281,11 @@ macro_rules! forward_executor {
             fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
                 (**self).execute(job)
             }
-            fn runs_inline(&self, len: usize) -> bool {
+            fn runs_inline(&self, len: usize) -> RunsInline {
                 (**self).runs_inline(len)
+            }
+            fn ran_inline(&self, len: usize, took: Duration) {
+                (**self).ran_inline(len, took)
             }
             fn workers(&self) -> usize {
                 (**self).workers()

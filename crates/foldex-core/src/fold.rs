@@ -48,7 +48,9 @@
 //! `job.run(0..len)` folds them, from one `init()`. On one thread nothing but a `Break` stops
 //! a block, the first panic met is the sequential one and unwinds as it is, and a source that
 //! hands its items out drops those not taken as it does on any path. A fold that can be
-//! cancelled, or over a stream, always gets its job.
+//! cancelled, or over a stream, always gets its job. When the executor asked for it
+//! ([`RunsInline::Timed`]), the fold is timed, and a fold that ran to its end (no `Break`, no
+//! panic) is reported to [`Executor::ran_inline`].
 
 mod encode;
 mod in_place;
@@ -64,13 +66,14 @@ pub(crate) use leaf::{PlainStep, TryStep};
 use crate::audited::Partial;
 use crate::codec::{Init, PartialCodec};
 use crate::coverage::{self, Bugs, Kind, Piece, Pieces};
-use crate::executor::{Executor, Job};
+use crate::executor::{Executor, Job, RunsInline};
 use crate::panic::{LeftmostPanic, PanicPayload};
 use crate::source::Source;
 use std::iter::Sum;
 use std::ops::{ControlFlow, Range};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// How many items a leaf folds between two checks for a stop (a `Break` or a panic to its
 /// left). Large enough that the check costs nothing next to the fold, small enough that a
@@ -305,7 +308,7 @@ where
 /// Runs a typed fold over a source: builds its job and hands it to `executor` (every fold over
 /// a [`Source`] comes here, with a codec when its `init` carries one), or, when the executor
 /// runs folds of that length inline and the fold cannot be cancelled, folds the source on the
-/// caller without a job. `None` when `cancel` was set before a result covering the whole range
+/// caller without a job (timed and reported when the executor asked: [`RunsInline::Timed`]). `None` when `cancel` was set before a result covering the whole range
 /// was made.
 ///
 /// # Panics
@@ -333,8 +336,19 @@ where
         panic!("{spent}");
     }
     let len = source.len();
-    if cancel.is_none() && executor.runs_inline(len) {
-        return Some(fold_inline(&source, len, &leaf, &init));
+    if cancel.is_none() {
+        match executor.runs_inline(len) {
+            RunsInline::No => {}
+            RunsInline::Yes => return Some(fold_inline(&source, len, &leaf, &init)),
+            RunsInline::Timed => {
+                let started = Instant::now();
+                let flow = fold_inline(&source, len, &leaf, &init);
+                if flow.is_continue() {
+                    executor.ran_inline(len, started.elapsed());
+                }
+                return Some(flow);
+            }
+        }
     }
     let job = FoldJob::new(source, leaf, init, combine, len, cancel);
     let partial = executor.execute(&job);

@@ -55,7 +55,7 @@ mod worker_start;
 pub use audited::{Brand, Partial};
 pub use codec::Codec;
 pub use config::{available_parallelism, Basesize, ConfigError};
-pub use executor::{Caller, Executor, Job};
+pub use executor::{Caller, Executor, Job, RunsInline};
 pub use fold::{ExecutorExt, Input, StopProbe, Summand};
 pub use source::Source;
 pub use spawn::{FoldHandle, SpawnExt};

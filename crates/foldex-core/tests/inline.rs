@@ -1,22 +1,26 @@
 //! Folds an executor runs inline (`Executor::runs_inline`): no job reaches `execute`, and every
 //! promise of the job's path holds (results, `Break`, panic payloads, items handed out once,
-//! codecs); a fold over a stream, or one that can be cancelled, still gets its job.
+//! codecs); a fold over a stream, or one that can be cancelled, still gets its job. A fold the
+//! executor asked to time is reported to `ran_inline` once it ran to its end, and only then.
 #![cfg(not(loom))]
 
 use foldex_core::codec::Encoded;
 use foldex_core::source::OwnedVec;
-use foldex_core::{Codec, Executor, ExecutorExt, Job, Partial, SpawnExt, Stream};
+use foldex_core::{Codec, Executor, ExecutorExt, Job, Partial, RunsInline, SpawnExt, Stream};
 use std::ops::ControlFlow::{self, Break, Continue};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-/// Runs folds of at most `up_to` items inline, longer ones as one piece; counts the jobs it
-/// was given.
+/// Runs folds of at most `up_to` items inline (timed with `timed`), longer ones as one piece;
+/// counts the jobs it was given, and notes the folds reported to `ran_inline`.
 #[derive(Default)]
 struct Counting {
     up_to: usize,
+    timed: bool,
     jobs: AtomicUsize,
+    reported: Mutex<Vec<(usize, Duration)>>,
 }
 
 impl Counting {
@@ -30,6 +34,12 @@ impl Counting {
     fn jobs(&self) -> usize {
         self.jobs.load(Ordering::Relaxed)
     }
+
+    /// The lengths of the folds reported since the last call.
+    fn reported(&self) -> Vec<usize> {
+        let mut reported = self.reported.lock().unwrap();
+        reported.drain(..).map(|(len, _)| len).collect()
+    }
 }
 
 impl Executor for Counting {
@@ -37,8 +47,15 @@ impl Executor for Counting {
         self.jobs.fetch_add(1, Ordering::Relaxed);
         job.run(0..job.len())
     }
-    fn runs_inline(&self, len: usize) -> bool {
-        len <= self.up_to
+    fn runs_inline(&self, len: usize) -> RunsInline {
+        match len <= self.up_to {
+            false => RunsInline::No,
+            true if self.timed => RunsInline::Timed,
+            true => RunsInline::Yes,
+        }
+    }
+    fn ran_inline(&self, len: usize, took: Duration) {
+        self.reported.lock().unwrap().push((len, took));
     }
 }
 
@@ -92,8 +109,77 @@ fn the_hint_decides_per_length_and_both_paths_agree() {
     // Through `&`, `Box` and `Arc`, and `dyn Executor`.
     let boxed: Box<dyn Executor> = Box::new(Counting::inline());
     let by_ref: &dyn Executor = &&*boxed;
-    assert!(boxed.runs_inline(7) && by_ref.runs_inline(7));
-    assert!(Arc::new(Counting::inline()).runs_inline(7));
+    assert_eq!(boxed.runs_inline(7), RunsInline::Yes);
+    assert_eq!(by_ref.runs_inline(7), RunsInline::Yes);
+    assert_eq!(Arc::new(Counting::inline()).runs_inline(7), RunsInline::Yes);
+    let timed = Arc::new(Counting {
+        up_to: 100,
+        timed: true,
+        ..Counting::default()
+    });
+    // `&` of `Box` of `Arc`.
+    let boxed: Box<dyn Executor> = Box::new(Arc::clone(&timed));
+    let forwarded: &dyn Executor = &&boxed;
+    assert_eq!(forwarded.runs_inline(7), RunsInline::Timed);
+    assert_eq!(forwarded.runs_inline(101), RunsInline::No);
+    forwarded.ran_inline(7, Duration::from_nanos(3));
+    assert_eq!(
+        *timed.reported.lock().unwrap(),
+        [(7, Duration::from_nanos(3))]
+    );
+}
+
+#[test]
+fn a_timed_fold_is_reported_once_it_ran_to_its_end() {
+    let ex = Counting {
+        up_to: 100,
+        timed: true,
+        ..Counting::default()
+    };
+    let spin = |a: usize, i: usize| {
+        let until = std::time::Instant::now() + Duration::from_micros(20);
+        while std::time::Instant::now() < until {}
+        a + i
+    };
+    assert_eq!(ex.fold(0..50usize, || 0, spin, |a, b| a + b), 49 * 50 / 2);
+    let reported = std::mem::take(&mut *ex.reported.lock().unwrap());
+    assert_eq!(reported.len(), 1);
+    assert_eq!(reported[0].0, 50);
+    assert!(reported[0].1 >= Duration::from_millis(1), "{reported:?}");
+    for len in [0usize, 1, 100] {
+        assert_eq!(ex.sum::<usize>(0..len), (0..len).sum::<usize>());
+        assert_eq!(ex.reported(), [len]);
+    }
+    // Through its job: not timed by the typed layer.
+    assert_eq!(ex.sum::<usize>(0..101), 5050);
+    assert_eq!(ex.jobs(), 1);
+    // A fold that cannot be cancelled runs to its end; one that breaks is not reported, nor
+    // is a fold that stopped at its very last item.
+    let stop_at =
+        |at: usize| move |a: usize, i: usize| if i == at { Break(a) } else { Continue(a + i) };
+    assert_eq!(ex.try_fold(0..10, || 0, stop_at(3), |a, b| a + b), Break(3));
+    assert_eq!(
+        ex.try_fold(0..10, || 0, stop_at(9), |a, b| a + b),
+        Break(36)
+    );
+    assert_eq!(
+        ex.try_fold(0..10, || 0, stop_at(10), |a, b| a + b),
+        Continue(45)
+    );
+    assert_eq!(ex.reported(), [10]);
+    // Nor is a fold that panicked.
+    #[cfg(panic = "unwind")]
+    {
+        let panicked = panic::catch_unwind(AssertUnwindSafe(|| {
+            ex.for_each(0..10usize, |i| assert!(i != 9, "boom"));
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(ex.reported(), Vec::<usize>::new());
+    }
+    // Untimed, nothing is reported.
+    let untimed = Counting::inline();
+    assert_eq!(untimed.sum::<usize>(0..10), 45);
+    assert_eq!(untimed.reported(), Vec::<usize>::new());
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
-use foldex_core::{Executor, Job, Partial};
+use foldex_core::{Executor, Job, Partial, RunsInline};
 
 /// Runs the whole range as one piece on the calling thread. No threads, no knobs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,9 +29,9 @@ impl Executor for SequentialEx {
         job.run(0..job.len())
     }
 
-    /// Always: every fold runs whole, in order, on the caller, so a typed fold over a source
-    /// needs no job.
-    fn runs_inline(&self, _len: usize) -> bool {
-        true
+    /// Always [`RunsInline::Yes`]: every fold runs whole, in order, on the caller, so a typed
+    /// fold over a source needs no job.
+    fn runs_inline(&self, _len: usize) -> RunsInline {
+        RunsInline::Yes
     }
 }

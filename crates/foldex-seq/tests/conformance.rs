@@ -1,7 +1,8 @@
 //! SequentialEx passes the shared conformance suite: every fold over a source runs inline
 //! (`Executor::runs_inline`), with no job. The same suite over a wrapper that runs folds of
-//! at most 100 items inline and hands longer ones to `SequentialEx::execute` checks the job's
-//! path, and that both give the same results.
+//! at most 100 items inline (the odd lengths timed) and hands longer ones to
+//! `SequentialEx::execute` checks the job's path and the timed one, and that all give the same
+//! results.
 use foldex_seq::SequentialEx;
 
 foldex_testkit::conformance_tests!(|_basesize| SequentialEx);

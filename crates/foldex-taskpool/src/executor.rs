@@ -5,7 +5,7 @@ use crate::run::FoldRun;
 use crate::waiting::WAITING;
 use foldex_core::exec::{task_scope, JoinHalf, ScopeLatch};
 use foldex_core::{
-    available_parallelism, Basesize, ConfigError, Executor, ExecutorExt, Job, Partial,
+    available_parallelism, Basesize, ConfigError, Executor, ExecutorExt, Job, Partial, RunsInline,
 };
 use std::fmt;
 use std::num::NonZeroUsize;
@@ -252,12 +252,16 @@ impl Executor for TaskPoolEx {
         run.finish()
     }
 
-    /// `true` when one chunk covers the whole fold (`len` at most the basesize, resolved for
-    /// `len`) and the caller runs chunks (background off, or a fold nested on a worker):
-    /// `execute` would then run that chunk on the caller, queueing nothing.
-    fn runs_inline(&self, len: usize) -> bool {
+    /// [`RunsInline::Yes`] when one chunk covers the whole fold (`len` at most the basesize,
+    /// resolved for `len`) and the caller runs chunks (background off, or a fold nested on a
+    /// worker): `execute` would then run that chunk on the caller, queueing nothing.
+    fn runs_inline(&self, len: usize) -> RunsInline {
         let one_chunk = len <= self.basesize.resolve(len, self.threads.ntasks.get());
-        one_chunk && (!self.background || self.is_worker_thread())
+        if one_chunk && (!self.background || self.is_worker_thread()) {
+            RunsInline::Yes
+        } else {
+            RunsInline::No
+        }
     }
 
     /// `ntasks`.

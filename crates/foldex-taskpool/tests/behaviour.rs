@@ -628,19 +628,20 @@ fn a_stalled_caller_standing_in_leaves_the_helper_its_lane() {
 
 #[test]
 fn a_fold_of_one_chunk_runs_inline_where_the_caller_runs_chunks() {
+    use foldex_core::RunsInline::{No, Yes};
     watchdog("runs inline", || {
         let pool = TaskPoolEx::new().ntasks(2).basesize(100);
-        assert!(pool.runs_inline(0) && pool.runs_inline(100));
-        assert!(!pool.runs_inline(101), "two chunks");
+        assert!(pool.runs_inline(0) == Yes && pool.runs_inline(100) == Yes);
+        assert!(pool.runs_inline(101) == No, "two chunks");
         // Automatic chunks: len / (4 × ntasks), at least one index.
         let auto = TaskPoolEx::new().ntasks(2);
-        assert!(auto.runs_inline(1) && !auto.runs_inline(2));
+        assert!(auto.runs_inline(1) == Yes && auto.runs_inline(2) == No);
         // In the background the caller runs nothing, but a fold nested on a worker runs there.
         let background = pool.clone().background(true);
-        assert!(!background.runs_inline(10));
+        assert!(background.runs_inline(10) == No);
         let nested = background.map_reduce(
             0..2usize,
-            |_| background.runs_inline(10),
+            |_| background.runs_inline(10) == Yes,
             || true,
             |a, b| a && b,
         );

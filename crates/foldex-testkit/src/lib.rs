@@ -38,9 +38,9 @@
 //!
 //! [`ThroughBytes`] sends every partial through the job's codec, as between processes.
 //!
-//! [`InlineUpTo`] runs short folds inline (`Executor::runs_inline`) and longer ones through
-//! another executor's `execute`, so that one run of the suite covers both paths of the typed
-//! layer.
+//! [`InlineUpTo`] runs short folds inline (`Executor::runs_inline`), some of them timed, and
+//! longer ones through another executor's `execute`, so that one run of the suite covers every
+//! path of the typed layer.
 //!
 //! On Linux, [`spawn_failure`] is a harness for testing a pool whose workers cannot all start.
 #![forbid(unsafe_code)]

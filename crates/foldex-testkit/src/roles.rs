@@ -14,8 +14,8 @@ use std::thread::{self, ThreadId};
 /// An executor that calls `execute` as a data loader's driver does: every job's
 /// [`Job::caller`] is [`Caller::StandsIn`]; everything else passes through. Use it with a
 /// thread that calls [`Executor::help`] meanwhile, or to check that such folds also finish
-/// without one. It keeps [`Executor::runs_inline`]'s default, `false`, whatever the inner
-/// executor answers: every fold reaches the inner `execute` as a job that stands in.
+/// without one. It keeps [`Executor::runs_inline`]'s default, `RunsInline::No`, whatever the
+/// inner executor answers: every fold reaches the inner `execute` as a job that stands in.
 ///
 /// ```
 /// use foldex_core::{Executor, ExecutorExt, Job, Partial};

@@ -6,10 +6,10 @@ use crate::registry::Context;
 use crate::splitter::Splitter;
 use crate::waiting::WAITING;
 use foldex_core::exec::{offer, ChoiceTable, JoinHalf};
-use foldex_core::{Basesize, Caller, ConfigError, Executor, Job, Partial};
+use foldex_core::{Basesize, Caller, ConfigError, Executor, Job, Partial, RunsInline};
 use std::fmt;
 use std::ops::Range;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The work-stealing executor: splits `0..len` in halves down to `basesize`, offers each right
 /// half to idle workers and runs the left one, then combines the halves' partials in order.
@@ -29,8 +29,8 @@ use std::time::Instant;
 ///   (a fold nested in a fold) it runs pool tasks while it waits, so nesting never deadlocks.
 ///   A fold no longer than `basesize` runs on the caller directly, and so, under the
 ///   automatic basesize, does a fold of a length whose last timed fold took less than a
-///   wake-up shared among the pool's threads (one such fold in 16 runs on the pool again,
-///   timed, so that a length whose items grew goes back to it).
+///   wake-up shared among the pool's threads (one such fold in 16 is timed there, so that a
+///   length whose items grew goes back to the pool).
 ///
 /// ```
 /// use foldex_core::ExecutorExt;
@@ -162,17 +162,31 @@ impl Executor for ThreadedEx {
         })
     }
 
-    /// With a fixed basesize, a fold no longer than it; with the automatic one, a fold of one
-    /// item, or of a length whose last timed fold took less than a wake-up shared among the
-    /// pool's threads (then one in 16 such folds runs on the pool again, timed).
-    fn runs_inline(&self, len: usize) -> bool {
+    /// [`RunsInline::Yes`] with a fixed basesize for a fold no longer than it, and with the
+    /// automatic one for a fold of one item, or of a length whose last timed fold took less
+    /// than a wake-up shared among the pool's threads; one such fold in 16 is
+    /// [`RunsInline::Timed`] instead, and [`ran_inline`](Executor::ran_inline) learns its
+    /// length again (or forgets it) from what it took.
+    fn runs_inline(&self, len: usize) -> RunsInline {
         match self.basesize {
-            Basesize::Fixed(basesize) => len <= basesize.get(),
-            Basesize::Auto if len <= 1 => true,
+            Basesize::Fixed(basesize) if len <= basesize.get() => RunsInline::Yes,
+            Basesize::Fixed(_) => RunsInline::No,
+            Basesize::Auto if len <= 1 => RunsInline::Yes,
             Basesize::Auto => self.with_pool(|pool| {
                 inline::recall(Context::current(pool.registry()).inline_table(), len)
             }),
         }
+    }
+
+    /// Learns from a fold of a length remembered inline, timed on the caller: inline again if
+    /// it took less than a wake-up shared among the pool's threads, else forgotten (the next
+    /// fold of that length runs on the pool, timed).
+    fn ran_inline(&self, len: usize, took: Duration) {
+        self.with_pool(|pool| {
+            let registry = pool.registry();
+            let caller = Context::current(registry);
+            inline::learn(caller.inline_table(), len, registry.threads(), took);
+        });
     }
 
     fn workers(&self) -> usize {
@@ -252,7 +266,8 @@ fn fold_root<'a>(
     let started = learn.map(|table| (table, Instant::now()));
     let partial = fold_range(ctx, job, 0..job.len(), splitter);
     if let Some((table, started)) = started {
-        inline::learn(table, job.len(), ctx.registry().threads(), started);
+        let took = started.elapsed();
+        inline::learn(table, job.len(), ctx.registry().threads(), took);
     }
     partial
 }

@@ -62,7 +62,9 @@
 //! the typed layer folds the items on the caller with no job at all, which is what makes a fold
 //! nested in a step cost about its loop. Each worker keeps its own table of such lengths (folds
 //! nested in steps bring the same length to every worker), and the registry one for callers
-//! outside the pool; one fold in 16 of a remembered length runs on the pool again, timed.
+//! outside the pool; one fold in 16 of a remembered length is timed, still inline
+//! ([`RunsInline::Timed`](foldex_core::RunsInline::Timed)), and a length whose fold took longer
+//! is forgotten, so that its next fold runs on the pool, timed, again.
 //!
 //! **Calls from outside.** A caller from outside the pool, a worker of another pool included,
 //! offers the whole range as one task ([`foldex_core::exec::offer`]) and blocks. If every worker
