@@ -108,18 +108,21 @@ impl PendingForks {
     }
 
     /// Records a fork; returns its place in the list.
+    #[inline]
     fn push(&self, pending: Pending) -> usize {
         let mut forks = self.forks.borrow_mut();
         forks.push(pending);
         forks.len() - 1
     }
 
+    #[inline]
     fn is_promoted(&self, index: usize) -> bool {
         index < self.promoted.get()
     }
 
     /// Removes the fork at `index`, the newest: forks nest, so every fork made after it has
     /// been removed already.
+    #[inline]
     fn pop(&self, index: usize) {
         let mut forks = self.forks.borrow_mut();
         assert_eq!(
@@ -145,6 +148,7 @@ struct RecordGuard<'a> {
 }
 
 impl Drop for RecordGuard<'_> {
+    #[inline]
     fn drop(&mut self) {
         if self.forks.is_promoted(self.index) {
             drop(WaitOnLatch {
@@ -165,6 +169,7 @@ impl Drop for RecordGuard<'_> {
 /// Whatever happens, `join_pending` returns or unwinds only once `b` has run (here or
 /// elsewhere) and no `TaskRef` of it is left. A panic in `a` or `b` is re-raised here once
 /// both are done (`a`'s first). See [`PendingForks`] for an example.
+#[inline]
 pub fn join_pending<A, B, RA, RB>(
     forks: &PendingForks,
     a: A,
