@@ -1,6 +1,6 @@
 //! [`TaskPoolEx`]: the builder and its [`Executor`] implementation.
 
-use crate::pool::{Pool, Takers};
+use crate::pool::{Pool, Shared, Takers};
 use crate::run::FoldRun;
 use crate::waiting::WAITING;
 use foldex_core::exec::{task_scope, JoinHalf, ScopeLatch};
@@ -58,6 +58,16 @@ impl Threads {
 /// first fold, sleep when idle, and are joined when the last handle is dropped. Setting
 /// [`ntasks`](Self::ntasks) gives the handle a new pool of its own; [`basesize`](Self::basesize)
 /// and [`background`](Self::background) are per handle, so one pool can serve both modes.
+///
+/// A fold started inside a step of a fold on the same pool (on one of its workers, or, with
+/// background off, on a caller that runs chunks) is *nested*. While every one of the pool's
+/// `ntasks` runs chunks already (its busy workers and such callers), nobody could take part
+/// of a nested fold: it runs whole on the thread that started it, as the sequential loop
+/// would ([`Executor::runs_inline`] answers `true`), with no lane queued and no thread woken.
+/// While a task is free, a nested fold queues lanes as any fold does, so that the free task
+/// takes part of it at once (and items of it that wait for each other meet). Either way its
+/// chunks start in index order and each runs once; its items that wait for each other meet
+/// only if a task is free when it starts.
 ///
 /// ```
 /// use foldex_core::ExecutorExt;
@@ -159,7 +169,8 @@ impl TaskPoolEx {
     ///
     /// A fold started on one of the pool's own workers (a nested fold) always runs chunks on
     /// that worker: it is a pool thread, not a caller to keep free, and waiting idle there
-    /// could leave the pool without a thread to run the nested fold.
+    /// could leave the pool without a thread to run the nested fold. See the type's docs for
+    /// how a nested fold shares its chunks.
     ///
     /// With background off, a caller that only stands in for a helper (a job whose
     /// [`Job::caller`] is [`Caller::StandsIn`](foldex_core::Caller::StandsIn), as a loader's
@@ -216,7 +227,10 @@ impl Executor for TaskPoolEx {
         // to the helper alongside a lane for the workers (which ends the fold even if nobody
         // helps); with no lane for the workers it keeps running chunks itself, so the fold
         // never waits for a helper, and a helper that would otherwise wait runs chunks too.
-        let (queued, caller) = if on_worker || !self.background {
+        let (queued, caller) = if !stands_in && self.nested_with_no_free_task() {
+            // Nobody could take part of it: the calling thread runs it all, queueing nothing.
+            (0, CallersPart::Runs)
+        } else if on_worker || !self.background {
             let queued = (ntasks - 1).min(run.nchunks() - 1);
             if stands_in && queued > 0 {
                 (queued, CallersPart::LeavesToHelpers)
@@ -228,8 +242,16 @@ impl Executor for TaskPoolEx {
         } else {
             (ntasks.min(run.nchunks()), CallersPart::Waits)
         };
+        // A caller from outside the pool counts among the threads that run its chunks.
+        let run_here = || {
+            if on_worker {
+                run.run_inline();
+            } else {
+                shared.as_caller(|| run.run_inline());
+            }
+        };
         if queued == 0 && caller == CallersPart::Runs {
-            run.run_inline();
+            run_here();
         } else {
             // The queued lanes, the caller's or the helper's, and a helper on a queued one.
             run.expect_lanes(queued + 2);
@@ -237,7 +259,7 @@ impl Executor for TaskPoolEx {
                 |scope| {
                     run.queue_lanes(scope, queued);
                     match caller {
-                        CallersPart::Runs => run.run_inline(),
+                        CallersPart::Runs => run_here(),
                         CallersPart::LeavesToHelpers => run.queue_helper_lane(scope),
                         CallersPart::RunsBesideHelpers => {
                             run.queue_helper_lane(scope);
@@ -254,10 +276,13 @@ impl Executor for TaskPoolEx {
 
     /// [`RunsInline::Yes`] when one chunk covers the whole fold (`len` at most the basesize,
     /// resolved for `len`) and the caller runs chunks (background off, or a fold nested on a
-    /// worker): `execute` would then run that chunk on the caller, queueing nothing.
+    /// worker): `execute` would then run that chunk on the caller, queueing nothing. Also for
+    /// a nested fold while every task is busy (see [`TaskPoolEx`]).
     fn runs_inline(&self, len: usize) -> RunsInline {
         let one_chunk = len <= self.basesize.resolve(len, self.threads.ntasks.get());
-        if one_chunk && (!self.background || self.is_worker_thread()) {
+        if one_chunk && (!self.background || self.is_worker_thread())
+            || self.nested_with_no_free_task()
+        {
             RunsInline::Yes
         } else {
             RunsInline::No
@@ -315,6 +340,28 @@ impl Executor for TaskPoolEx {
             0 => run_once(&first),
             _ => run_once(&second),
         });
+    }
+}
+
+impl TaskPoolEx {
+    /// `true` for a fold started inside a step of a fold on this pool, where the thread may
+    /// run chunks (one of the pool's workers; with background off, a caller from outside that
+    /// runs chunks of a fold on the pool), while every one of the pool's `ntasks` runs chunks
+    /// already (busy workers and such callers): no task is free to take part of it, so the
+    /// calling thread runs it whole, as the sequential loop would, with no lane queued and no
+    /// thread woken.
+    fn nested_with_no_free_task(&self) -> bool {
+        self.threads.pool.get().is_some_and(|pool| {
+            let shared = pool.shared();
+            self.is_nested(shared) && !shared.has_free_task()
+        })
+    }
+
+    /// `true` on a thread that runs chunks of a fold on this pool and may run this handle's
+    /// chunks: one of the pool's workers, or, with background off, a caller from outside that
+    /// runs chunks of a fold on the pool.
+    fn is_nested(&self, shared: &Shared) -> bool {
+        shared.is_current_worker() || (!self.background && shared.is_current_caller())
     }
 }
 

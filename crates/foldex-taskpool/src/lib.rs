@@ -7,6 +7,10 @@
 //! [`background(true)`](TaskPoolEx::background), for keeping the calling thread free
 //! (FoldsThreads' `TaskPoolEx(background = true)`, DataLoaders.jl's `useprimary = false`).
 //!
+//! A fold nested in a step of a fold on the same pool runs whole on the thread that started it
+//! while all `ntasks` of the pool run chunks, at the cost of its loop; while a task is free,
+//! it queues lanes for it as any fold does (see [`TaskPoolEx`]).
+//!
 //! ```
 //! use foldex_core::{ExecutorExt, SpawnExt};
 //! use foldex_taskpool::TaskPoolEx;

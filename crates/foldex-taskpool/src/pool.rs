@@ -1,5 +1,6 @@
 //! The persistent worker threads and the queue they take tasks from.
 
+use foldex_core::exec::sync::AtomicUsize;
 use foldex_core::exec::sync::{thread, Condvar, Mutex, MutexGuard};
 use foldex_core::exec::TaskRef;
 use std::cell::Cell;
@@ -11,11 +12,15 @@ use std::sync::Arc;
 std::thread_local! {
     /// The id of the pool whose worker this thread is (0: none).
     static WORKER_OF: Cell<u64> = const { Cell::new(0) };
+    /// The id of the pool whose fold this thread, from outside the pool, runs chunks of as
+    /// its caller (0: none).
+    static CALLER_OF: Cell<u64> = const { Cell::new(0) };
 }
 
 #[cfg(loom)]
 loom::thread_local! {
     static WORKER_OF: Cell<u64> = Cell::new(0);
+    static CALLER_OF: Cell<u64> = Cell::new(0);
 }
 
 /// Ids for pools and folds; 0 is never handed out.
@@ -61,8 +66,6 @@ struct Queued {
 struct Queue {
     tasks: VecDeque<Queued>,
     sleeping: usize,
-    /// Workers inside a task they took.
-    busy: usize,
     /// Tasks the workers have taken so far: a waiting caller sees from it whether they move.
     taken: u64,
     shutdown: bool,
@@ -73,6 +76,12 @@ pub(crate) struct Shared {
     id: u64,
     /// How many workers the pool has.
     threads: usize,
+    /// Workers inside a task they took; changed under the queue lock, read without it by
+    /// [`Shared::has_free_task`].
+    busy: AtomicUsize,
+    /// Threads from outside the pool that run chunks of a fold on it as its caller (foreground
+    /// mode), each counted once (see [`Shared::as_caller`]).
+    callers: AtomicUsize,
     queue: Mutex<Queue>,
     work: Condvar,
 }
@@ -86,6 +95,48 @@ impl Shared {
     /// `true` on one of this pool's worker threads.
     pub(crate) fn is_current_worker(&self) -> bool {
         WORKER_OF.with(|id| id.get() == self.id)
+    }
+
+    /// `true` on a thread from outside the pool that runs chunks of a fold on this pool as its
+    /// caller, inside [`Shared::as_caller`]: a fold started there is nested in a step of it.
+    pub(crate) fn is_current_caller(&self) -> bool {
+        CALLER_OF.with(|id| id.get() == self.id)
+    }
+
+    /// `true` while fewer of the pool's threads run chunks than it has workers: the busy
+    /// workers and the callers from outside that run chunks (each one of a fold's `ntasks`)
+    /// leave a task free to take a queued lane. Two relaxed loads: a hint, which a worker that
+    /// is just taking or leaving a task may make stale at once.
+    pub(crate) fn has_free_task(&self) -> bool {
+        let running = self.busy.load(Ordering::Relaxed) + self.callers.load(Ordering::Relaxed);
+        running < self.threads
+    }
+
+    /// Runs `f` with the calling thread (from outside the pool) counted among the threads
+    /// that run chunks, and known as a caller of this pool ([`Shared::is_current_caller`]);
+    /// a thread already counted is not counted twice. Restored when `f` returns or unwinds.
+    pub(crate) fn as_caller<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Leave<'s> {
+            shared: &'s Shared,
+            previous: u64,
+        }
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                CALLER_OF.with(|id| id.set(self.previous));
+                if self.previous != self.shared.id {
+                    self.shared.callers.fetch_sub(1, Ordering::Relaxed);
+                }
+            }
+        }
+        let previous = CALLER_OF.with(|id| id.replace(self.id));
+        if previous != self.id {
+            self.callers.fetch_add(1, Ordering::Relaxed);
+        }
+        let _leave = Leave {
+            shared: self,
+            previous,
+        };
+        f()
     }
 
     /// Queues `count` tasks that `make` makes, unless `still_wanted` says (under the queue lock)
@@ -134,7 +185,7 @@ impl Shared {
         let queue = self.lock();
         let moved = std::mem::replace(taken, queue.taken) != queue.taken;
         !moved
-            && queue.busy == self.threads
+            && self.busy.load(Ordering::Relaxed) == self.threads
             && queue
                 .tasks
                 .iter()
@@ -171,14 +222,14 @@ impl Shared {
     fn next_task(&self, finished: bool) -> Option<TaskRef> {
         let mut queue = self.lock();
         if finished {
-            queue.busy -= 1;
+            self.busy.fetch_sub(1, Ordering::Relaxed);
         }
         loop {
             // Tasks for helpers only are rare (one per fold whose caller stands in), so this
             // nearly always takes the front.
             if let Some(at) = queue.tasks.iter().position(|q| q.takers.workers()) {
                 let queued = queue.tasks.remove(at).expect("a found position");
-                queue.busy += 1;
+                self.busy.fetch_add(1, Ordering::Relaxed);
                 queue.taken += 1;
                 return Some(queued.task);
             }
@@ -238,6 +289,8 @@ impl Pool {
         let shared = Arc::new(Shared {
             id: next_id(),
             threads: ntasks,
+            busy: AtomicUsize::new(0),
+            callers: AtomicUsize::new(0),
             queue: Mutex::new(Queue::default()),
             work: Condvar::new(),
         });
