@@ -1,7 +1,7 @@
 //! Folds nested in a step of a fold on the same pool: while every one of the pool's `ntasks`
 //! runs chunks, a nested fold runs whole on the thread that started it; while a task is free,
 //! the free task takes part of it.
-use foldex_core::{Executor, ExecutorExt, Job, Partial};
+use foldex_core::{Executor, ExecutorExt, Job, Partial, RunsInline};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use std::sync::mpsc;
@@ -9,7 +9,7 @@ use std::sync::{Barrier, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Duration;
 
-/// Calls `execute` only: `runs_inline` keeps its default, `false`, so that every fold reaches
+/// Calls `execute` only: `runs_inline` keeps its default, `RunsInline::No`, so that every fold reaches
 /// the pool's `execute` as a job.
 struct ViaExecute<'p>(&'p TaskPoolEx);
 
@@ -59,7 +59,7 @@ fn a_nested_fold_runs_on_the_thread_that_started_it_while_every_task_is_busy() {
                 .background(background);
             let per_step = in_two_busy_steps(&pool, || {
                 let me = thread::current().id();
-                let inline = pool.runs_inline(1000);
+                let inline = pool.runs_inline(1000) == RunsInline::Yes;
                 let typed = threads_of(&pool);
                 let as_job = threads_of(&ViaExecute(&pool));
                 (me, inline, typed, as_job)
@@ -89,7 +89,11 @@ fn a_nested_fold_with_a_task_free_shares_its_items_with_it() {
             let got = pool.clone().background(true).map_reduce(
                 0..1usize,
                 |_| {
-                    assert!(!pool.runs_inline(2), "background {background}");
+                    assert_eq!(
+                        pool.runs_inline(2),
+                        RunsInline::No,
+                        "background {background}"
+                    );
                     let (tx, rx) = (Mutex::new(None), Mutex::new(None));
                     let (send, recv) = mpsc::channel::<()>();
                     *tx.lock().unwrap() = Some(send);
