@@ -61,8 +61,9 @@ pub(crate) struct Registry {
     injector: Injector<TaskRef>,
     stealers: Box<[Stealer<TaskRef>]>,
     sleep: Sleep,
-    /// Workers looking for work before they count as idle. A helper from outside leaves work
-    /// to them: one of them is about to take it.
+    /// Workers looking for work: before they count as idle, or while they wait for a stolen
+    /// half with nothing to run. A helper from outside leaves work to them (one of them is
+    /// about to take it), and a forking worker shares a pending fork with them.
     searching: AtomicUsize,
     /// A thread outside the pool found nothing to help with (`ThreadedEx::help`): the next
     /// worker to fork shares a pending fork even though no worker is idle.
