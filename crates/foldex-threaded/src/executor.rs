@@ -265,7 +265,11 @@ fn fold_root<'a>(
     };
     let started = learn.map(|table| (table, Instant::now()));
     let partial = fold_range(ctx, job, 0..job.len(), splitter);
-    if let Some((table, started)) = started {
+    // A fold that stopped early (a `Break`, a panic) cost less than its length will: it
+    // teaches nothing.
+    if let Some((table, started)) = started
+        && !job.is_stopped(job.len() - 1)
+    {
         let took = started.elapsed();
         inline::learn(table, job.len(), ctx.registry().threads(), took);
     }

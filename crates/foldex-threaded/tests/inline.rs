@@ -99,3 +99,23 @@ fn a_small_length_runs_inline_is_timed_at_its_turn_and_goes_back_when_its_items_
         }
     });
 }
+
+/// A fold that stops early took less than its length costs: it teaches nothing, so a whole fold
+/// of that length after it still runs on the pool.
+#[test]
+fn a_fold_that_stopped_early_does_not_make_its_length_inline() {
+    watchdog("a fold stopped early", || {
+        let ex = ThreadedEx::new().threads(2);
+        let len = 1 << 20;
+        for _ in 0..3 {
+            let first = ex.try_fold(
+                0..len,
+                || 0usize,
+                |_, i| std::ops::ControlFlow::Break(i),
+                |a, _| a,
+            );
+            assert_eq!(first, std::ops::ControlFlow::Break(0));
+        }
+        assert_eq!(ex.runs_inline(len), RunsInline::No);
+    });
+}
