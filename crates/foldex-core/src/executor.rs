@@ -307,7 +307,7 @@ forward_executor!(&E, Box<E>, Arc<E>);
 
 /// One half of a fork–join, its types erased, for [`Executor::join_halves`]: run it once with
 /// [`JoinHalf::run`], on any thread (it is `Send`), before `join_halves` returns. It never
-/// panics; running it a second time does nothing.
+/// panics: the typed layer catches the closure's panic and re-raises it after `join_halves`.
 pub struct JoinHalf<'h> {
     half: &'h mut (dyn FnMut() + Send),
 }
