@@ -52,6 +52,7 @@
 //! ([`RunsInline::Timed`]), the fold is timed, and a fold that ran to its end (no `Break`, no
 //! panic) is reported to [`Executor::ran_inline`].
 
+mod crc32;
 mod encode;
 mod in_place;
 mod input;

@@ -78,6 +78,21 @@ fn a_panic_travels_as_its_message_and_a_break_before_it_wins() {
     assert_eq!(fold(Some(10)).unwrap(), Break(vec![]));
 }
 
+/// `body` closed with its CRC-32, as an encoded partial ends (bit by bit, independently of
+/// the table the library computes it with).
+fn sealed(body: &[u8]) -> Vec<u8> {
+    let mut crc = !0u32;
+    for &byte in body {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    let mut out = body.to_vec();
+    out.extend((!crc).to_le_bytes());
+    out
+}
+
 #[test]
 fn what_cannot_be_written_or_read_is_an_error_naming_why() {
     struct Refuses;
@@ -103,10 +118,16 @@ fn what_cannot_be_written_or_read_is_an_error_naming_why() {
             past.extend(99u64.to_le_bytes());
             past.extend(u64::MAX.to_le_bytes());
             past.push(0);
-            assert!(codec.decode(&past).unwrap_err().contains("past"));
+            past.extend(0u64.to_le_bytes());
+            assert!(codec.decode(&sealed(&past)).unwrap_err().contains("past"));
             // A decode that panics is an error with its message.
             past[9..17].copy_from_slice(&1u64.to_le_bytes());
-            assert!(codec.decode(&past).unwrap_err().contains("never read"));
+            assert!(codec
+                .decode(&sealed(&past))
+                .unwrap_err()
+                .contains("never read"));
+            // Without its checksum, the same bytes are refused as damaged.
+            assert!(codec.decode(&past).unwrap_err().contains("checksum"));
             job.run(0..job.len())
         }
     }
@@ -189,4 +210,68 @@ fn a_fold_over_a_stream_with_a_codec_says_it_cannot_leave_the_process() {
     }));
     let message = foldex_core::exec::message(&*caught.unwrap_err());
     assert!(message.contains("over a stream"), "{message}");
+}
+
+/// Runs the whole fold as one piece, then checks that every corruption of its encoded partial
+/// (each byte flipped, in its low or high bit or whole; each truncation; a byte appended) is
+/// refused, before decoding the intact bytes.
+struct RefusesCorruption;
+
+impl Executor for RefusesCorruption {
+    fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
+        let codec = job.codec().expect("a codec");
+        let bytes = codec.encode(job.run(0..job.len())).expect("encodes");
+        for at in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut bad = bytes.clone();
+                bad[at] ^= flip;
+                assert!(codec.decode(&bad).is_err(), "byte {at} ^ {flip:#x} decoded");
+            }
+        }
+        for cut in 0..bytes.len() {
+            let why = codec.decode(&bytes[..cut]).err();
+            assert!(
+                why.is_some(),
+                "cut to {cut} of {} bytes decoded",
+                bytes.len()
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(codec.decode(&longer).is_err(), "a byte appended decoded");
+        codec.decode(&bytes).expect("the intact bytes decode")
+    }
+}
+
+#[test]
+fn every_corrupted_or_cut_partial_is_an_error_not_a_wrong_answer() {
+    let collect = |v: Vec<u32>, x: usize| append(v, vec![x as u32]);
+    let got = RefusesCorruption.fold(0..20usize, Encoded(Vec::new, Words), collect, append);
+    assert_eq!(got, (0..20).collect::<Vec<_>>());
+    // A Break and a panic message travel too.
+    let got = RefusesCorruption.try_fold_probed(
+        0..20usize,
+        Encoded(Vec::new, Words),
+        |v, x, _: &StopProbe| match x {
+            7 => Break(append(v, vec![x as u32])),
+            _ => Continue(append(v, vec![x as u32])),
+        },
+        append,
+    );
+    assert_eq!(got, Break((0..8).collect::<Vec<_>>()));
+    let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+        RefusesCorruption.fold(
+            0..20usize,
+            Encoded(Vec::new, Words),
+            |v, x| {
+                if x == 9 {
+                    panic!("nine")
+                } else {
+                    append(v, vec![x as u32])
+                }
+            },
+            append,
+        )
+    }));
+    assert_eq!(foldex_core::exec::message(&*caught.unwrap_err()), "nine");
 }

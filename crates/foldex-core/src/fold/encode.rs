@@ -4,10 +4,17 @@
 //! Layout, integers little-endian: the kind (`0` lost, `1` folded whole, `2` broke, `3`
 //! skipped); unless lost, the start and end as `u64`; the job's leftmost `Break` as a `u64`
 //! (`u64::MAX`: none); `0`, or `1` and the leftmost panic's index (`u64`), its message's length
-//! (`u64`) and the message; then, for a piece folded whole or broken, the accumulator's bytes
-//! from the fold's [`Codec`], to the end. A skipped piece's accumulator is a stand-in that never
-//! reaches the result, so it does not travel: the other side makes its own.
+//! (`u64`) and the message; then, for a piece folded whole or broken, the length of the
+//! accumulator's bytes (`u64`) and those bytes, from the fold's [`Codec`]; last, the CRC-32 of
+//! everything before it (`u32`). A skipped piece's accumulator is a stand-in that never reaches
+//! the result, so it does not travel: the other side makes its own.
+//!
+//! The length makes a cut inside a codec that is not self-delimiting an error, and the checksum
+//! every flipped byte: the header's checks alone let a damaged accumulator decode to a wrong
+//! answer. Decoding checks the checksum before it reads anything, so damaged bytes change
+//! nothing in the job.
 
+use super::crc32::crc32;
 use super::{FoldJob, Leaf};
 use crate::audited::Partial;
 use crate::codec::{Init, PartialCodec};
@@ -60,15 +67,21 @@ where
             }
         }
         if let Some(piece) = piece.as_ref().filter(|p| p.kind != Kind::Skipped) {
+            let length_at = out.len();
+            put(&mut out, 0);
             std::panic::catch_unwind(AssertUnwindSafe(|| codec.encode(&piece.acc, &mut out)))
                 .map_err(|p| format!("encoding panicked: {}", panic::message(&*p)))??;
+            let length = (out.len() - length_at - 8) as u64;
+            out[length_at..length_at + 8].copy_from_slice(&length.to_le_bytes());
         }
+        let checksum = crc32(&out);
+        out.extend_from_slice(&checksum.to_le_bytes());
         Ok(out)
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Partial<'a>, String> {
         let codec = self.init.codec().ok_or("this fold was given no codec")?;
-        let mut input = Reader(bytes);
+        let mut input = Reader(checked(bytes)?);
         let kind = match input.byte()? {
             LOST => None,
             CONTINUE => Some(Kind::Continue),
@@ -99,12 +112,22 @@ where
             }
         };
         let acc = match kind {
-            Some(Kind::Continue | Kind::Break) => Some(
-                std::panic::catch_unwind(AssertUnwindSafe(|| codec.decode(input.0)))
-                    .map_err(|p| format!("decoding panicked: {}", panic::message(&*p)))??,
-            ),
+            Some(Kind::Continue | Kind::Break) => {
+                let len = usize::try_from(input.u64()?).map_err(|e| e.to_string())?;
+                let acc = input.take(len)?;
+                Some(
+                    std::panic::catch_unwind(AssertUnwindSafe(|| codec.decode(acc)))
+                        .map_err(|p| format!("decoding panicked: {}", panic::message(&*p)))??,
+                )
+            }
             Some(Kind::Skipped) | None => None,
         };
+        if !input.0.is_empty() {
+            return Err(format!(
+                "a partial with {} bytes past its end",
+                input.0.len()
+            ));
+        }
         // Only a whole, valid partial tells this job of the other process's stops.
         if break_at != u64::MAX {
             let break_at = self.position(break_at)?;
@@ -141,6 +164,25 @@ fn index(at: usize) -> u64 {
     } else {
         at as u64
     }
+}
+
+/// `bytes` without their closing checksum, if it matches them.
+fn checked(bytes: &[u8]) -> Result<&[u8], String> {
+    let Some(body_len) = bytes.len().checked_sub(4) else {
+        return Err(format!(
+            "a partial cut short: {} bytes, too few for its checksum",
+            bytes.len()
+        ));
+    };
+    let (body, sum) = bytes.split_at(body_len);
+    let sum = u32::from_le_bytes(sum.try_into().expect("four bytes"));
+    if crc32(body) != sum {
+        return Err(format!(
+            "a damaged partial: the checksum of its {} bytes does not match",
+            bytes.len()
+        ));
+    }
+    Ok(body)
 }
 
 fn put(out: &mut Vec<u8>, value: u64) {
