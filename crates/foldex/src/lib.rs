@@ -1,15 +1,34 @@
-//! foldex: folds (reductions) on pluggable executors.
+//! foldex: folds (reductions) on pluggable executors, pipelines of transforms on them, and a
+//! parallel data loader on top.
 //!
-//! Write the fold once; pick the executor per workload, even at run time.
+//! Write the computation once, as a pipeline or as a fold of `init`, `step` and an associative
+//! `combine`; pick the executor per workload, even at run time. Every executor gives the
+//! sequential answer, stops early deterministically and re-raises a panic's own payload.
 //!
 //! ```
 //! use foldex::prelude::*;
 //!
 //! let data: Vec<u64> = (1..=1_000).collect();
-//! let ex: Box<dyn Executor> = Box::new(SequentialEx);
-//! let sum_of_squares = ex.map_reduce(&data, |&x| x * x, || 0, |a, b| a + b);
-//! assert_eq!(sum_of_squares, 333_833_500);
+//! let odd_squares = data.pipe().map(|&x| x * x).filter(|x| x % 2 == 1);
+//!
+//! // The executor is a choice, made per call: work stealing, a task pool, the calling thread,
+//! // or one chosen at run time behind `&dyn Executor`.
+//! let threads = ThreadedEx::new();
+//! let total: u64 = odd_squares.sum(&threads);
+//! let picked: Box<dyn Executor> = Box::new(TaskPoolEx::new().ntasks(4));
+//! assert_eq!(odd_squares.sum::<u64>(&*picked), total);
+//! assert_eq!(odd_squares.find_first(&SequentialEx, |&x| x > 1_000), Some(1_089));
+//!
+//! // A loader feeds a training loop: batches of a shuffled dataset, loaded in parallel.
+//! let loader = foldex::load(data).batch_size(100).shuffle(7);
+//! for epoch in 0..2 {
+//!     let seen: usize = loader.iter().map(|batch| batch.len()).sum();
+//!     assert_eq!(seen, 1_000, "epoch {epoch}");
+//! }
 //! ```
+//!
+//! Where to go next: [`pipeline`] for the adapters and reductions, [`ExecutorExt`] for folds,
+//! [`loader`] and [`dataset`] for the loader, [`protocol`] to write an executor of your own.
 #![forbid(unsafe_code)]
 
 /// `AutoEx`, the model it chooses by ([`Estimate`](auto::Estimate)) and its constants.
@@ -18,7 +37,8 @@ pub use foldex_auto as auto;
 pub use foldex_auto::AutoEx;
 /// The executor protocol and the typed fold API: [`Source`](protocol::Source) for custom
 /// inputs, the pieces an executor's author builds on, and the settings every executor shares.
-#[doc(inline)]
+/// (Its crate is `foldex-core`; this module was once `foldex::core`.)
+#[doc(inline, alias = "core")]
 pub use foldex_core as protocol;
 pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
 pub use foldex_dataset::from_fn;
@@ -82,6 +102,20 @@ pub mod prelude {
     pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{Pool, ThreadedEx};
 }
+
+// The member crates under their own names, for the paths rustc suggests in its hints (it names
+// an item by the crate that defines it: `foldex::foldex_dataset::Dataset`). The docs show each
+// item once, in the modules above.
+#[doc(hidden)]
+pub use {
+    foldex_auto, foldex_core, foldex_data, foldex_dataset, foldex_loader, foldex_pipeline,
+    foldex_seq, foldex_taskpool, foldex_threaded,
+};
+
+mod moved;
+#[doc(hidden)]
+#[allow(deprecated)]
+pub use moved::*;
 
 // Every Rust block of the README and of docs/ runs as a doc test (docs/distributed.md in
 // foldex-mpi, which it needs); `tests/doc_examples.rs` checks that none is left out.

@@ -44,3 +44,42 @@ mod with_root_glob {
         assert_eq!(v.pipe().count(&SequentialEx), 2);
     }
 }
+
+/// The paths rustc suggests in its hints name an item by the crate that defines it; they
+/// resolve through the facade. Names that moved from the root still build, deprecated.
+mod paths_rustc_suggests {
+    #[test]
+    fn member_crates_resolve_under_their_own_names() {
+        use foldex::foldex_dataset::Dataset;
+        struct Squares;
+        impl Dataset for Squares {
+            type Item = u64;
+            fn len(&self) -> usize {
+                4
+            }
+            fn get(&self, i: usize) -> u64 {
+                (i * i) as u64
+            }
+        }
+        assert_eq!(Squares.get(3), 9);
+        let ex = foldex::foldex_threaded::ThreadedEx::new();
+        assert_eq!(foldex::foldex_core::ExecutorExt::sum::<usize>(&ex, 0..4), 6);
+        let loaded = foldex::foldex_loader::Loader::new(Squares, ex).unbatched();
+        assert_eq!(loaded.iter().count(), 4);
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn names_moved_from_the_root_still_build() {
+        let stream: foldex::Stream<_> = foldex::protocol::Stream::new(0..3u32);
+        let sum: u32 = foldex::from_stream(stream).sum(&foldex::SequentialEx);
+        assert_eq!(sum, 3);
+        let piped: foldex::Pipeline<&[u8]> = foldex::IntoPipeline::pipe(&[1u8, 2][..]);
+        assert_eq!(piped.count(&foldex::SequentialEx), 2);
+        let _: Option<foldex::EpochOrder> = None;
+        let _: Option<foldex::AutoChoice> = None;
+        let _: Option<foldex::PoolError> = None;
+        let _: Option<foldex::ConfigError> = None;
+        let _: Option<foldex::ItemError<String>> = None;
+    }
+}
