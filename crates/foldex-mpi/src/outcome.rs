@@ -102,7 +102,7 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_sum_moves_29_bytes_per_rank() {
+    fn an_empty_sum_moves_41_bytes_per_rank() {
         use foldex_core::codec::Encoded;
         use foldex_core::codec::Postcard;
         use foldex_core::{Executor, ExecutorExt, Job, Partial};
@@ -126,7 +126,8 @@ mod tests {
             |a, b| a + b,
         );
         assert_eq!(sum, 0);
-        // The partial's 27 (kind, range, Break, panic flag, a one-byte varint) in an outcome.
-        assert_eq!(size.0.load(Ordering::Relaxed), 29);
+        // The partial's 39 (kind, range, Break, panic flag, the accumulator's length and its
+        // one-byte varint, the checksum) in an outcome.
+        assert_eq!(size.0.load(Ordering::Relaxed), 41);
     }
 }
