@@ -238,7 +238,10 @@ where
     C::Batch: Send + 'static,
     W: Windowing<R, Item = T>,
 {
-    /// Items per batch (as [`Loader::batch_size`](crate::Loader::batch_size)).
+    /// Items per batch (as [`Loader::batch_size`](crate::Loader::batch_size)). A batch size
+    /// beyond the stream's length (up to `usize::MAX`) makes one batch of the whole stream,
+    /// left out by [`partial(false)`](Self::partial); room is made as items come, not for
+    /// `batch_size` items up front.
     ///
     /// # Panics
     /// On zero, naming the setting.
@@ -273,7 +276,8 @@ where
     /// Shuffles the stream through a buffer of `size` items (tf.data's `shuffle`): each item
     /// handed on is drawn at random from the buffer, then replaced by the next one pulled. The
     /// order is a function of the seed, the epoch and `size`; a larger buffer mixes more, and
-    /// holds more.
+    /// holds more. A buffer larger than the stream (up to `usize::MAX`) holds all of it and
+    /// shuffles it whole; room is made as items come, not for `size` items up front.
     ///
     /// # Panics
     /// On a buffer of 0 items, naming the setting.
