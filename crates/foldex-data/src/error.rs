@@ -49,6 +49,15 @@ pub enum DataError {
         /// Why.
         error: std::io::Error,
     },
+    /// A link to a directory that the walk reaching it is already inside (the root, a
+    /// directory above it, or one between the root and the link): following it would walk
+    /// the same files again, under another name or forever.
+    LinkCycle {
+        /// The link, as the walk reached it.
+        link: PathBuf,
+        /// The directory it leads to (its canonical path).
+        target: PathBuf,
+    },
     /// A file was read but its contents are not what the dataset expects (a corrupt image, a
     /// CSV row of the wrong shape, a record file whose size is not a whole number of records).
     Malformed {
@@ -110,6 +119,13 @@ impl fmt::Display for DataError {
                 write!(f, "{}: no {looked_for} found", path.display())
             }
             Self::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            Self::LinkCycle { link, target } => write!(
+                f,
+                "{}: a link back to {}, which the walk that reached it is inside (a cycle); \
+                 remove the link or point it elsewhere",
+                link.display(),
+                target.display()
+            ),
             Self::Malformed { path, why } => write!(f, "{}: {why}", path.display()),
         }
     }
