@@ -95,7 +95,7 @@ impl fmt::Display for DataError {
                 len,
             } => write!(
                 f,
-                "indices[{position}] is {index}, beyond a dataset of {len} observations"
+                "indices[{position}] is {index}, beyond a dataset of length {len}"
             ),
             Self::Fractions(fractions) => write!(
                 f,
@@ -103,8 +103,8 @@ impl fmt::Display for DataError {
             ),
             Self::Folds { k, len } => write!(
                 f,
-                "k = {k} folds of {len} observations: k must be at least 2 and at most the \
-                 number of observations"
+                "k = {k} folds of a dataset of length {len}: k must be at least 2 and at most \
+                 the dataset's length"
             ),
             Self::Lengths {
                 what,
@@ -112,8 +112,8 @@ impl fmt::Display for DataError {
                 got,
             } => write!(
                 f,
-                "{what}: {got} given for a dataset of {expected} observations; the lengths must \
-                 be equal"
+                "{what}: {got} given for a dataset of length {expected}; the lengths must be \
+                 equal"
             ),
             Self::Empty { path, looked_for } => {
                 write!(f, "{}: no {looked_for} found", path.display())
