@@ -2,7 +2,7 @@
 //! of the stream once, or is refused with an error that names the setting. None hangs,
 //! aborts, or ends the epoch early as if the stream had ended.
 
-use foldex_loader::StreamLoader;
+use foldex_loader::{StreamLoader, MAX_BUFFER};
 use foldex_testkit::watchdog;
 use foldex_threaded::ThreadedEx;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -171,4 +171,31 @@ fn every_setting_at_usize_max_at_once_delivers_every_item_once() {
             }
         }
     });
+}
+
+#[test]
+fn a_buffer_beyond_max_buffer_with_windows_beyond_it_delivers_every_item_once() {
+    watchdog(
+        "stream buffer 2^40, windows beyond MAX_BUFFER batches",
+        || {
+            // Windows of 1, 4, 16, ... batches: the tenth holds 4^9 > MAX_BUFFER batches.
+            let len = 400_000;
+            assert!(len > 4usize.pow(9) && 4usize.pow(9) > MAX_BUFFER);
+            let one_shard = || {
+                StreamLoader::new(
+                    move || 0..len,
+                    |&x: &usize| x,
+                    ThreadedEx::new().basesize(1),
+                )
+                .window(usize::MAX)
+            };
+            for huge in HUGE {
+                let l = one_shard().buffer(huge);
+                let mut epoch = l.iter();
+                let got: Vec<usize> = epoch.by_ref().flatten().collect();
+                assert_eq!(got, (0..len).collect::<Vec<_>>(), "buffer {huge}");
+                assert!(epoch.stats().buffer <= MAX_BUFFER, "the buffer in use");
+            }
+        },
+    );
 }

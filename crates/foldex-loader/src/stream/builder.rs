@@ -4,6 +4,7 @@ use super::iter::{StreamIter, WindowSettings};
 use super::pull::{shuffle_rng, Open, PullPlan, ShardIter};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
+use crate::channel::MAX_BUFFER;
 use crate::policy::ErrorPolicy;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
@@ -252,6 +253,10 @@ where
     }
 
     /// Finished batches that may wait for the consumer (as [`Loader::buffer`](crate::Loader::buffer)).
+    /// A buffer above [`MAX_BUFFER`] lets [`MAX_BUFFER`] batches wait: each window's loader
+    /// makes its places when it starts, and a stream, whose length is not known ahead, would
+    /// otherwise have its buffer refused in the middle of an epoch, at its first window of
+    /// more batches than that.
     ///
     /// # Panics
     /// On zero, naming the setting.
@@ -379,7 +384,7 @@ where
                 collate: Arc::clone(&self.collate),
                 executor: Arc::clone(&self.executor),
                 batch_size: self.batch_size.get(),
-                buffer: self.buffer,
+                buffer: self.buffer.map(|buffer| buffer.min(MAX_BUFFER)),
                 partial: self.partial,
                 ordered: self.ordered,
                 cost: Arc::clone(&self.cost),
