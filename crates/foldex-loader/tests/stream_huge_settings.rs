@@ -1,6 +1,7 @@
-//! Every setting of the stream loader at 0, 1, 2^40 and `usize::MAX`: each delivers every item
-//! of the stream once, or is refused with an error that names the setting. None hangs,
-//! aborts, or ends the epoch early as if the stream had ended.
+//! Every setting of the stream loader at 0, 1, 2^40 and `usize::MAX` (retries at `u32::MAX`,
+//! seeds at `u64::MAX`): each delivers every item of the stream once, or is refused with an
+//! error that names the setting. None hangs, aborts, or ends the epoch early as if the stream
+//! had ended.
 
 use foldex_loader::{StreamLoader, MAX_BUFFER};
 use foldex_testkit::watchdog;
@@ -198,4 +199,40 @@ fn a_buffer_beyond_max_buffer_with_windows_beyond_it_delivers_every_item_once() 
             }
         },
     );
+}
+
+#[test]
+fn retries_of_zero_one_and_u32_max_deliver_every_item_once() {
+    use foldex_loader::ErrorPolicy;
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    watchdog("stream errors(retry)", || {
+        for times in [0, 1, u32::MAX] {
+            // Every item fails its first load, then loads.
+            let failed_once = Mutex::new(HashSet::new());
+            let l = StreamLoader::new(
+                || 0..3000usize,
+                move |&x: &usize| {
+                    if failed_once.lock().unwrap().insert(x) {
+                        Err(format!("{x} is not ready"))
+                    } else {
+                        Ok(x)
+                    }
+                },
+                ThreadedEx::new().basesize(1),
+            )
+            .batch_size(7);
+            let l = l.errors(ErrorPolicy::retry(times).then_skip());
+            let mut epoch = l.iter();
+            let got: Vec<usize> = epoch.by_ref().flatten().collect();
+            let stats = epoch.stats();
+            if times == 0 {
+                assert!(got.is_empty(), "no retry: every item skipped");
+                assert_eq!(stats.skipped.len(), 3000);
+            } else {
+                assert_eq!(got, (0..3000).collect::<Vec<_>>(), "retry({times})");
+                assert_eq!((stats.skipped.len(), stats.retries), (0, 3000));
+            }
+        }
+    });
 }
