@@ -49,6 +49,15 @@ pub enum DataError {
         /// Why.
         error: std::io::Error,
     },
+    /// A link to a directory that the walk reaching it is already inside (the root, a
+    /// directory above it, or one between the root and the link): following it would walk
+    /// the same files again, under another name or forever.
+    LinkCycle {
+        /// The link, as the walk reached it.
+        link: PathBuf,
+        /// The directory it leads to (its canonical path).
+        target: PathBuf,
+    },
     /// A file was read but its contents are not what the dataset expects (a corrupt image, a
     /// CSV row of the wrong shape, a record file whose size is not a whole number of records).
     Malformed {
@@ -86,7 +95,7 @@ impl fmt::Display for DataError {
                 len,
             } => write!(
                 f,
-                "indices[{position}] is {index}, beyond a dataset of {len} observations"
+                "indices[{position}] is {index}, beyond a dataset of length {len}"
             ),
             Self::Fractions(fractions) => write!(
                 f,
@@ -94,8 +103,8 @@ impl fmt::Display for DataError {
             ),
             Self::Folds { k, len } => write!(
                 f,
-                "k = {k} folds of {len} observations: k must be at least 2 and at most the \
-                 number of observations"
+                "k = {k} folds of a dataset of length {len}: k must be at least 2 and at most \
+                 the dataset's length"
             ),
             Self::Lengths {
                 what,
@@ -103,13 +112,20 @@ impl fmt::Display for DataError {
                 got,
             } => write!(
                 f,
-                "{what}: {got} given for a dataset of {expected} observations; the lengths must \
-                 be equal"
+                "{what}: {got} given for a dataset of length {expected}; the lengths must be \
+                 equal"
             ),
             Self::Empty { path, looked_for } => {
                 write!(f, "{}: no {looked_for} found", path.display())
             }
             Self::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            Self::LinkCycle { link, target } => write!(
+                f,
+                "{}: a link back to {}, which the walk that reached it is inside (a cycle); \
+                 remove the link or point it elsewhere",
+                link.display(),
+                target.display()
+            ),
             Self::Malformed { path, why } => write!(f, "{}: {why}", path.display()),
         }
     }

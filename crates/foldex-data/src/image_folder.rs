@@ -17,6 +17,13 @@ pub const IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
 /// subdirectories' names in sorted order. Images are found in each class's subdirectory and
 /// below it, in sorted path order; other files are left out.
 ///
+/// Links are followed, as torchvision's `ImageFolder` follows them: a link to a directory
+/// outside the root adds that directory's images to the class it is under, and a directory
+/// reached twice within a class is entered once. A link that leads back to a directory the
+/// walk is inside (the root, a directory above it, or one between the root and the link) is
+/// a cycle: [`open`](Self::open) refuses it with [`DataError::LinkCycle`] naming the link,
+/// rather than label the images it leads to again under another class.
+///
 /// Each image is decoded (as 8-bit RGB) and transformed when it is loaded, with the
 /// observation's generator ([`ItemContext::rng`](foldex_dataset::ItemContext::rng)), so that a
 /// random crop or flip is the same on every executor and after resumption. An image that
@@ -63,9 +70,12 @@ impl ImageFolder {
     /// observations.
     ///
     /// # Errors
-    /// `root` or a directory below it cannot be read; `root` has no subdirectory, or no image.
+    /// `root` or a directory below it cannot be read; `root` has no subdirectory, or no image;
+    /// a link below it leads back to a directory the walk is inside
+    /// ([`DataError::LinkCycle`], see the type's doc).
     pub fn open(root: impl AsRef<Path>) -> Result<Self, DataError> {
         let root = root.as_ref().to_path_buf();
+        let canonical_root = root.canonicalize().map_err(|e| DataError::io(&root, e))?;
         let mut class_dirs: Vec<PathBuf> = entries(&root)?
             .into_iter()
             .filter(|path| path.is_dir())
@@ -85,7 +95,8 @@ impl ImageFolder {
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
             );
             let mut images = Vec::new();
-            collect_images(dir, &mut images, &mut HashSet::new())?;
+            let mut walking = vec![canonical_root.clone()];
+            collect_images(dir, &mut images, &mut HashSet::new(), &mut walking)?;
             images.sort();
             labels.extend(std::iter::repeat_n(label, images.len()));
             files.extend(images);
@@ -167,24 +178,35 @@ fn entries(dir: &Path) -> Result<Vec<PathBuf>, DataError> {
         .collect()
 }
 
-/// Adds the images in `dir` and below it to `images`, following links to directories but
-/// entering each directory once (`seen` holds their canonical paths), so a link loop ends.
+/// Adds the images in `dir` and below it to `images`, following links to directories and
+/// entering each directory once (`seen` holds their canonical paths). `walking` holds the
+/// canonical paths of the directories the walk is inside, from the root down to `dir`'s
+/// parent: a `dir` that holds one of them is reached through a link cycle, refused by name.
 fn collect_images(
     dir: &Path,
     images: &mut Vec<PathBuf>,
     seen: &mut HashSet<PathBuf>,
+    walking: &mut Vec<PathBuf>,
 ) -> Result<(), DataError> {
     let canonical = dir.canonicalize().map_err(|e| DataError::io(dir, e))?;
-    if !seen.insert(canonical) {
+    if walking.iter().any(|inside| inside.starts_with(&canonical)) {
+        return Err(DataError::LinkCycle {
+            link: dir.to_path_buf(),
+            target: canonical,
+        });
+    }
+    if !seen.insert(canonical.clone()) {
         return Ok(());
     }
+    walking.push(canonical);
     for path in entries(dir)? {
         if path.is_dir() {
-            collect_images(&path, images, seen)?;
+            collect_images(&path, images, seen, walking)?;
         } else if is_image(&path) {
             images.push(path);
         }
     }
+    walking.pop();
     Ok(())
 }
 

@@ -61,8 +61,8 @@ impl Records {
             return Err(DataError::malformed(
                 &path,
                 format!(
-                    "{bytes} bytes is not a whole number of records of {size} bytes ({} bytes \
-                     over)",
+                    "its size ({bytes}) is not a whole number of records of {size} bytes ({} \
+                     left over)",
                     bytes % size
                 ),
             ));

@@ -61,7 +61,16 @@ fn a_file_of_part_records_or_no_file_is_refused_by_name() {
     assert_eq!(
         err.to_string(),
         format!(
-            "{}: 50 bytes is not a whole number of records of 16 bytes (2 bytes over)",
+            "{}: its size (50) is not a whole number of records of 16 bytes (2 left over)",
+            path.display()
+        )
+    );
+    std::fs::write(&path, [0u8; 1]).unwrap();
+    let err = Records::open(&path, 2).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: its size (1) is not a whole number of records of 2 bytes (1 left over)",
             path.display()
         )
     );

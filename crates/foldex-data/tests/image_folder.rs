@@ -175,13 +175,81 @@ fn empty_or_missing_folders_are_refused_by_name() {
     std::fs::remove_dir_all(root).unwrap();
 }
 
+/// `ImageFolder::open(root)` fails with a `LinkCycle` that names `link`.
+#[cfg(unix)]
+fn refused_link(root: &Path, link: &Path) {
+    let err = ImageFolder::open(root).unwrap_err();
+    match &err {
+        DataError::LinkCycle { link: named, .. } => assert_eq!(named, link, "{err}"),
+        other => panic!(
+            "expected a LinkCycle naming {}, got {other}",
+            link.display()
+        ),
+    }
+    let message = err.to_string();
+    assert!(
+        message.starts_with(&link.display().to_string()),
+        "{message}"
+    );
+    assert!(message.contains("a cycle"), "{message}");
+}
+
 #[cfg(unix)]
 #[test]
-fn a_link_loop_below_a_class_ends() {
+fn a_link_loop_below_a_class_ends_refused_by_name() {
     let root = scratch("loop");
     write_image(&root.join("cat"), 0, 0, ImageFormat::Png);
-    std::os::unix::fs::symlink(root.join("cat"), root.join("cat").join("again")).unwrap();
-    let folder = ImageFolder::open(&root).unwrap();
-    assert_eq!(folder.len(), 1);
+    let again = root.join("cat").join("again");
+    std::os::unix::fs::symlink(root.join("cat"), &again).unwrap();
+    refused_link(&root, &again);
     std::fs::remove_dir_all(root).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_back_to_the_root_or_above_it_is_refused_by_name_never_relabelled() {
+    use std::os::unix::fs::symlink;
+    let root = scratch("link-to-root");
+    write_image(&root.join("cat"), 0, 0, ImageFormat::Png);
+    write_image(&root.join("dog"), 1, 0, ImageFormat::Png);
+    // dog/loop/cat/000.png would be labelled dog.
+    let to_root = root.join("dog").join("loop");
+    symlink(&root, &to_root).unwrap();
+    refused_link(&root, &to_root);
+    std::fs::remove_file(&to_root).unwrap();
+    // A link to a directory above the root holds the root too.
+    let above = root.join("dog").join("up");
+    symlink(root.parent().unwrap(), &above).unwrap();
+    refused_link(&root, &above);
+    std::fs::remove_file(&above).unwrap();
+    // A class that is itself a link to the root.
+    let class = root.join("everything");
+    symlink(&root, &class).unwrap();
+    refused_link(&root, &class);
+    std::fs::remove_file(&class).unwrap();
+    assert_eq!(ImageFolder::open(&root).unwrap().labels(), [0, 1]);
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn links_to_outside_directories_are_followed_and_a_cycle_through_them_is_refused() {
+    use std::os::unix::fs::symlink;
+    let root = scratch("link-outside");
+    let outside = scratch("link-outside-target");
+    write_image(&root.join("cat"), 0, 0, ImageFormat::Png);
+    write_image(&root.join("dog"), 1, 0, ImageFormat::Png);
+    write_image(&outside, 1, 7, ImageFormat::Png);
+    symlink(&outside, root.join("dog").join("more")).unwrap();
+    let folder = ImageFolder::open(&root).unwrap();
+    assert_eq!(folder.labels(), [0, 1, 1], "the outside image is a dog");
+    assert_eq!(
+        folder.path(2),
+        root.join("dog").join("more").join("007.png")
+    );
+    // outside/back leads to dog again, which is being walked: a cycle, named as walked.
+    symlink(root.join("dog"), outside.join("back")).unwrap();
+    refused_link(&root, &root.join("dog").join("more").join("back"));
+    std::fs::remove_dir_all(root).unwrap();
+    std::fs::remove_dir_all(outside).unwrap();
 }

@@ -287,7 +287,12 @@ fn bad_arguments_are_named() {
     let err = numbers(5).subset(vec![0, 4, 5]).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "indices[2] is 5, beyond a dataset of 5 observations"
+        "indices[2] is 5, beyond a dataset of length 5"
+    );
+    let err = numbers(1).subset(vec![1]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "indices[0] is 1, beyond a dataset of length 1"
     );
     let err = numbers(5).random_split(&[0.6, 0.3], 1).unwrap_err();
     assert_eq!(
@@ -296,14 +301,26 @@ fn bad_arguments_are_named() {
     );
     let err = numbers(5).k_folds(6, 1).unwrap_err();
     assert!(
-        err.to_string().starts_with("k = 6 folds of 5 observations"),
+        err.to_string()
+            .starts_with("k = 6 folds of a dataset of length 5"),
         "{err}"
+    );
+    let err = numbers(1).k_folds(2, 1).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "k = 2 folds of a dataset of length 1: k must be at least 2 and at most the dataset's \
+         length"
     );
     assert!(numbers(5).k_folds(1, 1).is_err());
     let err = numbers(5).zip(numbers(4)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "zip: 4 given for a dataset of 5 observations; the lengths must be equal"
+        "zip: 4 given for a dataset of length 5; the lengths must be equal"
+    );
+    let err = numbers(1).zip(numbers(2)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "zip: 2 given for a dataset of length 1; the lengths must be equal"
     );
     let err = numbers(5).oversample(&[1, 2], 0).unwrap_err();
     assert!(err.to_string().starts_with("labels: 2 given"), "{err}");

@@ -1,6 +1,7 @@
 //! Why a loader refuses to start an epoch.
 
 use crate::channel::{MAX_BATCHES, MAX_BUFFER};
+use crate::counted::counted;
 use std::fmt;
 
 /// Why a loader refused to start an epoch.
@@ -45,15 +46,16 @@ impl fmt::Display for IterError {
                 batch_size,
             } => write!(
                 f,
-                "foldex-loader: an epoch of {batches} batches (batch_size {batch_size}) is more \
-                 than a loader can number (at most {MAX_BATCHES}); raise batch_size or load a \
-                 part of the dataset"
+                "foldex-loader: an epoch of {} (batch_size {batch_size}) is more than a loader \
+                 can number (at most {MAX_BATCHES}); raise batch_size or load a part of the \
+                 dataset",
+                counted(*batches as u64, "batch", "batches")
             ),
             Self::BufferTooLarge { buffer, batches } => write!(
                 f,
                 "foldex-loader: buffer {buffer} is more than a loader makes room for in an \
-                 epoch of {batches} batches (at most {MAX_BUFFER}, made when the epoch \
-                 starts); lower buffer"
+                 epoch of {} (at most {MAX_BUFFER}, made when the epoch starts); lower buffer",
+                counted(*batches as u64, "batch", "batches")
             ),
             Self::LastEpoch => write!(
                 f,

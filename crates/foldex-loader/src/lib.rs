@@ -45,6 +45,7 @@ mod buffer_tune;
 pub mod channel;
 #[cfg(not(loom))]
 mod channel;
+mod counted;
 mod epoch;
 mod error;
 mod failure;

@@ -237,7 +237,7 @@ fn an_order_that_does_not_fit_is_refused_before_the_epoch_starts() {
     let loader = Loader::new(from_fn(5, |i| i), ThreadedEx::new().basesize(1)).sampler(OffByOne);
     match loader.try_iter() {
         Err(IterError::Sampler(why)) => assert!(
-            why.contains("visits index 5, beyond a dataset of 5"),
+            why.contains("visits index 5, beyond a dataset of length 5"),
             "{why}"
         ),
         other => panic!("expected a sampler error, got {:?}", other.map(|_| ())),
@@ -255,8 +255,8 @@ fn an_order_that_does_not_fit_is_refused_before_the_epoch_starts() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "foldex-loader: Weighted has 4 weights for a dataset of 5 observations; give one weight \
-         per observation"
+        "foldex-loader: Weighted needs one weight per observation: 4 given for a dataset of \
+         length 5"
     );
     let panicked = std::panic::catch_unwind(|| {
         Loader::new(from_fn(5, |i| i), ThreadedEx::new().basesize(1))

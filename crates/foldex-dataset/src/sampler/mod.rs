@@ -134,7 +134,7 @@ pub fn checked_order(
     let promised = sampler.len(dataset_len);
     if order.len() != promised {
         return Err(format!(
-            "the sampler's order of epoch {epoch} has {} positions, but its len() promised \
+            "the sampler's order of epoch {epoch} has length {}, but its len() promised \
              {promised}",
             order.len()
         ));
@@ -142,7 +142,7 @@ pub fn checked_order(
     if order.bound() > dataset_len {
         return Err(format!(
             "the sampler's order of epoch {epoch} visits index {}, beyond a dataset of \
-             {dataset_len} observations",
+             length {dataset_len}",
             order.bound() - 1
         ));
     }
@@ -160,8 +160,8 @@ fn one_per_observation(
         Ok(())
     } else {
         Err(format!(
-            "{sampler} has {given} {what}s for a dataset of {dataset_len} observations; give one \
-             {what} per observation"
+            "{sampler} needs one {what} per observation: {given} given for a dataset of \
+             length {dataset_len}"
         ))
     }
 }
@@ -184,7 +184,12 @@ mod tests {
     fn orders_that_do_not_fit_are_refused_with_what_is_wrong() {
         let err = checked_order(&Liar, 3, 1).unwrap_err();
         assert!(
-            err.contains("visits index 3, beyond a dataset of 3"),
+            err.contains("visits index 3, beyond a dataset of length 3"),
+            "{err}"
+        );
+        let err = checked_order(&Liar, 1, 1).unwrap_err();
+        assert!(
+            err.ends_with("visits index 1, beyond a dataset of length 1"),
             "{err}"
         );
         struct Short;
@@ -195,7 +200,7 @@ mod tests {
         }
         let err = checked_order(&Short, 3, 0).unwrap_err();
         assert!(
-            err.contains("has 1 positions, but its len() promised 3"),
+            err.contains("has length 1, but its len() promised 3"),
             "{err}"
         );
         assert_eq!(checked_order(&Sequential, 4, 0).unwrap().len(), 4);

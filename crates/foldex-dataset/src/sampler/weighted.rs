@@ -72,11 +72,12 @@ impl fmt::Display for WeightsError {
             ),
             Self::AllZero { len } => write!(
                 f,
-                "all {len} weights are 0: there is nothing to draw samples from"
+                "every weight is 0 ({len} given): there is nothing to draw samples from"
             ),
             Self::TooFewPositive { samples, positive } => write!(
                 f,
-                "{samples} samples without replacement, but only {positive} weights are above 0"
+                "without replacement, each sample needs a weight above 0 of its own: \
+                 {samples} asked for, {positive} available"
             ),
         }
     }
@@ -249,7 +250,18 @@ mod tests {
         let zero = Weighted::with_replacement(vec![0.0; 4], 1, 0).unwrap_err();
         assert_eq!(
             zero.to_string(),
-            "all 4 weights are 0: there is nothing to draw samples from"
+            "every weight is 0 (4 given): there is nothing to draw samples from"
+        );
+        let one_zero = Weighted::with_replacement(vec![0.0], 1, 0).unwrap_err();
+        assert_eq!(
+            one_zero.to_string(),
+            "every weight is 0 (1 given): there is nothing to draw samples from"
+        );
+        let one_positive = Weighted::without_replacement(vec![1.0, 0.0], 2, 0).unwrap_err();
+        assert_eq!(
+            one_positive.to_string(),
+            "without replacement, each sample needs a weight above 0 of its own: 2 asked for, \
+             1 available"
         );
         let few = Weighted::without_replacement(vec![1.0, 0.0, 2.0], 3, 0).unwrap_err();
         assert_eq!(
@@ -291,8 +303,12 @@ mod tests {
         assert!(w.check(3).is_ok());
         assert_eq!(
             w.check(4).unwrap_err(),
-            "Weighted has 3 weights for a dataset of 4 observations; give one weight per \
-             observation"
+            "Weighted needs one weight per observation: 3 given for a dataset of length 4"
+        );
+        let one = Weighted::with_replacement(vec![1.0], 5, 0).unwrap();
+        assert_eq!(
+            one.check(2).unwrap_err(),
+            "Weighted needs one weight per observation: 1 given for a dataset of length 2"
         );
     }
 }

@@ -4,6 +4,7 @@
 use super::mode::PoolHook;
 use crate::buffer_tune::BufferTuner;
 use crate::channel::{Channel, Failure, Inbox, Recv};
+use crate::counted::counted;
 use crate::error::IterError;
 use crate::produce::Delivered;
 use crate::state::{LoaderState, Received};
@@ -195,8 +196,9 @@ impl<B> Iterator for Iter<B> {
                     let (total, delivered) = (self.total, self.total - self.remaining);
                     self.shut_down();
                     panic!(
-                        "foldex-loader: the executor returned after {delivered} of {total} \
-                         batches of epoch {}: it did not run every index of its job",
+                        "foldex-loader: the executor returned after {delivered} of {} of \
+                         epoch {}: it did not run every index of its job",
+                        counted(total as u64, "batch", "batches"),
                         self.fresh.epoch
                     )
                 }

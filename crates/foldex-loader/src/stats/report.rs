@@ -1,5 +1,6 @@
 //! The figures of an epoch: [`Stats`], its workers and skipped observations, and a verdict.
 
+use crate::counted::counted;
 use std::fmt;
 use std::time::Duration;
 
@@ -191,8 +192,8 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} items in {:.1?} ({:.0} items/s); ",
-            self.items,
+            "{} in {:.1?} ({:.0} items/s); ",
+            counted(self.items, "item", "items"),
             self.wall,
             self.items_per_sec()
         )?;
@@ -206,9 +207,10 @@ impl fmt::Display for Stats {
             )?,
             Verdict::ConsumerBound => write!(
                 f,
-                "consumer-bound: the buffer was full {full:.0}% of the time ({:.1} of {} batches \
+                "consumer-bound: the buffer was full {full:.0}% of the time ({:.1} of {} \
                  waiting on average); loading keeps up",
-                self.mean_occupancy, self.buffer
+                self.mean_occupancy,
+                counted(self.buffer as u64, "batch", "batches")
             )?,
             Verdict::Balanced => write!(
                 f,
@@ -219,9 +221,9 @@ impl fmt::Display for Stats {
         if let BufferOrigin::Grown { from } = self.buffer_origin {
             write!(
                 f,
-                "; buffer grown to {} batches from {from}: an epoch before this one was bursty \
+                "; buffer grown to {} from {from}: an epoch before this one was bursty \
                  (the consumer waited while at other times the buffer was full)",
-                self.buffer
+                counted(self.buffer as u64, "batch", "batches")
             )?;
         }
         if self.parcel > 1 {
@@ -233,7 +235,12 @@ impl fmt::Display for Stats {
             )?;
         }
         if !self.skipped.is_empty() {
-            write!(f, "; {} observations skipped", self.skipped.len())?;
+            let skipped = self.skipped.len() as u64;
+            write!(
+                f,
+                "; {} skipped",
+                counted(skipped, "observation", "observations")
+            )?;
         }
         Ok(())
     }
@@ -292,5 +299,39 @@ mod tests {
             .to_string()
             .contains("balanced: the consumer waited 1%"));
         assert!((input.items_per_sec() - 100.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn counts_of_one_take_the_singular() {
+        let skipped = |index| SkippedItem {
+            index,
+            error: "corrupt".to_owned(),
+        };
+        let mut one = Stats::of_epoch(1, Duration::from_secs(1), Duration::ZERO, 0.9);
+        one.items = 1;
+        one.buffer = 1;
+        one.mean_occupancy = 0.9;
+        one.skipped = vec![skipped(3)];
+        let line = one.to_string();
+        assert!(line.starts_with("1 item in "), "{line}");
+        assert!(
+            line.contains("(0.9 of 1 batch waiting on average)"),
+            "{line}"
+        );
+        assert!(line.ends_with("; 1 observation skipped"), "{line}");
+        let mut two = one.clone();
+        two.items = 2;
+        two.buffer = 2;
+        two.mean_occupancy = 1.5;
+        two.buffer_origin = BufferOrigin::Grown { from: 1 };
+        two.skipped.push(skipped(5));
+        let line = two.to_string();
+        assert!(line.starts_with("2 items in "), "{line}");
+        assert!(
+            line.contains("(1.5 of 2 batches waiting on average)"),
+            "{line}"
+        );
+        assert!(line.contains("buffer grown to 2 batches from 1"), "{line}");
+        assert!(line.ends_with("; 2 observations skipped"), "{line}");
     }
 }

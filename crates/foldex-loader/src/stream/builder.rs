@@ -4,6 +4,7 @@ use super::iter::{StreamIter, WindowSettings};
 use super::pull::{shuffle_rng, Open, PullPlan, ShardIter};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
+use crate::channel::MAX_BUFFER;
 use crate::policy::ErrorPolicy;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
@@ -238,7 +239,10 @@ where
     C::Batch: Send + 'static,
     W: Windowing<R, Item = T>,
 {
-    /// Items per batch (as [`Loader::batch_size`](crate::Loader::batch_size)).
+    /// Items per batch (as [`Loader::batch_size`](crate::Loader::batch_size)). A batch size
+    /// beyond the stream's length (up to `usize::MAX`) makes one batch of the whole stream,
+    /// left out by [`partial(false)`](Self::partial); room is made as items come, not for
+    /// `batch_size` items up front.
     ///
     /// # Panics
     /// On zero, naming the setting.
@@ -249,6 +253,10 @@ where
     }
 
     /// Finished batches that may wait for the consumer (as [`Loader::buffer`](crate::Loader::buffer)).
+    /// A buffer above [`MAX_BUFFER`] lets [`MAX_BUFFER`] batches wait: each window's loader
+    /// makes its places when it starts, and a stream, whose length is not known ahead, would
+    /// otherwise have its buffer refused in the middle of an epoch, at its first window of
+    /// more batches than that.
     ///
     /// # Panics
     /// On zero, naming the setting.
@@ -273,7 +281,8 @@ where
     /// Shuffles the stream through a buffer of `size` items (tf.data's `shuffle`): each item
     /// handed on is drawn at random from the buffer, then replaced by the next one pulled. The
     /// order is a function of the seed, the epoch and `size`; a larger buffer mixes more, and
-    /// holds more.
+    /// holds more. A buffer larger than the stream (up to `usize::MAX`) holds all of it and
+    /// shuffles it whole; room is made as items come, not for `size` items up front.
     ///
     /// # Panics
     /// On a buffer of 0 items, naming the setting.
@@ -375,7 +384,7 @@ where
                 collate: Arc::clone(&self.collate),
                 executor: Arc::clone(&self.executor),
                 batch_size: self.batch_size.get(),
-                buffer: self.buffer,
+                buffer: self.buffer.map(|buffer| buffer.min(MAX_BUFFER)),
                 partial: self.partial,
                 ordered: self.ordered,
                 cost: Arc::clone(&self.cost),

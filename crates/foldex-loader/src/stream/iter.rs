@@ -6,7 +6,7 @@ use crate::buffer_tune::BufferTuner;
 use crate::loader::{Iter, Loader};
 use crate::stats::Stats;
 use crate::transport::CostMeter;
-use foldex_core::exec::PanicPayload;
+use foldex_core::exec::{message, PanicPayload};
 use foldex_core::Executor;
 use foldex_dataset::Collate;
 use std::fmt;
@@ -63,7 +63,9 @@ struct Running<B> {
 /// blocked stream does). A panic in `compute`, in `collate` or in a shard's iterator reaches
 /// `next()` with its original payload, after the whole batches before the one it happened in
 /// (that batch is not delivered, even when it would be the stream's short last one);
-/// [`failed_position`](Self::failed_position) then says which item of the stream it was.
+/// [`failed_position`](Self::failed_position) then says which item of the stream it was. A
+/// panic elsewhere on the thread that pulls the stream is never taken for the stream's end:
+/// after the windows it pulled, `next()` panics with a message that says so and quotes it.
 pub struct StreamIter<R, T, C: Collate<T>, W = Computed<R, T>> {
     settings: WindowSettings<T, C, W>,
     epoch: u64,
@@ -125,7 +127,8 @@ where
     }
 
     /// After `next()` re-raised a panic, the stream position of the item whose `compute` or
-    /// whose pulling panicked (`None` before that, or for a panic in `collate`).
+    /// whose pulling panicked (`None` before that, for a panic in `collate`, or when the
+    /// thread that pulls the stream died outside the stream's iterators).
     pub fn failed_position(&self) -> Option<usize> {
         self.failed_position
     }
@@ -170,7 +173,19 @@ where
                 None
             }
             Err(_) => {
+                // The puller hung up: it returned at the end of the stream, or it panicked
+                // outside the stream's iterators (those panics come as `Failed`), and the
+                // epoch is not whole.
                 self.windows = None;
+                let died = self.puller.take().and_then(|puller| puller.join().err());
+                if let Some(payload) = died {
+                    let why = format!(
+                        "foldex-loader: the thread that pulls the stream panicked ({}); the \
+                         epoch ends there, the rest of its stream not delivered",
+                        message(&*payload)
+                    );
+                    self.fail(None, Box::new(why));
+                }
                 None
             }
         }
@@ -190,7 +205,8 @@ where
         if self.puller.as_ref().is_some_and(JoinHandle::is_finished)
             && let Some(puller) = self.puller.take()
         {
-            // The puller catches the panics of the stream; it cannot panic itself.
+            // A panic of its own is not raised over the one being raised; at the end of the
+            // stream, `start_window` joined it already.
             let _ = puller.join();
         }
     }
@@ -254,5 +270,52 @@ fn absorb(total: &mut Option<Stats>, mut window: Stats, offset: usize) {
     match total {
         None => *total = Some(window),
         Some(total) => total.absorb(window),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use foldex_dataset::VecCollate;
+    use foldex_seq::SequentialEx;
+    use std::sync::mpsc::sync_channel;
+
+    #[test]
+    fn a_puller_that_dies_is_not_read_as_the_end_of_the_stream() {
+        let (send, windows) = sync_channel::<Pulled<usize>>(1);
+        let puller = std::thread::spawn(move || {
+            let first = Pulled::Window {
+                offset: 0,
+                items: vec![1, 2, 3],
+            };
+            assert!(send.send(first).is_ok());
+            panic!("the puller broke");
+        });
+        let settings = WindowSettings {
+            windowing: Arc::new(Computed(Arc::new(|&x: &usize| x))),
+            item: PhantomData,
+            collate: Arc::new(VecCollate),
+            executor: Arc::new(SequentialEx),
+            batch_size: 2,
+            buffer: None,
+            partial: true,
+            ordered: true,
+            cost: Arc::default(),
+            tuner: Arc::default(),
+            seed: 0,
+        };
+        let hung_up = Arc::new(AtomicBool::new(false));
+        let mut epoch = StreamIter::new(settings, 0, windows, hung_up, puller);
+        assert_eq!(epoch.next(), Some(vec![1, 2]));
+        assert_eq!(epoch.next(), Some(vec![3]));
+        let caught = panic::catch_unwind(AssertUnwindSafe(|| epoch.next()));
+        let payload = caught.expect_err("the puller's death reaches the consumer");
+        let message = foldex_core::exec::message(&*payload);
+        assert!(
+            message.contains("the thread that pulls the stream panicked")
+                && message.contains("the puller broke"),
+            "{message}"
+        );
+        assert_eq!(epoch.failed_position(), None);
     }
 }

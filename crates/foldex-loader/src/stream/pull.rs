@@ -26,6 +26,11 @@ pub(crate) enum Pulled<R> {
     },
 }
 
+/// The most items a window or the shuffle buffer makes room for before they are pulled: their
+/// sizes come from the settings (up to `usize::MAX`) and may be far beyond the stream, so
+/// beyond this they grow as items come.
+const ROOM_AHEAD: usize = 1 << 12;
+
 /// How an epoch's items are pulled.
 pub(crate) struct PullPlan<R> {
     pub open: Arc<Open<R>>,
@@ -67,7 +72,7 @@ impl<R: Send + 'static> PullPlan<R> {
         let mut items: Box<dyn Iterator<Item = R>> = match shuffle {
             Some((size, rng)) => Box::new(ShuffleBuffer {
                 source: interleaved,
-                held: Vec::with_capacity(size),
+                held: Vec::with_capacity(size.min(ROOM_AHEAD)),
                 size,
                 rng,
             }),
@@ -75,7 +80,7 @@ impl<R: Send + 'static> PullPlan<R> {
         };
         let (mut offset, mut size) = (0, batch.min(window));
         loop {
-            let mut pulled_items = Vec::with_capacity(size);
+            let mut pulled_items = Vec::with_capacity(size.min(ROOM_AHEAD));
             let pulled = panic::catch_unwind(AssertUnwindSafe(|| {
                 while pulled_items.len() < size && !hung_up.load(Ordering::Relaxed) {
                     match items.next() {
