@@ -3,11 +3,12 @@
 //! configuration, over slices of lines and over streams of owned lines: empty input, one line,
 //! empty lines, early termination, panics in each closure, and the transforms before and after.
 
+use foldex_core::codec::Postcard;
 use foldex_core::{Basesize, Executor, Stream};
 use foldex_pipeline::{from_stream, from_vec, group, IntoPipeline};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
-use foldex_testkit::watchdog;
+use foldex_testkit::{watchdog, ThroughBytes};
 use foldex_threaded::ThreadedEx;
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -354,4 +355,23 @@ fn counts_and_group_pairs_never_clone_a_key() {
     );
     let sums = keys().group_pairs(&ex, |k| (k, 2u32), group::sum::<u32>());
     assert_eq!((sums[&Key(0)], sums[&Key(6)]), (30, 28));
+}
+
+#[test]
+fn lent_words_cross_processes_with_a_codec() {
+    // Each piece's partial goes through bytes (`ThroughBytes`): the lent words' reductions carry
+    // the pipeline's codec as every other reduction does.
+    let lines = lines(500);
+    let words = || lines.iter().flat_map(|l| l.split_whitespace());
+    for pieces in 1..=4 {
+        let ex = ThroughBytes { pieces };
+        let piped = lines
+            .pipe()
+            .encoded(Postcard)
+            .flat_map_ref(str::split_whitespace);
+        assert_eq!(piped.counts(&ex), std_counts(words()), "{pieces} pieces");
+        assert_eq!(piped.count(&ex), words().count(), "{pieces} pieces");
+        let first = piped.find_first(&ex, |w| w.ends_with("13"));
+        assert_eq!(first.as_deref(), words().find(|w| w.ends_with("13")));
+    }
 }
