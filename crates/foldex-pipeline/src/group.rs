@@ -142,7 +142,8 @@ where
 impl<S: PipeSource, X: Transform<S::Item>, D> Pipeline<S, X, D> {
     /// Groups the items by `key` and reduces each group with `reducer` ([`count`], [`sum`],
     /// [`fold`]): a map from each key to its group's result, the items of a group reduced in
-    /// index order.
+    /// index order. `key` sees each item by reference, so a key owned by the item (a `String`)
+    /// is cloned: [`group_pairs`](Pipeline::group_pairs) moves it instead.
     ///
     /// ```
     /// use foldex_pipeline::{group, IntoPipeline};
