@@ -29,19 +29,23 @@
 //!   `inspect`, `take_while`, `map_while`, `map_init`) wrap the reduction's step
 //!   ([`transform::Transform`]); their state lives in a piece's accumulator. `take_while` and `map_while`
 //!   stop the fold with a `Break` at the first item that ends them, so the result equals the
-//!   sequential one on every executor and basesize.
+//!   sequential one on every executor and basesize. `flat_map_ref` lends pieces borrowed from
+//!   each item (the `&str` words of owned lines) to the stages and reduction after it
+//!   ([`borrowed`]).
 //! - **Reductions** take the executor: `fold`, `try_fold`, `for_each`, `count`, `sum`,
 //!   `product`, `min`/`max` and their `_by`/`_by_key` forms, `reduce`, `reduce_with`, `any`,
 //!   `all`, `find_first`/`find_last`/`find_any`, `position_first`/`position_last` and
 //!   `collect` ([`FromPipeline`]), `unzip`, `partition`, `try_for_each` and `try_reduce` over
 //!   `Result`/`Option` ([`Outcome`]: the first failure by index), and `group_by` with a
 //!   per-group [`group::Reducer`] (word count in one line:
-//!   `words.pipe().group_by(&ex, |w| *w, group::count())`).
+//!   `words.pipe().group_by(&ex, |w| *w, group::count())`), `group_pairs` (the key taken by
+//!   value) and `counts`.
 //! - **A codec** for the reductions' accumulators is a setting of the pipeline
 //!   ([`Pipeline::encoded`]; none by default, [`NoCodec`]): with one, every reduction runs on an
 //!   executor whose pieces run in other processes (`foldex_mpi::MpiEx`).
 #![forbid(unsafe_code)]
 
+pub mod borrowed;
 pub mod boxed;
 mod collect;
 mod fallible;

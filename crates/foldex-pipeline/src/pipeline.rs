@@ -511,7 +511,9 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         self.then(FilterMap(f))
     }
 
-    /// Replaces each item with the items of the iterator `f` makes of it, in order.
+    /// Replaces each item with the items of the iterator `f` makes of it, in order. For pieces
+    /// borrowed from the item (the words of an owned line, which `f` cannot return: E0515),
+    /// [`flat_map_ref`](Pipeline::flat_map_ref).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;

@@ -60,6 +60,29 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         C: Fn(A, A) -> A + Sync,
         K: Codec<A>,
     {
+        self.run_probed(ex, breaks, init, |acc, out, _| step(acc, out), combine)
+    }
+
+    /// [`run`](Pipeline::run) with a `step` that is also given the fold's stop probe, for a
+    /// reduction that loops long over one item (the pieces a
+    /// [`RefPipeline`](crate::borrowed::RefPipeline) lends): the probe never reports a stop
+    /// where `breaks` is false and no stage breaks.
+    pub(crate) fn run_probed<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        breaks: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(A, X::Out, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+        K: Codec<A>,
+    {
         self.transform.route(Folds {
             pipeline: self,
             ex,
@@ -91,7 +114,7 @@ where
     E: Executor + ?Sized,
     A: Send,
     I: Fn() -> A + Sync,
-    F: Fn(A, X::Out) -> ControlFlow<A, A> + Sync,
+    F: Fn(A, X::Out, &StopProbe) -> ControlFlow<A, A> + Sync,
     C: Fn(A, A) -> A + Sync,
 {
     /// The run for stages that hold nothing back: every piece runs its items in order, so the
@@ -110,7 +133,7 @@ where
         let init = || (transform.start(), init());
         let combine = |(state, a): (X::State, A), (_, b): (X::State, A)| (state, combine(a, b));
         let piece_step = |(mut state, acc): (X::State, A), item: S::Item, probe: &StopProbe| {
-            let mut sink = |acc, out| step(acc, out);
+            let mut sink = |acc, out| step(acc, out, probe);
             match transform.step(&mut state, acc, item, &mut sink, probe) {
                 ControlFlow::Continue(acc) => ControlFlow::Continue((state, acc)),
                 ControlFlow::Break(acc) => ControlFlow::Break((state, acc)),
@@ -159,7 +182,9 @@ where
             codec: flagged.as_ref().map(|codec| codec as &dyn Codec<(A, bool)>),
             breaks: true,
             init: || (init(), false),
-            step: |(acc, _): (A, bool), item: X::Out| match step(acc, item) {
+            step: |(acc, _): (A, bool), item: X::Out, probe: &StopProbe| match step(
+                acc, item, probe,
+            ) {
                 ControlFlow::Continue(acc) => ControlFlow::Continue((acc, false)),
                 ControlFlow::Break(acc) => ControlFlow::Break((acc, true)),
             },
@@ -212,7 +237,7 @@ where
                 let mut stepped = false;
                 let run = || {
                     let item = item.unwrap_or_else(|payload| panic::resume_unwind(payload));
-                    let mut sink = |acc, out| noted(&mut stepped, step(acc, out));
+                    let mut sink = |acc, out| noted(&mut stepped, step(acc, out, probe));
                     transform.step(state, acc, item, &mut sink, probe)
                 };
                 let flow = match part.front {
@@ -252,7 +277,7 @@ where
                 .expect("an open piece holds its accumulator");
             let settle = || {
                 let mut stepped = false;
-                let mut sink = |acc, out| noted(&mut stepped, step(acc, out));
+                let mut sink = |acc, out| noted(&mut stepped, step(acc, out, &StopProbe::NEVER));
                 let flow = match right.state {
                     Some(held) => transform.merge(left_state, held, acc, &mut sink),
                     None => ControlFlow::Continue(acc),

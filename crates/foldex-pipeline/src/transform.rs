@@ -416,6 +416,37 @@ macro_rules! stateless_stage {
 /// How many inner items a `flat_map` passes on between two looks at the stop probe.
 pub const INNER_CHECK: u32 = 1024;
 
+/// Passes the items of `inner`, the items one item of a pipeline becomes, on to `sink`,
+/// looking at `probe` every [`INNER_CHECK`] items: `Break(acc)` once the fold no longer needs
+/// the block.
+#[inline]
+pub(crate) fn inner_try_fold<I: Iterator, A>(
+    mut inner: I,
+    acc: A,
+    mut sink: impl FnMut(A, I::Item) -> ControlFlow<A, A>,
+    probe: &StopProbe,
+) -> ControlFlow<A, A> {
+    if inner
+        .size_hint()
+        .1
+        .is_some_and(|most| most <= INNER_CHECK as usize)
+    {
+        // Short: no need to look at the probe on the way.
+        return inner.try_fold(acc, sink);
+    }
+    let mut until_check = INNER_CHECK;
+    inner.try_fold(acc, |acc, out| {
+        until_check -= 1;
+        if until_check == 0 {
+            until_check = INNER_CHECK;
+            if probe.is_stopped() {
+                return ControlFlow::Break(acc);
+            }
+        }
+        sink(acc, out)
+    })
+}
+
 stateless_stage! {
     /// `map` after a stage that changed the number of items.
     MapStage<F>, generics [R], where [F: Fn(In) -> R + Sync,], out R, breaks false, route plain,
@@ -439,24 +470,7 @@ stateless_stage! {
     /// every item whatever happens to their left, and are given a probe that never stops).
     FlatMap<F>, generics [U], where [F: Fn(In) -> U + Sync, U: IntoIterator,], out U::Item,
     breaks false, route plain,
-    |f, acc, item, sink, probe| {
-        let mut inner = f(item).into_iter();
-        if inner.size_hint().1.is_some_and(|most| most <= INNER_CHECK as usize) {
-            // Short: no need to look at the probe on the way.
-            return inner.try_fold(acc, sink);
-        }
-        let mut until_check = INNER_CHECK;
-        inner.try_fold(acc, |acc, out| {
-            until_check -= 1;
-            if until_check == 0 {
-                until_check = INNER_CHECK;
-                if probe.is_stopped() {
-                    return ControlFlow::Break(acc);
-                }
-            }
-            sink(acc, out)
-        })
-    };
+    |f, acc, item, sink, probe| inner_try_fold(f(item).into_iter(), acc, sink, probe);
 
     /// Calls a function on each item by reference, and passes it on.
     Inspect<F>, generics [], where [F: Fn(&In) + Sync,], out In, breaks false, route plain,
