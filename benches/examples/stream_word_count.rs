@@ -1,9 +1,7 @@
 //! A word count over a plain iterator, with a `HashMap<String, usize>` per piece merged in
-//! order: foldex's pipeline over the stream (default settings), which lends each line's words
-//! to the map (`flat_map_ref(str::split_whitespace).counts(ex)`: a word is copied only when it
-//! is new to a piece's map), against rayon's
-//! `par_bridge().fold(HashMap::new, ..).reduce(HashMap::new, merge)` and the sequential loop
-//! (which copy every word), in alternating rounds; then the medians and their ratios.
+//! order: foldex's stream fold (default settings) against rayon's
+//! `par_bridge().fold(HashMap::new, ..).reduce(HashMap::new, merge)` and the sequential loop,
+//! in alternating rounds; then the medians and their ratios.
 //!
 //! ```text
 //! cargo run --release -p foldex-benches --example stream_word_count -- [rounds] [lines]
@@ -11,14 +9,12 @@
 //!
 //! Defaults: 11 rounds, 2·10^5 lines of 4 to 16 words drawn from 10^4 (a common word far more
 //! often than a rare one), held in memory and read with `BufRead::lines`, so that every line is
-//! pulled as a new `String`. Before the rounds, one fold per executor (`ExecutorExt::fold` with
-//! the loop's own step, whose `init` and merge can be counted) reports how many accumulators it
-//! made and how long it spent merging them. Also measured, to see that they do
+//! pulled as a new `String`. Before the rounds, one fold per executor reports how many
+//! accumulators it made and how long it spent merging them. Also measured, to see that they do
 //! not get slower: a cheap accumulator (the sum of the line lengths) over the same lines, and a
 //! few slow items (16 items of 1 ms each), which should spread over the threads.
 #![forbid(unsafe_code)]
 
-use foldex::pipeline::from_stream;
 use foldex::prelude::*;
 use foldex::protocol::Stream;
 use foldex_benches::{spin_for, word_lines};
@@ -113,8 +109,8 @@ fn main() {
             Some(b) => stream.batch_size(b),
             None => stream,
         };
-        let words = from_stream(stream).flat_map_ref(str::split_whitespace);
-        assert_eq!(words.counts(ex), want);
+        let got = ex.fold(stream, Counts::new, count, merge);
+        assert_eq!(got, want);
     };
     let sequential = || assert_eq!(lines(&text).fold(Counts::new(), count), want);
     for (label, ex) in [

@@ -16,7 +16,6 @@
 //!
 //! This file is compiled into both targets (`#[path]`), not into the crate's library: the peers
 //! are dev-dependencies of the bench crate, which a library cannot use.
-use foldex::pipeline::from_stream;
 use foldex::prelude::*;
 use foldex::protocol::Stream;
 use orx_parallel::{IntoParIter, IterIntoParIter, Par, Parallelizable};
@@ -648,8 +647,8 @@ fn word_count() -> Row {
     ];
     c.extend(on_each_executor!(|ex| {
         let stream = Stream::new(lines(vocabulary, black_box(n)));
-        let words = from_stream(stream).flat_map_ref(str::split_whitespace);
-        counts_checksum(&words.counts(&ex))
+        let counts = ex.fold(stream, HashMap::new, count_words, merge_counts);
+        counts_checksum(&counts)
     }));
     row(
         "word_count_2e5_lines",
