@@ -12,9 +12,12 @@
 //! pulled as a new `String`. Before the rounds, one fold per executor reports how many
 //! accumulators it made and how long it spent merging them. Also measured, to see that they do
 //! not get slower: a cheap accumulator (the sum of the line lengths) over the same lines, and a
-//! few slow items (16 items of 1 ms each), which should spread over the threads.
+//! few slow items (16 items of 1 ms each), which should spread over the threads; and the same
+//! word count with each word copied only when it is new to a map, on both sides: foldex's
+//! `flat_map_ref(str::split_whitespace).counts(ex)` against `par_bridge` with the same step.
 #![forbid(unsafe_code)]
 
+use foldex::pipeline::from_stream;
 use foldex::prelude::*;
 use foldex::protocol::Stream;
 use foldex_benches::{spin_for, word_lines};
@@ -36,6 +39,20 @@ fn lines(text: &str) -> impl Iterator<Item = String> + Send + '_ {
 fn count(mut counts: Counts, line: String) -> Counts {
     for word in line.split_whitespace() {
         *counts.entry(word.to_string()).or_default() += 1;
+    }
+    counts
+}
+
+/// [`count`] written to copy a word only when it is new to the map, as
+/// `flat_map_ref(str::split_whitespace).counts(ex)` does.
+fn count_lent(mut counts: Counts, line: String) -> Counts {
+    for word in line.split_whitespace() {
+        match counts.get_mut(word) {
+            Some(n) => *n += 1,
+            None => {
+                counts.insert(word.to_owned(), 1);
+            }
+        }
     }
     counts
 }
@@ -148,6 +165,32 @@ fn main() {
             ("AutoEx", &|| on(&auto, None)),
             ("ThreadedEx batch_size(4096)", &|| on(&threaded, Some(4096))),
             ("sequential", &sequential),
+        ],
+    );
+
+    let rayon = || {
+        let got = lines(&text)
+            .par_bridge()
+            .fold(Counts::new, count_lent)
+            .reduce(Counts::new, merge);
+        assert_eq!(got, want);
+    };
+    let on = |ex: &dyn Executor| {
+        let words = from_stream(Stream::new(lines(&text))).flat_map_ref(str::split_whitespace);
+        assert_eq!(words.counts(ex), want);
+    };
+    compare(
+        &format!(
+            "word count, a word copied only when new to a map, {n} lines (median of {rounds})"
+        ),
+        rounds,
+        &[
+            ("rayon par_bridge", &rayon),
+            ("ThreadedEx", &|| on(&threaded)),
+            ("AutoEx", &|| on(&auto)),
+            ("sequential", &|| {
+                assert_eq!(lines(&text).fold(Counts::new(), count_lent), want)
+            }),
         ],
     );
 
