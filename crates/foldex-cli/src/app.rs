@@ -3,7 +3,7 @@
 pub use crate::across::Across;
 use crate::cli::{AdviseArgs, BenchArgs, Cli, Command};
 use crate::matrix::{self, Event, Plan};
-use crate::{advise, chart, parse, report, workload};
+use crate::{advise, chart, load, parse, report, workload};
 use clap::{CommandFactory, Parser};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -175,22 +175,15 @@ fn bench(args: &BenchArgs, across: Option<Arc<dyn Across>>) -> ExitCode {
             Err(_) => ExitCode::FAILURE,
         };
     }
-    let load = report::load_average();
+    let load = load::load_average();
     if let Some(load) = load {
-        eprintln!("{cores} cores; load average over the last minute: {load:.2}");
         // This run keeps at most its busiest row's CPU use on the cores; a load well above it
         // came from other processes.
         let own = rows
             .iter()
             .filter_map(|r| r.cpu_utilisation)
             .fold(1.0, f64::max);
-        if load > own + 1.0 {
-            eprintln!(
-                "warning: a load of {load:.2} is more than this run explains (about {own:.1}): \
-                 other processes took cores from it, so its times are slower and more spread \
-                 than on a quiet machine"
-            );
-        }
+        eprintln!("{}", load::describe(cores, load, own));
     }
     if args.json {
         println!("{}", report::json(&rows, cores, load, interrupted));
@@ -268,16 +261,8 @@ fn advise(args: &AdviseArgs) -> ExitCode {
                     parse::format_duration(t),
                     parse::format_duration(advise::CALIBRATION_BUDGET)
                 );
-                let calibration = advise::calibrate(&data);
-                let share = calibration
-                    .cpu_share
-                    .map_or_else(|| "unknown".to_owned(), |s| format!("{:.0}%", s * 100.0));
-                println!(
-                    "calibrated: {} {} item(s) took {} each, {share} of it on a CPU",
-                    calibration.items,
-                    variant.name(),
-                    parse::format_duration(calibration.cost),
-                );
+                let calibration = advise::calibrate(&data, cores);
+                print!("{}", calibration.render(variant));
                 (
                     calibration.cost,
                     args.io || advise::is_io(&calibration, variant),

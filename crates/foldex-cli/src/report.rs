@@ -315,14 +315,6 @@ fn notes(rows: &[Row], visible: &[&Row]) -> String {
     out
 }
 
-/// The machine's load average over the last minute (`sysinfo`): on a shared machine, a load
-/// above what a run keeps busy means others computed meanwhile. `None` where the platform has
-/// none.
-pub fn load_average() -> Option<f64> {
-    let one = sysinfo::System::load_average().one;
-    (one.is_finite() && one >= 0.0 && sysinfo::IS_SUPPORTED_SYSTEM).then_some(one)
-}
-
 /// The whole report as JSON: the machine, the command's settings and the rows.
 pub fn json(rows: &[Row], cores: usize, load: Option<f64>, interrupted: bool) -> String {
     #[derive(Serialize)]

@@ -184,6 +184,43 @@ fn bad_input_exits_with_2_and_says_why() {
 }
 
 #[test]
+fn the_advise_usage_line_shows_that_a_workload_needs_its_t() {
+    let help = foldex(&["advise", "--help"]);
+    assert!(help.status.success());
+    let help = String::from_utf8(help.stdout).unwrap();
+    let usage: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Usage:"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(
+        usage
+            .iter()
+            .any(|l| l.contains("--cost <COST>") && !l.contains("--workload")),
+        "{help}"
+    );
+    assert!(
+        usage
+            .iter()
+            .any(|l| l.contains("--workload <WORKLOAD> --t <T>") && !l.contains("--cost")),
+        "{help}"
+    );
+    // The same usage where the input falls short.
+    for args in [
+        &["advise", "--n", "10"][..],
+        &["advise", "--n", "10", "--workload", "spin"],
+    ] {
+        let out = foldex(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--workload <WORKLOAD> --t <T>"),
+            "foldex {args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn advice_follows_the_workload() {
     let text = |args: &[&str]| {
         let out = foldex(args);
