@@ -3,6 +3,7 @@
 //! `AutoEx` would choose comes from `AutoEx`'s own model ([`foldex::auto::Estimate`]), and
 //! what counts as waiting is its threshold.
 
+use crate::measure::since;
 use crate::parse::format_duration;
 use crate::workload::{TimeDataset, Variant};
 use crate::{cputime, load};
@@ -321,9 +322,6 @@ pub fn calibrate(data: &TimeDataset, cores: usize) -> Calibration {
         items += 1;
     }
     let wall = started.elapsed();
-    let since = |after: Option<Duration>, before: Option<Duration>| {
-        after.zip(before).map(|(a, b)| a.saturating_sub(b))
-    };
     Sample {
         items,
         wall,

@@ -159,7 +159,7 @@ fn bench(args: &BenchArgs, across: Option<Arc<dyn Across>>) -> ExitCode {
     }
     progress.finish_and_clear();
 
-    let rows = report::rows(&outcomes);
+    let rows = report::rows(&outcomes, cores);
     let mut code = if failures > 0 {
         ExitCode::FAILURE
     } else {
@@ -175,22 +175,22 @@ fn bench(args: &BenchArgs, across: Option<Arc<dyn Across>>) -> ExitCode {
             Err(_) => ExitCode::FAILURE,
         };
     }
-    let load = load::load_average();
-    if let Some(load) = load {
-        // This run keeps at most its busiest row's CPU use on the cores; a load well above it
-        // came from other processes.
-        let own = rows
-            .iter()
-            .filter_map(|r| r.cpu_utilisation)
-            .fold(1.0, f64::max);
-        eprintln!("{}", load::describe(cores, load, own));
+    let machine = report::Machine {
+        cores,
+        load: load::load_average(),
+    };
+    if args.json || args.csv {
+        // The table carries this line itself; JSON and CSV have no place for prose.
+        if let Some(line) = report::machine_line(&rows, &machine) {
+            eprintln!("{line}");
+        }
     }
     if args.json {
-        println!("{}", report::json(&rows, cores, load, interrupted));
+        println!("{}", report::json(&rows, &machine, interrupted));
     } else if args.csv {
         print!("{}", report::csv(&rows));
     } else {
-        print!("{}", report::table(&rows, args.wide));
+        print!("{}", report::table(&rows, args.wide, &machine));
     }
     if let Some(path) = &args.svg
         && let Err(e) = chart::draw(&rows, path)
