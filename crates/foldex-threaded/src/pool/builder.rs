@@ -166,8 +166,8 @@ macro_rules! max_threads {
     };
 }
 
-/// The most worker threads a pool may have: 4096, more than the hardware threads of today's
-/// largest single machines, and far below where starting threads exhausts the process's memory
+/// The most worker threads a pool may have: 4096, more than the cores of all but the largest
+/// single machines, and far below where starting threads exhausts the process's memory
 /// maps (the standard library then aborts the process while setting up a thread's signal
 /// stack). A larger count, from [`PoolBuilder::threads`], [`Pool::try_new`] or
 /// [`NUM_THREADS_VAR`], is refused with an error that names the setting, this cap and the value.
@@ -188,7 +188,7 @@ fn over_the_cap(setting: &'static str, value: impl fmt::Display) -> ConfigError 
 
 /// `threads` for a pool, checked against [`MAX_THREADS`] (a zero is the caller's to refuse or to
 /// read as the default).
-pub(crate) fn check_threads(threads: usize) -> Result<usize, ConfigError> {
+fn check_threads(threads: usize) -> Result<usize, ConfigError> {
     if threads > MAX_THREADS {
         Err(over_the_cap("threads", threads))
     } else {
