@@ -261,7 +261,9 @@ fn advise(args: &AdviseArgs) -> ExitCode {
                     parse::format_duration(t),
                     parse::format_duration(advise::CALIBRATION_BUDGET)
                 );
-                let calibration = advise::calibrate(&data, cores);
+                // The load is this machine's, whatever --cores plans for.
+                let here = foldex::protocol::available_parallelism();
+                let calibration = advise::calibrate(&data, here);
                 print!("{}", calibration.render(variant));
                 (
                     calibration.cost,
