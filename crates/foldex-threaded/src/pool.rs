@@ -50,11 +50,12 @@ impl Pool {
         }
     }
 
-    /// A pool of `threads` worker threads, or why it could not be made: `threads` is 0 or over
-    /// [`MAX_THREADS`](crate::MAX_THREADS) (unlike [`PoolBuilder::threads`], where 0 means the
-    /// default, here it is a count and none is refused), or the operating system refused to start a worker (a limit on threads such as `ulimit -u`, or
-    /// no memory for its stack). In the second case the workers started before it are stopped
-    /// and joined before this returns: a pool that fails to start leaves no thread behind.
+    /// A pool of `threads` worker threads, or why it could not be made: `threads` is 0 (a pool
+    /// of no thread; [`PoolBuilder::threads`] is where 0 means the default, as in rayon's
+    /// builder) or over [`MAX_THREADS`](crate::MAX_THREADS), or the operating system refused to
+    /// start a worker (a limit on threads such as `ulimit -u`, or no memory for its stack). In
+    /// the last case the workers started before it are stopped and joined before this returns:
+    /// a pool that fails to start leaves no thread behind.
     ///
     /// For thread counts that come from users or configuration, where [`Pool::new`]'s panic
     /// would be the wrong answer.
