@@ -1,7 +1,7 @@
 //! `foldex bench` inside an MPI job: the `mpi` executor's rows fold the workload across the
 //! ranks, each rank folding its block of the items on one thread.
 
-use crate::measure::Measurement;
+use crate::measure::{self, Measurement};
 use crate::workload::TimeDataset;
 use foldex::protocol::codec::{Codec, Encoded};
 use foldex::{Executor, ExecutorExt};
@@ -34,6 +34,7 @@ pub fn fold(
     on_item: &(dyn Fn() + Sync),
 ) -> Measurement {
     let cpu_before = crate::cputime::process();
+    let caller_before = crate::cputime::thread();
     let started = Instant::now();
     let (items, index_sum) = executor.fold(
         0..data.n,
@@ -46,14 +47,11 @@ pub fn fold(
         |(a, x), (b, y)| (a + b, x + y),
     );
     let wall = started.elapsed();
-    let cpu = crate::cputime::process()
-        .zip(cpu_before)
-        .map(|(after, before)| after.saturating_sub(before));
     Measurement {
         wall,
-        cpu,
-        // The fold hands the result over once, at its end.
-        consumer_wait: wall,
+        cpu: measure::since(crate::cputime::process(), cpu_before),
+        // The fold's caller stands for the consumer: the result comes to it, at the end.
+        consumer_cpu: measure::since(crate::cputime::thread(), caller_before),
         items: items as usize,
         index_sum,
         interrupted: false,

@@ -3,9 +3,10 @@
 //! `AutoEx` would choose comes from `AutoEx`'s own model ([`foldex::auto::Estimate`]), and
 //! what counts as waiting is its threshold.
 
-use crate::cputime;
+use crate::measure::since;
 use crate::parse::format_duration;
 use crate::workload::{TimeDataset, Variant};
+use crate::{cputime, load};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -189,25 +190,126 @@ fn cpu_basesize(w: &Workload, workers: usize, reasons: &mut Vec<String>) -> usiz
     basesize
 }
 
-/// What a calibration measured of a built-in workload's items.
+/// What timing a few items of a built-in workload measured, before any interpretation.
 #[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Items timed.
+    pub items: usize,
+    /// Wall time over all of them.
+    pub wall: Duration,
+    /// The calibrating thread's CPU time over the same span, if it could be read.
+    pub cpu: Option<Duration>,
+    /// How long the thread waited for a core while it could have run (other threads had the
+    /// cores), if the platform says.
+    pub run_delay: Option<Duration>,
+    /// The machine's load average, if known.
+    pub load: Option<f64>,
+    /// Cores on the machine.
+    pub cores: usize,
+}
+
+/// What a calibration concludes about a built-in workload's items.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
     /// Items timed.
     pub items: usize,
-    /// Mean wall time per item.
+    /// Mean wall time per item, less the time the thread waited for a core where that is
+    /// known.
     pub cost: Duration,
-    /// Share of that time spent on a CPU, if it could be read.
+    /// Share of the time the thread could run (not waiting for a core) that it spent on a CPU,
+    /// if it could be read.
     pub cpu_share: Option<f64>,
+    /// Share of the wall time the thread waited for a core, if known.
+    pub queued: Option<f64>,
+    /// Why the CPU share cannot be trusted, when it cannot.
+    pub untrusted: Option<String>,
+    /// The machine's load and cores, for the report.
+    pub load: Option<(f64, usize)>,
+}
+
+impl Sample {
+    /// The calibration this sample gives. The CPU share is taken over the time the thread could
+    /// run: on a loaded machine a spinning thread spends much of its wall time waiting for a
+    /// core, which is no more waiting on I/O than its spinning is. Where the platform does not
+    /// say how long it waited and the load says others took cores from it, the share is kept
+    /// but marked untrusted, with why.
+    pub fn calibration(&self) -> Calibration {
+        let wall = self.wall.as_secs_f64().max(1e-9);
+        let queued = self.run_delay.map(|d| (d.as_secs_f64() / wall).min(1.0));
+        let runnable = (wall * (1.0 - queued.unwrap_or(0.0))).max(1e-9);
+        let cpu_share = self.cpu.map(|c| (c.as_secs_f64() / runnable).min(1.0));
+        let loaded = self.load.filter(|&l| load::others_computed(l, 1.0));
+        let untrusted = match (cpu_share, queued, loaded) {
+            (None, _, _) => Some(
+                "this platform gives no CPU time for a thread, so the workload is taken to be \
+                 what its name says"
+                    .to_owned(),
+            ),
+            (Some(share), None, Some(load)) => Some(format!(
+                "a load of {load:.2} on {} cores means other processes held this thread off the \
+                 cores for a time this platform does not report, so its {:.0}% on a CPU may be \
+                 short of a core rather than waiting on I/O; rerun on a quieter machine, or give \
+                 --cost (and --io if the items wait)",
+                self.cores,
+                share * 100.0
+            )),
+            _ => None,
+        };
+        Calibration {
+            items: self.items,
+            // What an item takes on a core of its own: the wait for a core is the machine's.
+            cost: Duration::from_secs_f64(runnable / self.items.max(1) as f64),
+            cpu_share,
+            queued,
+            untrusted,
+            load: self.load.map(|l| (l, self.cores)),
+        }
+    }
+}
+
+impl Calibration {
+    /// What the command says of the calibration: what was timed, the machine's load (with the
+    /// warning `foldex bench` gives when others took cores), and why the calibration is not to
+    /// be trusted, when it is not.
+    pub fn render(&self, variant: Variant) -> String {
+        let share = self
+            .cpu_share
+            .map_or_else(|| "unknown".to_owned(), |s| format!("{:.0}%", s * 100.0));
+        let mut out = format!(
+            "calibrated: {} {} item(s) took {} each, {share} of it on a CPU",
+            self.items,
+            variant.name(),
+            format_duration(self.cost),
+        );
+        if let Some(queued) = self.queued.filter(|&q| q >= 0.01) {
+            let _ = write!(
+                out,
+                " (the {:.0}% of the time it waited for a core left out)",
+                queued * 100.0
+            );
+        }
+        out.push('\n');
+        if let Some((load, cores)) = self.load {
+            // The calibration keeps one thread busy.
+            let _ = writeln!(out, "{}", load::describe(cores, load, 1.0));
+        }
+        if let Some(why) = &self.untrusted {
+            let _ = writeln!(out, "warning: this calibration is not to be trusted: {why}");
+        }
+        out
+    }
 }
 
 /// The longest a calibration may take: items longer than this are not timed at all.
 pub const CALIBRATION_BUDGET: Duration = Duration::from_secs(2);
 
 /// Times a few items of `data` on this thread, for about 200 ms: at most 50, and at least 3
-/// unless that would take longer than [`CALIBRATION_BUDGET`] (one at least).
-pub fn calibrate(data: &TimeDataset) -> Calibration {
+/// unless that would take longer than [`CALIBRATION_BUDGET`] (one at least). `cores`: the
+/// machine's.
+pub fn calibrate(data: &TimeDataset, cores: usize) -> Calibration {
     let budget = Duration::from_millis(200);
     let cpu_before = cputime::thread();
+    let delay_before = cputime::thread_run_delay();
     let started = Instant::now();
     let mut items = 0;
     let at_least = if times(data.t, 3) > CALIBRATION_BUDGET {
@@ -220,14 +322,15 @@ pub fn calibrate(data: &TimeDataset) -> Calibration {
         items += 1;
     }
     let wall = started.elapsed();
-    let cpu = cputime::thread()
-        .zip(cpu_before)
-        .map(|(after, before)| after.saturating_sub(before));
-    Calibration {
+    Sample {
         items,
-        cost: wall / items as u32,
-        cpu_share: cpu.map(|c| (c.as_secs_f64() / wall.as_secs_f64()).min(1.0)),
+        wall,
+        cpu: since(cputime::thread(), cpu_before),
+        run_delay: since(cputime::thread_run_delay(), delay_before),
+        load: load::load_average(),
+        cores,
     }
+    .calibration()
 }
 
 /// What `AutoEx` would choose for the workload, by its own model. The workload is a loader's
@@ -416,6 +519,71 @@ mod tests {
         );
     }
 
+    fn sample(cpu_ms: u64, wall_ms: u64, delay_ms: Option<u64>, load: f64) -> Sample {
+        Sample {
+            items: 100,
+            wall: Duration::from_millis(wall_ms),
+            cpu: Some(Duration::from_millis(cpu_ms)),
+            run_delay: delay_ms.map(Duration::from_millis),
+            load: Some(load),
+            cores: 2,
+        }
+    }
+
+    #[test]
+    fn spin_on_a_loaded_machine_is_cpu_bound_once_the_wait_for_a_core_is_left_out() {
+        // A load of 9 on 2 cores: the spinning thread ran 15% of the time, and waited for a
+        // core the rest.
+        let c = sample(150, 1000, Some(840), 9.0).calibration();
+        assert!(!is_io(&c, Variant::Spin), "{c:?}");
+        assert!(c.cpu_share.unwrap() > 0.9, "{c:?}");
+        assert!((c.queued.unwrap() - 0.84).abs() < 1e-9, "{c:?}");
+        assert_eq!(c.untrusted, None);
+        // 160ms of the second was the thread's own, for 100 items.
+        assert!(
+            c.cost.abs_diff(Duration::from_micros(1600)) < Duration::from_nanos(10),
+            "{c:?}"
+        );
+        let text = c.render(Variant::Spin);
+        assert!(
+            text.contains(&format!(
+                "calibrated: 100 spin item(s) took {} each, 94% of it on a CPU (the 84% of the \
+                 time it waited for a core left out)",
+                format_duration(c.cost)
+            )),
+            "{text}"
+        );
+        assert!(text.contains("warning: a load of 9.00"), "{text}");
+    }
+
+    #[test]
+    fn sleep_on_a_loaded_machine_is_still_io_bound() {
+        let c = sample(2, 1000, Some(5), 9.0).calibration();
+        assert!(is_io(&c, Variant::Sleep), "{c:?}");
+        assert_eq!(c.untrusted, None);
+    }
+
+    #[test]
+    fn without_the_wait_for_a_core_a_loaded_machine_makes_the_share_untrusted() {
+        let c = sample(150, 1000, None, 9.0).calibration();
+        let why = c.untrusted.clone().expect("untrusted");
+        assert!(
+            why.contains("a load of 9.00 on 2 cores") && why.contains("15%"),
+            "{why}"
+        );
+        let text = c.render(Variant::Spin);
+        assert!(
+            text.contains("warning: this calibration is not to be trusted: "),
+            "{text}"
+        );
+        // On a quiet machine the share is what it seems.
+        let quiet = sample(990, 1000, None, 0.3).calibration();
+        assert_eq!(quiet.untrusted, None);
+        assert_eq!(quiet.cost, Duration::from_millis(10));
+        assert!(!is_io(&quiet, Variant::Spin));
+        assert!(!quiet.render(Variant::Spin).contains("warning"));
+    }
+
     #[test]
     fn calibration_tells_sleep_from_spin() {
         for variant in Variant::ALL {
@@ -424,9 +592,13 @@ mod tests {
                 t: Duration::from_millis(2),
                 variant,
             };
-            let c = calibrate(&data);
+            let c = calibrate(&data, 2);
             assert!(c.items >= 3);
-            assert!(c.cost >= Duration::from_millis(2));
+            // An item's wall time, less only what the thread spent waiting for a core.
+            assert!(
+                c.cost >= Duration::from_millis(2) || c.queued.is_some_and(|q| q > 0.0),
+                "{c:?}"
+            );
             if variant == Variant::Sleep {
                 assert!(is_io(&c, variant), "{c:?}");
             }

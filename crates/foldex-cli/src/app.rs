@@ -3,7 +3,7 @@
 pub use crate::across::Across;
 use crate::cli::{AdviseArgs, BenchArgs, Cli, Command};
 use crate::matrix::{self, Event, Plan};
-use crate::{advise, chart, parse, report, workload};
+use crate::{advise, chart, load, parse, report, workload};
 use clap::{CommandFactory, Parser};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -159,7 +159,7 @@ fn bench(args: &BenchArgs, across: Option<Arc<dyn Across>>) -> ExitCode {
     }
     progress.finish_and_clear();
 
-    let rows = report::rows(&outcomes);
+    let rows = report::rows(&outcomes, cores);
     let mut code = if failures > 0 {
         ExitCode::FAILURE
     } else {
@@ -175,29 +175,22 @@ fn bench(args: &BenchArgs, across: Option<Arc<dyn Across>>) -> ExitCode {
             Err(_) => ExitCode::FAILURE,
         };
     }
-    let load = report::load_average();
-    if let Some(load) = load {
-        eprintln!("{cores} cores; load average over the last minute: {load:.2}");
-        // This run keeps at most its busiest row's CPU use on the cores; a load well above it
-        // came from other processes.
-        let own = rows
-            .iter()
-            .filter_map(|r| r.cpu_utilisation)
-            .fold(1.0, f64::max);
-        if load > own + 1.0 {
-            eprintln!(
-                "warning: a load of {load:.2} is more than this run explains (about {own:.1}): \
-                 other processes took cores from it, so its times are slower and more spread \
-                 than on a quiet machine"
-            );
+    let machine = report::Machine {
+        cores,
+        load: load::load_average(),
+    };
+    if args.json || args.csv {
+        // The table carries this line itself; JSON and CSV have no place for prose.
+        if let Some(line) = report::machine_line(&rows, &machine) {
+            eprintln!("{line}");
         }
     }
     if args.json {
-        println!("{}", report::json(&rows, cores, load, interrupted));
+        println!("{}", report::json(&rows, &machine, interrupted));
     } else if args.csv {
         print!("{}", report::csv(&rows));
     } else {
-        print!("{}", report::table(&rows, args.wide));
+        print!("{}", report::table(&rows, args.wide, &machine));
     }
     if let Some(path) = &args.svg
         && let Err(e) = chart::draw(&rows, path)
@@ -268,16 +261,10 @@ fn advise(args: &AdviseArgs) -> ExitCode {
                     parse::format_duration(t),
                     parse::format_duration(advise::CALIBRATION_BUDGET)
                 );
-                let calibration = advise::calibrate(&data);
-                let share = calibration
-                    .cpu_share
-                    .map_or_else(|| "unknown".to_owned(), |s| format!("{:.0}%", s * 100.0));
-                println!(
-                    "calibrated: {} {} item(s) took {} each, {share} of it on a CPU",
-                    calibration.items,
-                    variant.name(),
-                    parse::format_duration(calibration.cost),
-                );
+                // The load is this machine's, whatever --cores plans for.
+                let here = foldex::protocol::available_parallelism();
+                let calibration = advise::calibrate(&data, here);
+                print!("{}", calibration.render(variant));
                 (
                     calibration.cost,
                     args.io || advise::is_io(&calibration, variant),

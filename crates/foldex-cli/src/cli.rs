@@ -93,9 +93,14 @@ pub struct BenchArgs {
     pub no_progress: bool,
 }
 
-/// `foldex advise`.
+/// `foldex advise`: the two ways to describe an item, each on a usage line of its own (clap's
+/// generated line would show `--workload` without the `--t` it needs).
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("item").required(true).args(["cost", "workload"])))]
+#[command(
+    group(ArgGroup::new("item").required(true).args(["cost", "workload"])),
+    override_usage = "foldex advise [OPTIONS] --n <N> --cost <COST>\n       \
+                      foldex advise [OPTIONS] --n <N> --workload <WORKLOAD> --t <T>"
+)]
 pub struct AdviseArgs {
     /// The cost of one item (100us, 1ms...). Without it, the built-in workload given by
     /// --workload and --t is calibrated: a few items are timed here.
@@ -122,11 +127,11 @@ pub struct AdviseArgs {
     #[arg(long, value_parser = parse::size, allow_hyphen_values = true)]
     pub cores: Option<usize>,
 
-    /// The built-in workload to calibrate when --cost is not given.
+    /// The built-in workload to calibrate when --cost is not given (with --t).
     #[arg(long, value_enum, conflicts_with = "cost", requires = "t")]
     pub workload: Option<Variant>,
 
-    /// The per-item time of the built-in workload to calibrate.
+    /// The per-item time of the built-in workload to calibrate (required with --workload).
     #[arg(long, value_parser = parse::duration, allow_hyphen_values = true, requires = "workload")]
     pub t: Option<Duration>,
 }

@@ -1,6 +1,7 @@
 //! CPU time from the `cpu-time` crate (`clock_gettime` with `CLOCK_PROCESS_CPUTIME_ID` and
 //! `CLOCK_THREAD_CPUTIME_ID`): nanosecond resolution, for every thread of the process
-//! (including ones that have exited) or for the calling thread alone.
+//! (including ones that have exited) or for the calling thread alone; and, where Linux tells it,
+//! how long the calling thread waited for a CPU while it could have run.
 
 use cpu_time::{ProcessTime, ThreadTime};
 use std::time::Duration;
@@ -13,6 +14,15 @@ pub fn process() -> Option<Duration> {
 /// The CPU time of the calling thread so far, or `None` where the clock is missing.
 pub fn thread() -> Option<Duration> {
     ThreadTime::try_now().ok().map(|t| t.as_duration())
+}
+
+/// How long the calling thread has so far waited on a run queue, ready to run while other
+/// threads had the cores (the second field of Linux's `/proc/thread-self/schedstat`); `None`
+/// where the kernel does not say.
+pub fn thread_run_delay() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
 }
 
 #[cfg(test)]
@@ -45,5 +55,14 @@ mod tests {
         std::thread::sleep(Duration::from_millis(200));
         let slept = thread().unwrap() - before;
         assert!(slept < Duration::from_millis(50), "sleeping used {slept:?}");
+    }
+
+    #[test]
+    fn the_run_delay_is_read_on_linux_and_only_grows() {
+        let Some(before) = thread_run_delay() else {
+            return; // a kernel without schedstat: nothing to check
+        };
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(thread_run_delay().unwrap() >= before);
     }
 }

@@ -13,6 +13,7 @@ mod chart;
 mod cli;
 mod cputime;
 mod executors;
+mod load;
 mod matrix;
 mod measure;
 mod parse;

@@ -317,6 +317,7 @@ pub fn run(
             choice,
             measurement,
             spread,
+            runs: plan.repeat,
         }));
     }
     report(Event::Done);

@@ -40,8 +40,20 @@ fn tiny_bench(extra: &[&str]) -> Output {
 fn the_table_has_a_row_per_executor_and_variant() {
     let out = tiny_bench(&["--wide"]);
     let table = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = table.lines().take_while(|l| l.starts_with('|')).collect();
+    let lines: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
     assert!(lines[0].starts_with("| workload"), "{table}");
+    // The machine's load is part of the report, before the table, where it is known.
+    if cfg!(target_os = "linux") {
+        let first = table.lines().next().unwrap();
+        assert!(
+            first.contains("cores; load average over the last minute: "),
+            "{table}"
+        );
+    }
     for column in [
         "executor",
         "wall",
@@ -50,7 +62,7 @@ fn the_table_has_a_row_per_executor_and_variant() {
         "eff. (ideal)",
         "eff. (seq.)",
         "CPU",
-        "consumer waited",
+        "consumer CPU",
         "vs rayon",
         "vs best picked",
     ] {
@@ -81,6 +93,19 @@ fn the_table_has_a_row_per_executor_and_variant() {
 }
 
 #[test]
+fn one_run_says_it_has_no_spread() {
+    let out = tiny_bench(&["--runs", "1", "--variant", "spin", "-e", "seq,threaded"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| spin")).collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    for row in rows {
+        assert!(row.contains(" n/a "), "{table}");
+        assert!(!row.contains(" 0% "), "{table}");
+    }
+    assert!(table.contains("one run has no spread"), "{table}");
+}
+
+#[test]
 fn json_gives_every_figure_for_every_row() {
     let out = tiny_bench(&["--json", "--variant", "spin"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -99,7 +124,10 @@ fn json_gives_every_figure_for_every_row() {
         assert!(row["speedup"].as_f64().unwrap() > 0.0);
         let efficiency = row["efficiency"].as_f64().unwrap();
         assert!(efficiency > 0.0 && efficiency <= 1.05, "{row}");
-        assert!(row["consumer_wait_s"].as_f64().unwrap() <= wall);
+        if let Some(consumer) = row["consumer_cpu_utilisation"].as_f64() {
+            assert!((0.0..=1.05).contains(&consumer), "{row}");
+        }
+        assert_eq!(row["runs"], 3);
         assert!(row.get("cpu_utilisation").is_some());
     }
     assert!(rows[5]["vs_rayon"].as_f64().unwrap() == 1.0);
@@ -180,6 +208,43 @@ fn bad_input_exits_with_2_and_says_why() {
         assert_eq!(out.status.code(), Some(2), "foldex {args:?}: {stderr}");
         assert!(stderr.contains(expected), "foldex {args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "foldex {args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn the_advise_usage_line_shows_that_a_workload_needs_its_t() {
+    let help = foldex(&["advise", "--help"]);
+    assert!(help.status.success());
+    let help = String::from_utf8(help.stdout).unwrap();
+    let usage: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Usage:"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(
+        usage
+            .iter()
+            .any(|l| l.contains("--cost <COST>") && !l.contains("--workload")),
+        "{help}"
+    );
+    assert!(
+        usage
+            .iter()
+            .any(|l| l.contains("--workload <WORKLOAD> --t <T>") && !l.contains("--cost")),
+        "{help}"
+    );
+    // The same usage where the input falls short.
+    for args in [
+        &["advise", "--n", "10"][..],
+        &["advise", "--n", "10", "--workload", "spin"],
+    ] {
+        let out = foldex(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--workload <WORKLOAD> --t <T>"),
+            "foldex {args:?}: {stderr}"
+        );
     }
 }
 

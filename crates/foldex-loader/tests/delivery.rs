@@ -99,10 +99,7 @@ fn check(
 
 #[test]
 fn every_batch_exactly_once_and_in_order_when_ordered() {
-    let cases_per_executor = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48);
+    let cases_per_executor = foldex_testkit::env::cases("PROPTEST_CASES", 48);
     for (name, executor) in common::executors() {
         watchdog(name, || {
             let mut runner = TestRunner::new(Config {

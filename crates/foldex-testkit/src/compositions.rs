@@ -601,15 +601,6 @@ fn case() -> impl Strategy<Value = Case> {
         )
 }
 
-fn env_number(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok()?;
-    let text = text.trim();
-    match text.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => text.parse().ok(),
-    }
-}
-
 /// Random chains on the executor that `make` builds, against `std::iter` (see the module doc).
 pub fn check_compositions<'e, E: Executor + 'e>(make: impl Fn(Basesize) -> E) {
     run_cases(
@@ -626,8 +617,8 @@ pub fn check_compositions_in_order(ex: &dyn Executor) {
 
 /// The suite, compiled once: executors come through `&dyn Executor`.
 fn run_cases<'e>(make: &dyn Fn(Basesize) -> Box<dyn Executor + 'e>, in_order: bool) {
-    let cases = env_number("FOLDEX_COMPOSITION_CASES").unwrap_or(64) as u32;
-    let seed = env_number("FOLDEX_COMPOSITION_SEED").unwrap_or(DEFAULT_SEED);
+    let cases = crate::env::cases("FOLDEX_COMPOSITION_CASES", 64);
+    let seed = crate::env::number("FOLDEX_COMPOSITION_SEED", u64::MAX).unwrap_or(DEFAULT_SEED);
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let config = Config {

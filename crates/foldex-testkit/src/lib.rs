@@ -46,6 +46,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compositions;
+pub mod env;
 mod inline;
 mod join;
 pub mod pipelines;
@@ -94,10 +95,7 @@ pub fn watchdog<R>(what: &str, body: impl FnOnce() -> R) -> R {
 }
 
 fn runner() -> TestRunner {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(32);
+    let cases = env::cases("PROPTEST_CASES", 32);
     TestRunner::new(Config {
         cases,
         failure_persistence: None,

@@ -149,10 +149,7 @@ impl AddressSpaceCap {
             .find_map(|line| line.strip_prefix("VmSize:"))
             .and_then(|size| size.trim().trim_end_matches("kB").trim().parse().ok())
             .expect("VmSize in /proc/self/status");
-        let extra_room: u64 = std::env::var(EXTRA_ROOM)
-            .ok()
-            .and_then(|room| room.parse().ok())
-            .unwrap_or(0);
+        let extra_room = crate::env::number(EXTRA_ROOM, u64::MAX).unwrap_or(0);
         let cap = (mapped_kib * 1024 + HEADROOM + extra_room).min(hard);
         setrlimit(Resource::RLIMIT_AS, cap, hard).expect("setrlimit");
         Self { soft, hard }

@@ -60,8 +60,8 @@ impl ThreadedEx {
     /// joined when the last of them is dropped).
     ///
     /// # Panics
-    /// As [`Pool::new`]: if `threads` is 0 ("threads must be at least 1, got 0"), or if the
-    /// operating system refuses a worker thread (the workers already started are joined
+    /// As [`Pool::new`]: if `threads` is 0 ("threads must be at least 1, got 0") or over
+    /// [`MAX_THREADS`](crate::MAX_THREADS), or if the operating system refuses a worker thread (the workers already started are joined
     /// first). [`Pool::try_new`] with [`pool`](Self::pool) returns the error instead.
     #[track_caller]
     pub fn threads(mut self, threads: usize) -> Self {

@@ -121,7 +121,7 @@ mod waiting;
 
 pub use error::PoolError;
 pub use executor::ThreadedEx;
-pub use pool::builder::{default_threads, PoolBuilder, NUM_THREADS_VAR};
+pub use pool::builder::{default_threads, PoolBuilder, MAX_THREADS, NUM_THREADS_VAR};
 pub use pool::Pool;
 #[cfg(loom)]
 #[doc(hidden)]

@@ -6,6 +6,7 @@ pub(crate) mod builder;
 
 use self::builder::PoolBuilder;
 use crate::registry::{current_worker, Registry, WorkerOptions, Workers};
+use foldex_core::ConfigError;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -38,7 +39,7 @@ impl Pool {
     ///
     /// # Panics
     /// With the message of [`Pool::try_new`]'s error: if `threads` is 0 ("threads must be at
-    /// least 1, got 0"), or if the operating system refuses a worker thread ("foldex-threaded:
+    /// least 1, got 0") or over [`MAX_THREADS`](crate::MAX_THREADS), or if the operating system refuses a worker thread ("foldex-threaded:
     /// could not start worker 299 of 1000 (threads = 1000): Resource temporarily unavailable
     /// (os error 11)"), once the workers already started are stopped and joined.
     #[track_caller]
@@ -49,10 +50,12 @@ impl Pool {
         }
     }
 
-    /// A pool of `threads` worker threads, or why it could not be made: `threads` is 0, or the
-    /// operating system refused to start a worker (a limit on threads such as `ulimit -u`, or
-    /// no memory for its stack). In the second case the workers started before it are stopped
-    /// and joined before this returns: a pool that fails to start leaves no thread behind.
+    /// A pool of `threads` worker threads, or why it could not be made: `threads` is 0 (a pool
+    /// of no thread; [`PoolBuilder::threads`] is where 0 means the default, as in rayon's
+    /// builder) or over [`MAX_THREADS`](crate::MAX_THREADS), or the operating system refused to
+    /// start a worker (a limit on threads such as `ulimit -u`, or no memory for its stack). In
+    /// the last case the workers started before it are stopped and joined before this returns:
+    /// a pool that fails to start leaves no thread behind.
     ///
     /// For thread counts that come from users or configuration, where [`Pool::new`]'s panic
     /// would be the wrong answer.
@@ -67,6 +70,7 @@ impl Pool {
     /// # Ok::<(), foldex_threaded::PoolError>(())
     /// ```
     pub fn try_new(threads: usize) -> Result<Self, crate::error::PoolError> {
+        ConfigError::nonzero("threads", threads).map_err(crate::error::PoolError::config)?;
         Self::builder().threads(threads).build()
     }
 
@@ -90,8 +94,9 @@ impl Pool {
     /// threads as `FOLDEX_NUM_THREADS` says, or one per available core.
     ///
     /// # Panics
-    /// If `FOLDEX_NUM_THREADS` is not a whole number of at least 1, or the operating system
-    /// refuses a worker, with [`PoolBuilder::build`]'s message.
+    /// If `FOLDEX_NUM_THREADS` is not a whole number, or is over
+    /// [`MAX_THREADS`](crate::MAX_THREADS), or the operating system refuses a worker, with
+    /// [`PoolBuilder::build`]'s message.
     pub fn global() -> Self {
         Self::global_ref().clone()
     }

@@ -288,6 +288,31 @@ fn a_pool_of_zero_threads_is_refused() {
 }
 
 #[test]
+fn a_builder_with_zero_threads_takes_the_default_as_rayon_does() {
+    let pool = Pool::builder()
+        .threads(0)
+        .build()
+        .expect("the default pool");
+    assert_eq!(pool.threads(), foldex_threaded::default_threads().unwrap());
+}
+
+#[test]
+fn a_thread_count_over_the_cap_is_refused_without_starting_a_thread() {
+    let over = foldex_threaded::MAX_THREADS + 1;
+    let message = format!(
+        "threads must be at most {} (foldex_threaded::MAX_THREADS), got {over}",
+        foldex_threaded::MAX_THREADS
+    );
+    let err = Pool::builder().threads(over).build().unwrap_err();
+    assert_eq!(err.to_string(), message);
+    assert_eq!(err.setting(), "threads");
+    assert!(err.os_error().is_none());
+    assert_eq!(Pool::try_new(100_000).unwrap_err().setting(), "threads");
+    let panic = std::panic::catch_unwind(|| ThreadedEx::new().threads(over)).unwrap_err();
+    assert_eq!(panic.downcast_ref::<String>(), Some(&message));
+}
+
+#[test]
 #[should_panic(expected = "basesize must be at least 1, got 0")]
 fn zero_basesize_is_refused() {
     let _ = ThreadedEx::new().basesize(0);

@@ -86,8 +86,15 @@ fn setter_panics_name_the_setting_and_point_at_the_caller() {
 fn settings_from_users_are_checked_without_panicking() {
     let err: ConfigError = foldex::Basesize::fixed(0).unwrap_err();
     assert_eq!(err.setting(), "basesize");
-    let err: PoolError = Pool::builder().threads(0).build().unwrap_err();
+    let err: PoolError = Pool::try_new(0).unwrap_err();
     assert_eq!(err.to_string(), "threads must be at least 1, got 0");
+    // The builder reads 0 as rayon's `num_threads(0)` does: the default count.
+    assert!(Pool::builder().threads(0).build().is_ok());
+    let err = Pool::builder()
+        .threads(foldex::threaded::MAX_THREADS + 1)
+        .build()
+        .unwrap_err();
+    assert_eq!(err.setting(), "threads");
     let err = Pool::builder()
         .threads(1)
         .stack_size(0)
