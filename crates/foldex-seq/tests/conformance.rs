@@ -21,7 +21,9 @@ mod non_threaded {
     use foldex_core::Basesize;
     use foldex_seq::NonThreadedEx;
 
-    foldex_testkit::conformance_tests!(|basesize: Basesize| NonThreadedEx::new().with_basesize(basesize));
+    foldex_testkit::conformance_tests!(
+        |basesize: Basesize| NonThreadedEx::new().with_basesize(basesize)
+    );
 
     mod one_thread {
         use foldex_seq::NonThreadedEx;

@@ -66,7 +66,7 @@ impl<E: Executor> DepthFirstEx<E> {
     /// use foldex_threaded::{DepthFirstEx, ThreadedEx};
     /// let ex = DepthFirstEx::on(ThreadedEx::new().threads(2)).basesize(64);
     /// let sum = ex.map_reduce(0..1000usize, |i| i % 7, || 0, |a, b| a + b);
-/// assert_eq!(sum, (0..1000).map(|i| i % 7).sum::<usize>());
+    /// assert_eq!(sum, (0..1000).map(|i| i % 7).sum::<usize>());
     /// ```
     pub fn on(inner: E) -> Self {
         Self {

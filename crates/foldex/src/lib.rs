@@ -43,9 +43,9 @@ pub use foldex_core as protocol;
 pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
 pub use foldex_dataset::from_fn;
 pub use foldex_loader::{eachobsparallel, Loader};
-pub use foldex_seq::SequentialEx;
+pub use foldex_seq::{NonThreadedEx, SequentialEx};
 pub use foldex_taskpool::TaskPoolEx;
-pub use foldex_threaded::{Pool, ThreadedEx};
+pub use foldex_threaded::{DepthFirstEx, Pool, ThreadedEx};
 
 /// `ThreadedEx`'s pools: [`Pool`], its builder and its errors.
 #[doc(inline)]
@@ -98,9 +98,9 @@ pub mod prelude {
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
     pub use foldex_pipeline::IntoPipeline;
-    pub use foldex_seq::SequentialEx;
+    pub use foldex_seq::{NonThreadedEx, SequentialEx};
     pub use foldex_taskpool::TaskPoolEx;
-    pub use foldex_threaded::{Pool, ThreadedEx};
+    pub use foldex_threaded::{DepthFirstEx, Pool, ThreadedEx};
 }
 
 // The member crates under their own names, for the paths rustc suggests in its hints (it names
