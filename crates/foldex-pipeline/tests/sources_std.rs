@@ -85,7 +85,9 @@ fn texts() -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     // Long enough for blocks of several bytes, with every kind of line ending and separator.
-    let parts = ["word", "日本", " ", "\n", "\r\n", ",", "é", "  ", "\t", "ö,", "\u{3000}"];
+    let parts = [
+        "word", "日本", " ", "\n", "\r\n", ",", "é", "  ", "\t", "ö,", "\u{3000}",
+    ];
     let long: String = (0..30_000u64)
         .map(|i| parts[(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize % parts.len()])
         .collect();
@@ -100,14 +102,26 @@ fn text_sources_match_std() {
         for text in &texts {
             let t = text.as_str();
             let what = &format!("{what}, text {:?}", t.chars().take(30).collect::<String>());
-            same(t.pipe_bytes().collect(ex), t.bytes(), &format!("bytes: {what}"));
-            same(t.pipe_chars().collect(ex), t.chars(), &format!("chars: {what}"));
+            same(
+                t.pipe_bytes().collect(ex),
+                t.bytes(),
+                &format!("bytes: {what}"),
+            );
+            same(
+                t.pipe_chars().collect(ex),
+                t.chars(),
+                &format!("chars: {what}"),
+            );
             same(
                 t.pipe_char_indices().collect(ex),
                 t.char_indices(),
                 &format!("char_indices: {what}"),
             );
-            same(t.pipe_lines().collect(ex), t.lines(), &format!("lines: {what}"));
+            same(
+                t.pipe_lines().collect(ex),
+                t.lines(),
+                &format!("lines: {what}"),
+            );
             assert_eq!(
                 t.pipe_lines().count(ex),
                 t.lines().count(),
@@ -123,8 +137,16 @@ fn text_sources_match_std() {
                 t.split_ascii_whitespace(),
                 &format!("split_ascii_whitespace: {what}"),
             );
-            same(t.pipe_split(',').collect(ex), t.split(','), &format!("split ',': {what}"));
-            same(t.pipe_split('é').collect(ex), t.split('é'), &format!("split 'é': {what}"));
+            same(
+                t.pipe_split(',').collect(ex),
+                t.split(','),
+                &format!("split ',': {what}"),
+            );
+            same(
+                t.pipe_split('é').collect(ex),
+                t.split('é'),
+                &format!("split 'é': {what}"),
+            );
             same(
                 t.pipe_split('\u{3000}').collect(ex),
                 t.split('\u{3000}'),
@@ -136,9 +158,17 @@ fn text_sources_match_std() {
                 &format!("split [',', '日']: {what}"),
             );
             let seps: &[char] = &[';', 'ö', '\n'];
-            same(t.pipe_split(seps).collect(ex), t.split(seps), &format!("split &[..]: {what}"));
+            same(
+                t.pipe_split(seps).collect(ex),
+                t.split(seps),
+                &format!("split &[..]: {what}"),
+            );
             let odd = |c: char| c == 'ö' || c == ' ';
-            same(t.pipe_split(odd).collect(ex), t.split(odd), &format!("split closure: {what}"));
+            same(
+                t.pipe_split(odd).collect(ex),
+                t.split(odd),
+                &format!("split closure: {what}"),
+            );
             same(
                 t.pipe_split_terminator(',').collect(ex),
                 t.split_terminator(','),
@@ -188,17 +218,41 @@ fn collections_by_reference_match_std() {
             let what = &format!("{what}, len {len}");
             let data = numbers(len);
             let map: HashMap<u64, usize> = (0..len as u64).map(|k| (k * 7, k as usize)).collect();
-            same(map.pipe().collect(ex), map.iter(), &format!("HashMap: {what}"));
+            same(
+                map.pipe().collect(ex),
+                map.iter(),
+                &format!("HashMap: {what}"),
+            );
             let set: HashSet<u64> = (0..len as u64).map(|k| k * 3).collect();
-            same((&set).pipe().collect(ex), set.iter(), &format!("HashSet: {what}"));
+            same(
+                (&set).pipe().collect(ex),
+                set.iter(),
+                &format!("HashSet: {what}"),
+            );
             let bmap: BTreeMap<u64, usize> = data.iter().map(|&k| (k, len)).collect();
-            same(bmap.pipe().collect(ex), bmap.iter(), &format!("BTreeMap: {what}"));
+            same(
+                bmap.pipe().collect(ex),
+                bmap.iter(),
+                &format!("BTreeMap: {what}"),
+            );
             let bset: BTreeSet<u64> = data.iter().map(|k| k * 1000 + 1).collect();
-            same(bset.pipe().collect(ex), bset.iter(), &format!("BTreeSet: {what}"));
+            same(
+                bset.pipe().collect(ex),
+                bset.iter(),
+                &format!("BTreeSet: {what}"),
+            );
             let list: LinkedList<u64> = data.iter().copied().collect();
-            same(list.pipe().collect(ex), list.iter(), &format!("LinkedList: {what}"));
+            same(
+                list.pipe().collect(ex),
+                list.iter(),
+                &format!("LinkedList: {what}"),
+            );
             let heap: BinaryHeap<u64> = data.iter().copied().collect();
-            same(heap.pipe().collect(ex), heap.iter(), &format!("BinaryHeap: {what}"));
+            same(
+                heap.pipe().collect(ex),
+                heap.iter(),
+                &format!("BinaryHeap: {what}"),
+            );
 
             // Wrapped around its buffer, so its two slices are both in use.
             let mut deque: VecDeque<u64> = VecDeque::with_capacity(len);
@@ -209,7 +263,11 @@ fn collections_by_reference_match_std() {
                     deque.push_front(x);
                 }
             }
-            same(deque.pipe().collect(ex), deque.iter(), &format!("VecDeque: {what}"));
+            same(
+                deque.pipe().collect(ex),
+                deque.iter(),
+                &format!("VecDeque: {what}"),
+            );
             same(
                 deque.pipe().enumerate().rev().collect(ex),
                 deque.iter().enumerate().rev(),
@@ -223,7 +281,9 @@ fn collections_by_reference_match_std() {
                 &format!("&mut VecDeque: {what}"),
             );
             let mut mutated = map.clone();
-            (&mut mutated).pipe().for_each(ex, |(k, v)| *v += *k as usize);
+            (&mut mutated)
+                .pipe()
+                .for_each(ex, |(k, v)| *v += *k as usize);
             for (k, v) in &map {
                 assert_eq!(mutated[k], v + *k as usize, "&mut HashMap: {what}");
             }
@@ -236,9 +296,17 @@ fn collections_by_reference_match_std() {
             );
         }
         let some = Some(5);
-        same(some.pipe().collect(ex), some.iter(), &format!("Option: {what}"));
+        same(
+            some.pipe().collect(ex),
+            some.iter(),
+            &format!("Option: {what}"),
+        );
         let none: Option<u8> = None;
-        same(none.pipe().collect(ex), none.iter(), &format!("None: {what}"));
+        same(
+            none.pipe().collect(ex),
+            none.iter(),
+            &format!("None: {what}"),
+        );
         let ok: Result<u8, String> = Ok(3);
         same(ok.pipe().collect(ex), ok.iter(), &format!("Ok: {what}"));
         let err: Result<u8, String> = Err("no".into());
@@ -253,32 +321,64 @@ fn collections_by_value_match_std() {
             let what = &format!("{what}, len {len}");
             let strings: Vec<String> = numbers(len).iter().map(|x| x.to_string()).collect();
             let map: HashMap<usize, String> = strings.iter().cloned().enumerate().collect();
-            same(map.clone().into_pipe().collect(ex), map, &format!("HashMap: {what}"));
+            same(
+                map.clone().into_pipe().collect(ex),
+                map,
+                &format!("HashMap: {what}"),
+            );
             let set: HashSet<String> = strings.iter().map(|s| s.repeat(2)).collect();
-            same(set.clone().into_pipe().collect(ex), set, &format!("HashSet: {what}"));
+            same(
+                set.clone().into_pipe().collect(ex),
+                set,
+                &format!("HashSet: {what}"),
+            );
             let bmap: BTreeMap<String, usize> = strings.iter().cloned().zip(0..).collect();
-            same(bmap.clone().into_pipe().collect(ex), bmap, &format!("BTreeMap: {what}"));
+            same(
+                bmap.clone().into_pipe().collect(ex),
+                bmap,
+                &format!("BTreeMap: {what}"),
+            );
             let bset: BTreeSet<String> = strings.iter().cloned().collect();
-            same(bset.clone().into_pipe().collect(ex), bset, &format!("BTreeSet: {what}"));
+            same(
+                bset.clone().into_pipe().collect(ex),
+                bset,
+                &format!("BTreeSet: {what}"),
+            );
             let list: LinkedList<String> = strings.iter().cloned().collect();
-            same(list.clone().into_pipe().collect(ex), list, &format!("LinkedList: {what}"));
+            same(
+                list.clone().into_pipe().collect(ex),
+                list,
+                &format!("LinkedList: {what}"),
+            );
             let heap: BinaryHeap<String> = strings.iter().cloned().collect();
             same(
                 heap.clone().into_pipe().collect(ex),
-                heap.into_iter(),
+                heap,
                 &format!("BinaryHeap: {what}"),
             );
             let mut deque: VecDeque<String> = strings.iter().cloned().collect();
             deque.rotate_left(len / 3);
-            same(deque.clone().into_pipe().collect(ex), deque, &format!("VecDeque: {what}"));
+            same(
+                deque.clone().into_pipe().collect(ex),
+                deque,
+                &format!("VecDeque: {what}"),
+            );
             same(
                 strings.clone().into_pipe().collect(ex),
                 strings,
                 &format!("Vec: {what}"),
             );
         }
-        same(Some(7).into_pipe().collect(ex), Some(7), &format!("Option: {what}"));
-        same(None::<u8>.into_pipe().collect(ex), None, &format!("None: {what}"));
+        same(
+            Some(7).into_pipe().collect(ex),
+            Some(7),
+            &format!("Option: {what}"),
+        );
+        same(
+            None::<u8>.into_pipe().collect(ex),
+            None,
+            &format!("None: {what}"),
+        );
         let ok: Result<u8, ()> = Ok(1);
         same(ok.into_pipe().collect(ex), ok, &format!("Ok: {what}"));
         let err: Result<u8, ()> = Err(());
@@ -310,7 +410,12 @@ fn slice_sources_match_std() {
                     &format!("rchunks_exact: {what}"),
                 );
                 same(
-                    data.pipe().rchunks(size).enumerate().rev().skip(1).collect(ex),
+                    data.pipe()
+                        .rchunks(size)
+                        .enumerate()
+                        .rev()
+                        .skip(1)
+                        .collect(ex),
                     data.rchunks(size).enumerate().rev().skip(1),
                     &format!("rchunks enumerate rev skip: {what}"),
                 );
@@ -372,17 +477,29 @@ fn drain_matches_std() {
                 ours.rotate_right(len / 2);
                 let mut theirs = ours.clone();
                 let got: Vec<String> = ours.pipe_drain(start..end).collect(ex);
-                same(got, theirs.drain(start..end), &format!("VecDeque drained: {what}"));
+                same(
+                    got,
+                    theirs.drain(start..end),
+                    &format!("VecDeque drained: {what}"),
+                );
                 assert_eq!(ours, theirs, "VecDeque kept: {what}");
             }
             let (mut ours, mut theirs) = (data.clone(), data.clone());
             let got: Vec<String> = ours.pipe_drain(..).collect(ex);
-            same(got, theirs.drain(..), &format!("drain .., len {len}: {what}"));
+            same(
+                got,
+                theirs.drain(..),
+                &format!("drain .., len {len}: {what}"),
+            );
             assert!(ours.is_empty());
             if len > 0 {
                 let (mut ours, mut theirs) = (data.clone(), data.clone());
                 let got: Vec<String> = ours.pipe_drain(..=len - 1).take(1).collect(ex);
-                same(got, theirs.drain(..=len - 1).take(1), &format!("drain ..=: {what}"));
+                same(
+                    got,
+                    theirs.drain(..=len - 1).take(1),
+                    &format!("drain ..=: {what}"),
+                );
                 assert_eq!(ours, theirs, "drain ..= kept: {what}");
             }
         }
@@ -401,10 +518,14 @@ fn panic_message(f: impl FnOnce()) -> String {
 #[test]
 fn a_bad_drain_range_is_named() {
     let mut v = vec![1, 2, 3];
-    let message = panic_message(|| drop(v.pipe_drain(2..1)));
+    let (start, end) = (2, 1);
+    let message = panic_message(|| drop(v.pipe_drain(start..end)));
     assert!(message.contains("starts at 2 but ends at 1"), "{message}");
     let message = panic_message(|| drop(v.pipe_drain(1..=3)));
-    assert!(message.contains("ends at 4, past the length 3"), "{message}");
+    assert!(
+        message.contains("ends at 4, past the length 3"),
+        "{message}"
+    );
     assert_eq!(v, [1, 2, 3], "a refused drain keeps every item");
 }
 

@@ -286,7 +286,6 @@ impl<'s, S: SliceSource<'s>, K> Pipeline<S, Id, K> {
         let slice = self.source.as_slice();
         self.sliced(RChunksExact { slice, size })
     }
-
 }
 
 /// Runs and pieces of a slice's pipeline, found by a predicate (rayon's `par_chunk_by`,

@@ -179,7 +179,9 @@ impl<'s, P: CharPattern> Iterator for BlockPieces<'s, P> {
                 }
             };
             match self.flavour {
-                Flavour::Lines if terminated => return Some(piece.strip_suffix('\r').unwrap_or(piece)),
+                Flavour::Lines if terminated => {
+                    return Some(piece.strip_suffix('\r').unwrap_or(piece))
+                }
                 Flavour::Words if piece.is_empty() => continue,
                 _ => return Some(piece),
             }
@@ -232,7 +234,7 @@ pub type Whitespace = fn(char) -> bool;
 
 /// Pipelines over the parts of a `&str`, as rayon's `ParallelString` (`par_lines` there is
 /// `pipe_lines` here): std's items, in std's order, on every executor. The text is cut into
-/// blocks of bytes, each yielding the items that start in it (see the [module](self)), so
+/// blocks of bytes, each yielding the items that start in it (see [`Blocks`](super::Blocks)), so
 /// nothing is read before the fold and nothing is copied.
 ///
 /// ```
@@ -242,7 +244,7 @@ pub type Whitespace = fn(char) -> bool;
 /// let ex = ThreadedEx::new();
 /// assert_eq!(text.pipe_lines().count(&ex), 4);
 /// assert_eq!(text.pipe_split_whitespace().filter(|w| *w == "the").count(&ex), 2);
-/// assert_eq!(text.pipe_chars().filter(|c| c.is_alphabetic()).count(&ex), 15);
+/// assert_eq!(text.pipe_chars().filter(|c| c.is_alphabetic()).count(&ex), 17);
 /// let fields: Vec<&str> = "a,b,,c".pipe_split(',').collect(&ex);
 /// assert_eq!(fields, ["a", "b", "", "c"]);
 /// ```
