@@ -36,8 +36,8 @@ pub use slices::{
     BlockRuns, BlockSlicePieces, ChunkByCut, ChunksExact, RChunks, RChunksExact, SplitSliceCut,
 };
 pub use strings::{
-    BlockCharIndices, BlockPieces, CharIndicesCut, CharPattern, CharsCut, PipeStr, SplitCut,
-    Whitespace,
+    AsciiWhitespace, BlockCharIndices, BlockPieces, CharIndicesCut, CharPattern, CharsCut, PipeStr,
+    SplitCut, Whitespace,
 };
 
 use crate::pipeline::{IntoPipeline, Pipeline};

@@ -229,8 +229,35 @@ impl<'s, P: CharPattern> Cut for SplitCut<'s, P> {
     }
 }
 
-/// The separator of `split_whitespace`.
-pub type Whitespace = fn(char) -> bool;
+/// The separator of [`pipe_split_whitespace`](PipeStr::pipe_split_whitespace): a char that
+/// is `char::is_whitespace`.
+#[derive(Debug, Clone, Copy)]
+pub struct Whitespace;
+
+impl CharPattern for Whitespace {
+    #[inline]
+    fn matches(&self, c: char) -> bool {
+        c.is_whitespace()
+    }
+}
+
+/// The separator of [`pipe_split_ascii_whitespace`](PipeStr::pipe_split_ascii_whitespace): a
+/// char that is `char::is_ascii_whitespace`, searched for byte by byte.
+#[derive(Debug, Clone, Copy)]
+pub struct AsciiWhitespace;
+
+impl CharPattern for AsciiWhitespace {
+    #[inline]
+    fn matches(&self, c: char) -> bool {
+        c.is_ascii_whitespace()
+    }
+    #[inline]
+    fn find_in(&self, text: &str) -> Option<(usize, char)> {
+        // An ASCII byte is a whole char in UTF-8, never part of a longer one.
+        let at = text.bytes().position(|b| b.is_ascii_whitespace())?;
+        Some((at, char::from(text.as_bytes()[at])))
+    }
+}
 
 /// Pipelines over the parts of a `&str`, as rayon's `ParallelString` (`par_lines` there is
 /// `pipe_lines` here): std's items, in std's order, on every executor. The text is cut into
@@ -267,7 +294,7 @@ pub trait PipeStr {
     fn pipe_split_whitespace(&self) -> Pieces<SplitCut<'_, Whitespace>>;
 
     /// The words between ASCII whitespace, as `str::split_ascii_whitespace`.
-    fn pipe_split_ascii_whitespace(&self) -> Pieces<SplitCut<'_, Whitespace>>;
+    fn pipe_split_ascii_whitespace(&self) -> Pieces<SplitCut<'_, AsciiWhitespace>>;
 
     /// The pieces between separators, as `str::split`: a separator at either end, or two in a
     /// row, give an empty piece; an empty text gives one empty piece.
@@ -300,12 +327,11 @@ impl PipeStr for str {
     }
 
     fn pipe_split_whitespace(&self) -> Pieces<SplitCut<'_, Whitespace>> {
-        split(self, char::is_whitespace as Whitespace, Flavour::Words)
+        split(self, Whitespace, Flavour::Words)
     }
 
-    fn pipe_split_ascii_whitespace(&self) -> Pieces<SplitCut<'_, Whitespace>> {
-        let ascii: Whitespace = |c| c.is_ascii_whitespace();
-        split(self, ascii, Flavour::Words)
+    fn pipe_split_ascii_whitespace(&self) -> Pieces<SplitCut<'_, AsciiWhitespace>> {
+        split(self, AsciiWhitespace, Flavour::Words)
     }
 
     fn pipe_split<P: CharPattern>(&self, separator: P) -> Pieces<SplitCut<'_, P>> {
