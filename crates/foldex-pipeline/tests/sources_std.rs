@@ -15,7 +15,8 @@ use std::fmt::Debug;
 use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-const LENGTHS: [usize; 6] = [0, 1, 2, 7, 97, 1009];
+/// With 10_007 elements a slice's blocks hold two elements each.
+const LENGTHS: [usize; 7] = [0, 1, 2, 7, 97, 1009, 10_007];
 
 fn executors() -> Vec<(String, Box<dyn Executor>)> {
     let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
@@ -208,6 +209,23 @@ fn a_panicking_separator_gives_its_payload() {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned());
         assert_eq!(message.as_deref(), Some("bang"), "{what}");
+    });
+}
+
+#[test]
+fn a_panicking_run_predicate_gives_its_payload() {
+    let data: Vec<u32> = (0..10_000).collect();
+    each_executor("chunk_by panic", |ex, what| {
+        let got = catch_unwind(AssertUnwindSafe(|| {
+            data.pipe()
+                .chunk_by(|a, b| {
+                    assert!(*b != 7_777, "bad pair");
+                    a / 10 == b / 10
+                })
+                .count(ex)
+        }));
+        let payload = got.expect_err("the predicate panics");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"bad pair"), "{what}");
     });
 }
 
