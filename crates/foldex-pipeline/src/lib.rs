@@ -56,7 +56,7 @@ mod pipeline;
 mod reduce;
 mod run;
 mod scan;
-mod sources;
+pub mod sources;
 pub mod stateful;
 mod streamed;
 pub mod transform;
@@ -75,4 +75,5 @@ pub mod adapters {
         Windows, Zip,
     };
     pub use crate::sources::Ints;
+    pub use crate::sources::{ChunksExact, RChunks, RChunksExact};
 }
