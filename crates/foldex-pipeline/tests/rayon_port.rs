@@ -7,7 +7,7 @@
 
 use foldex_auto::AutoEx;
 use foldex_core::{Basesize, Executor};
-use foldex_pipeline::{IntoPipeline, from_vec};
+use foldex_pipeline::{from_vec, IntoPipeline};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
@@ -27,7 +27,10 @@ fn executors() -> Vec<(String, Box<dyn Executor>)> {
             Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
         ));
     }
-    all.push(("TaskPoolEx(3)".into(), Box::new(TaskPoolEx::new().ntasks(3))));
+    all.push((
+        "TaskPoolEx(3)".into(),
+        Box::new(TaskPoolEx::new().ntasks(3)),
+    ));
     all.push((
         "TaskPoolEx(2, 3, background)".into(),
         Box::new(TaskPoolEx::new().ntasks(2).basesize(3).background(true)),
@@ -186,12 +189,7 @@ mod iter_test {
     fn check_enumerate_rev() {
         each("check_enumerate_rev", |ex, what| {
             let a: Vec<usize> = (0..1024).rev().collect();
-            let b: Vec<usize> = a
-                .pipe()
-                .enumerate()
-                .rev()
-                .map(|(i, &x)| i + x)
-                .collect(ex);
+            let b: Vec<usize> = a.pipe().enumerate().rev().map(|(i, &x)| i + x).collect(ex);
             assert_eq!(b.len(), a.len(), "{what}");
             assert!(b.iter().all(|&x| x == a.len() - 1), "{what}");
         });
@@ -442,8 +440,7 @@ mod iter_test {
                 .chunks(3)
                 .map(|c| c.iter().product::<i32>())
                 .sum(ex);
-            let seq_sum_product_triples: i32 =
-                a.chunks(3).map(|c| c.iter().product::<i32>()).sum();
+            let seq_sum_product_triples: i32 = a.chunks(3).map(|c| c.iter().product::<i32>()).sum();
             assert_eq!(
                 par_sum_product_triples,
                 5_0 + 12_00 + 20_000_000 + 1,
@@ -516,11 +513,7 @@ mod iter_test {
                 .flat_map(|opt| opt)
                 .for_each(ex, |x| *x = *x * *x);
 
-            assert_eq!(
-                21,
-                from_vec(a).flat_map(|opt| opt).sum::<i32>(ex),
-                "{what}"
-            );
+            assert_eq!(21, from_vec(a).flat_map(|opt| opt).sum::<i32>(ex), "{what}");
         });
     }
 
@@ -539,7 +532,11 @@ mod iter_test {
             let a: Vec<i32> = (0..1024).collect();
 
             let p = a.pipe();
-            assert_eq!(p.find_first(ex, |&&x| x % 42 == 41), Some(&41_i32), "{what}");
+            assert_eq!(
+                p.find_first(ex, |&&x| x % 42 == 41),
+                Some(&41_i32),
+                "{what}"
+            );
             assert_eq!(
                 p.find_first(ex, |&&x| x % 19 == 1 && x % 53 == 0),
                 Some(&742_i32),
@@ -555,7 +552,11 @@ mod iter_test {
             );
             assert_eq!(p.position_first(ex, |&x| x < 0), None, "{what}");
 
-            assert_eq!(p.find_last(ex, |&&x| x % 42 == 41), Some(&1007_i32), "{what}");
+            assert_eq!(
+                p.find_last(ex, |&&x| x % 42 == 41),
+                Some(&1007_i32),
+                "{what}"
+            );
             assert_eq!(
                 p.find_last(ex, |&&x| x % 19 == 1 && x % 53 == 0),
                 Some(&742_i32),
@@ -843,8 +844,8 @@ mod iter_test {
 mod collect {
     use super::*;
     use std::panic::{self, AssertUnwindSafe};
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
 
     struct Recorddrop<'a>(i64, &'a Mutex<Vec<i64>>);
 
@@ -984,7 +985,9 @@ mod clones {
 
     #[test]
     fn clone_range() {
-        each("clone_range", |ex, what| check!(ex, what, (0_i32..1000).pipe()));
+        each("clone_range", |ex, what| {
+            check!(ex, what, (0_i32..1000).pipe())
+        });
     }
 
     #[test]
@@ -998,7 +1001,9 @@ mod clones {
     #[test]
     fn clone_array() {
         let a = [0i32; 100];
-        each("clone_array", |ex, what| check!(ex, what, a.pipe().copied()));
+        each("clone_array", |ex, what| {
+            check!(ex, what, a.pipe().copied())
+        });
     }
 }
 
@@ -1223,11 +1228,7 @@ mod producer_split_at {
     #[test]
     fn map_init() {
         let v: Vec<i32> = (0..10).collect();
-        check_forward!(
-            "map_init",
-            v,
-            v.pipe().map_init(|| vec![0], |_, &x| x)
-        );
+        check_forward!("map_init", v, v.pipe().map_init(|| vec![0], |_, &x| x));
     }
 
     #[test]
