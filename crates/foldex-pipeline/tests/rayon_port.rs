@@ -592,7 +592,11 @@ mod iter_test {
         });
     }
 
-    /// rayon asserts some match in 1024..1096; foldex's `find_any` is `find_first`: 1024.
+    /// rayon asserts some match in 1024..1096, and that not every item was visited. foldex's
+    /// `find_any` is `find_first`: 1024 on every executor. The visits: exactly 1025 on
+    /// `SequentialEx`; on a pool fewer than 2048 only as likely as in rayon (a worker
+    /// descheduled just before item 1024 lets the others visit everything to its right before
+    /// the stop is known), so they are not asserted there.
     #[test]
     fn check_find_is_present() {
         each("check_find_is_present", |ex, what| {
@@ -602,9 +606,10 @@ mod iter_test {
                 (1024..1096).contains(&p)
             });
             assert_eq!(value, Some(1024), "{what}");
-            // Not every single one was visited.
             let visited = counter.load(Ordering::SeqCst);
-            assert!(visited < 2048, "{visited} visited: {what}");
+            if what.ends_with("SequentialEx") {
+                assert_eq!(visited, 1025, "{what}");
+            }
         });
     }
 
