@@ -1,0 +1,928 @@
+//! rayon's `src/iter/test.rs`.
+
+use super::*;
+use foldex_pipeline::sources::{empty, once, repeat_n, IntoOwnedPipeline};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[test]
+fn execute() {
+    each("execute", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: Vec<i32> = a.pipe().map(|&i| i + 1).collect(ex);
+        let c: Vec<i32> = (0..1024).map(|i| i + 1).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+#[test]
+fn execute_cloned() {
+    each("execute_cloned", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: Vec<i32> = a.pipe().cloned().collect(ex);
+        let c: Vec<i32> = (0..1024).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+#[test]
+fn execute_range() {
+    each("execute_range", |ex, what| {
+        let b: Vec<i32> = (0i32..1024).pipe().map(|i| i + 1).collect(ex);
+        let c: Vec<i32> = (0..1024).map(|i| i + 1).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+#[test]
+fn execute_pseudo_indexed_range() {
+    each("execute_pseudo_indexed_range", |ex, what| {
+        let range = i128::MAX - 1024..i128::MAX;
+        let a = range.clone().pipe();
+        assert_eq!(a.len(), 1024);
+        let b: Vec<i128> = a.map(|i| i + 1).collect(ex);
+        let c: Vec<i128> = range.map(|i| i + 1).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+/// rayon checks that `map` keeps the iterator indexed; a foldex pipeline has `len` only
+/// while it is indexable, so this is the same check at compile time.
+#[test]
+fn check_map_indexed() {
+    let a = [1, 2, 3];
+    assert_eq!(a.pipe().map(|x| x).len(), 3);
+}
+
+#[test]
+fn map_sum() {
+    each("map_sum", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let r1: i32 = a.pipe().map(|&i| i + 1).sum(ex);
+        let r2: i32 = a.iter().map(|&i| i + 1).sum();
+        assert_eq!(r1, r2, "{what}");
+    });
+}
+
+#[test]
+fn map_reduce() {
+    each("map_reduce", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let r1 = a.pipe().map(|&i| i + 1).reduce(ex, || 0, |i, j| i + j);
+        let r2: i32 = a.iter().map(|&i| i + 1).sum();
+        assert_eq!(r1, r2, "{what}");
+    });
+}
+
+#[test]
+fn map_reduce_with() {
+    each("map_reduce_with", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let r1 = a.pipe().map(|&i| i + 1).reduce_with(ex, |i, j| i + j);
+        let r2: i32 = a.iter().map(|&i| i + 1).sum();
+        assert_eq!(r1, Some(r2), "{what}");
+    });
+}
+
+#[test]
+fn check_step_by() {
+    each("check_step_by", |ex, what| {
+        let a: Vec<i32> = (0..1024).step_by(2).collect();
+        let b: Vec<i32> = (0i32..1024).pipe().step_by(2).collect(ex);
+        assert_eq!(a, b, "{what}");
+    });
+}
+
+#[test]
+fn check_step_by_unaligned() {
+    each("check_step_by_unaligned", |ex, what| {
+        let a: Vec<i32> = (0..1029).step_by(10).collect();
+        let b: Vec<i32> = (0i32..1029).pipe().step_by(10).collect(ex);
+        assert_eq!(a, b, "{what}");
+    });
+}
+
+#[test]
+fn check_step_by_rev() {
+    each("check_step_by_rev", |ex, what| {
+        let a: Vec<i32> = (0..1024).step_by(2).rev().collect();
+        let b: Vec<i32> = (0i32..1024).pipe().step_by(2).rev().collect(ex);
+        assert_eq!(a, b, "{what}");
+    });
+}
+
+#[test]
+fn check_enumerate() {
+    each("check_enumerate", |ex, what| {
+        let a: Vec<usize> = (0..1024).rev().collect();
+        let b: Vec<usize> = a.pipe().enumerate().map(|(i, &x)| i + x).collect(ex);
+        assert_eq!(b.len(), a.len(), "{what}");
+        assert!(b.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_enumerate_rev() {
+    each("check_enumerate_rev", |ex, what| {
+        let a: Vec<usize> = (0..1024).rev().collect();
+        let b: Vec<usize> = a.pipe().enumerate().rev().map(|(i, &x)| i + x).collect(ex);
+        assert_eq!(b.len(), a.len(), "{what}");
+        assert!(b.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_increment() {
+    each("check_increment", |ex, what| {
+        let mut a: Vec<usize> = (0..1024).rev().collect();
+        (&mut a).pipe().enumerate().for_each(ex, |(i, v)| *v += i);
+        assert!(a.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+#[ignore = "issue 34: `map(f).skip(n)` does not call `f` for the skipped items, where std and rayon do"]
+fn check_skip() {
+    each("check_skip", |ex, what| {
+        let a: Vec<usize> = (0..1024).collect();
+
+        let v1: Vec<&usize> = a.pipe().skip(16).collect(ex);
+        let v2 = a.iter().skip(16).collect::<Vec<_>>();
+        assert_eq!(v1, v2, "{what}");
+
+        let v1: Vec<&usize> = a.pipe().skip(2048).collect(ex);
+        let v2 = a.iter().skip(2048).collect::<Vec<_>>();
+        assert_eq!(v1, v2, "{what}");
+
+        let v1: Vec<&usize> = a.pipe().skip(0).collect(ex);
+        #[allow(clippy::iter_skip_zero)]
+        let v2 = a.iter().skip(0).collect::<Vec<_>>();
+        assert_eq!(v1, v2, "{what}");
+
+        // The skipped elements' side effects are executed.
+        let num = AtomicUsize::new(0);
+        a.pipe()
+            .map(|&n| num.fetch_add(n, Ordering::Relaxed))
+            .skip(512)
+            .count(ex);
+        assert_eq!(
+            num.load(Ordering::Relaxed),
+            a.iter().sum::<usize>(),
+            "{what}"
+        );
+    });
+}
+
+#[test]
+fn check_take() {
+    each("check_take", |ex, what| {
+        let a: Vec<usize> = (0..1024).collect();
+        for n in [16, 2048, 0] {
+            let v1: Vec<&usize> = a.pipe().take(n).collect(ex);
+            let v2 = a.iter().take(n).collect::<Vec<_>>();
+            assert_eq!(v1, v2, "take {n}: {what}");
+        }
+    });
+}
+
+#[test]
+fn check_inspect() {
+    each("check_inspect", |ex, what| {
+        let a = AtomicUsize::new(0);
+        let b: usize = (0_usize..1024)
+            .pipe()
+            .inspect(|&i| {
+                a.fetch_add(i, Ordering::Relaxed);
+            })
+            .sum(ex);
+        assert_eq!(a.load(Ordering::Relaxed), b, "{what}");
+    });
+}
+
+#[test]
+fn check_move() {
+    each("check_move", |ex, what| {
+        let a = vec![vec![1, 2, 3]];
+        let ptr = a[0].as_ptr();
+        let b: Vec<Vec<i32>> = from_vec(a).collect(ex);
+        // A simple move leaves the inner vec unchanged.
+        assert_eq!(ptr, b[0].as_ptr(), "{what}");
+    });
+}
+
+#[derive(Clone)]
+struct DropCounter<'a>(&'a AtomicUsize);
+impl Drop for DropCounter<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// rayon's third step splits the producer at 5 and takes one item; here `find_first`
+/// takes the first item of the owned vector and every other one is dropped unvisited.
+#[test]
+fn check_drops() {
+    each("check_drops", |ex, what| {
+        let c = AtomicUsize::new(0);
+        let a = vec![DropCounter(&c); 10];
+
+        let b: Vec<DropCounter<'_>> = from_vec(a.clone()).collect(ex);
+        assert_eq!(c.load(Ordering::Relaxed), 0, "{what}");
+
+        drop(from_vec(b));
+        assert_eq!(c.load(Ordering::Relaxed), 10, "{what}");
+
+        let first = from_vec(a).find_first(ex, |_| true);
+        assert!(first.is_some(), "{what}");
+        drop(first);
+        assert_eq!(c.load(Ordering::Relaxed), 20, "{what}");
+    });
+}
+
+#[test]
+fn check_slice_indexed() {
+    let a = vec![1, 2, 3];
+    assert_eq!(a.pipe().len(), 3);
+}
+
+#[test]
+fn check_slice_mut_indexed() {
+    let mut a = vec![1, 2, 3];
+    assert_eq!((&mut a).pipe().len(), 3);
+}
+
+#[test]
+fn check_vec_indexed() {
+    let a = vec![1, 2, 3];
+    assert_eq!(from_vec(a).len(), 3);
+}
+
+#[test]
+fn check_range_indexed() {
+    assert_eq!((1i32..5).pipe().len(), 4);
+}
+
+#[test]
+fn check_zip() {
+    each("check_zip", |ex, what| {
+        let mut a: Vec<usize> = (0..1024).rev().collect();
+        let b: Vec<usize> = (0..1024).collect();
+        (&mut a).pipe().zip(&b[..]).for_each(ex, |(a, &b)| *a += b);
+        assert!(a.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_zip_into_par_iter() {
+    each("check_zip_into_par_iter", |ex, what| {
+        let mut a: Vec<usize> = (0..1024).rev().collect();
+        let b: Vec<usize> = (0..1024).collect();
+        (&mut a).pipe().zip(&b).for_each(ex, |(a, &b)| *a += b);
+        assert!(a.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_zip_into_mut_par_iter() {
+    each("check_zip_into_mut_par_iter", |ex, what| {
+        let a: Vec<usize> = (0..1024).rev().collect();
+        let mut b: Vec<usize> = (0..1024).collect();
+        a.pipe().zip(&mut b).for_each(ex, |(&a, b)| *b += a);
+        assert!(b.iter().all(|&x| x == b.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_zip_range() {
+    each("check_zip_range", |ex, what| {
+        let mut a: Vec<usize> = (0..1024).rev().collect();
+        (&mut a)
+            .pipe()
+            .zip(0usize..1024)
+            .for_each(ex, |(a, b)| *a += b);
+        assert!(a.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_sum_filtered_ints() {
+    each("check_sum_filtered_ints", |ex, what| {
+        let a: Vec<i32> = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        let par_sum_evens: i32 = a.pipe().filter(|&x| (x & 1) == 0).sum(ex);
+        let seq_sum_evens: i32 = a.iter().filter(|&x| (x & 1) == 0).sum();
+        assert_eq!(par_sum_evens, seq_sum_evens, "{what}");
+    });
+}
+
+#[test]
+fn check_sum_filtermap_ints() {
+    each("check_sum_filtermap_ints", |ex, what| {
+        let a: Vec<i32> = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        let half = |&x: &i32| if (x & 1) == 0 { Some(x as u32) } else { None };
+        let par_sum_evens: u32 = a.pipe().filter_map(half).sum(ex);
+        let seq_sum_evens: u32 = a.iter().filter_map(half).sum();
+        assert_eq!(par_sum_evens, seq_sum_evens, "{what}");
+    });
+}
+
+/// rayon's inner iterator is a parallel one; foldex's `flat_map` takes a `std` iterator.
+#[test]
+fn check_flat_map_nested_ranges() {
+    each("check_flat_map_nested_ranges", |ex, what| {
+        let v: i32 = (0_i32..10)
+            .pipe()
+            .flat_map(|i| (0_i32..10).map(move |j| (i, j)))
+            .map(|(i, j)| i * j)
+            .sum(ex);
+        let w: i32 = (0_i32..10)
+            .flat_map(|i| (0_i32..10).map(move |j| (i, j)))
+            .map(|(i, j)| i * j)
+            .sum();
+        assert_eq!(v, w, "{what}");
+    });
+}
+
+#[test]
+fn check_empty_flat_map_sum() {
+    each("check_empty_flat_map_sum", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let empty = &a[..0];
+
+        // empty on the inside
+        let b: i32 = a.pipe().flat_map(|_| empty).sum(ex);
+        assert_eq!(b, 0, "{what}");
+
+        // empty on the outside
+        let c: i32 = empty.pipe().flat_map(|_| a.iter()).sum(ex);
+        assert_eq!(c, 0, "{what}");
+    });
+}
+
+#[test]
+fn check_chunks() {
+    each("check_chunks", |ex, what| {
+        let a: Vec<i32> = vec![1, 5, 10, 4, 100, 3, 1000, 2, 10000, 1];
+        let par_sum_product_pairs: i32 = a
+            .pipe()
+            .chunks(2)
+            .map(|c| c.iter().product::<i32>())
+            .sum(ex);
+        let seq_sum_product_pairs: i32 = a.chunks(2).map(|c| c.iter().product::<i32>()).sum();
+        assert_eq!(par_sum_product_pairs, 12345, "{what}");
+        assert_eq!(par_sum_product_pairs, seq_sum_product_pairs, "{what}");
+
+        let par_sum_product_triples: i32 = a
+            .pipe()
+            .chunks(3)
+            .map(|c| c.iter().product::<i32>())
+            .sum(ex);
+        let seq_sum_product_triples: i32 = a.chunks(3).map(|c| c.iter().product::<i32>()).sum();
+        assert_eq!(
+            par_sum_product_triples,
+            5_0 + 12_00 + 20_000_000 + 1,
+            "{what}"
+        );
+        assert_eq!(par_sum_product_triples, seq_sum_product_triples, "{what}");
+    });
+}
+
+#[test]
+fn check_chunks_mut() {
+    each("check_chunks_mut", |ex, what| {
+        let mut a: Vec<i32> = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        let mut b: Vec<i32> = a.clone();
+        (&mut a)
+            .pipe()
+            .chunks_mut(2)
+            .for_each(ex, |c| c[0] = c.iter().sum());
+        b.chunks_mut(2).for_each(|c| c[0] = c.iter().sum());
+        assert_eq!(a, &[3, 2, 7, 4, 11, 6, 15, 8, 19, 10], "{what}");
+        assert_eq!(a, b, "{what}");
+
+        let mut a: Vec<i32> = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        let mut b: Vec<i32> = a.clone();
+        (&mut a)
+            .pipe()
+            .chunks_mut(3)
+            .for_each(ex, |c| c[0] = c.iter().sum());
+        b.chunks_mut(3).for_each(|c| c[0] = c.iter().sum());
+        assert_eq!(a, &[6, 2, 3, 15, 5, 6, 24, 8, 9, 10], "{what}");
+        assert_eq!(a, b, "{what}");
+    });
+}
+
+#[test]
+fn check_windows() {
+    each("check_windows", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        for size in [2, 100, 1_000_000] {
+            let par: Vec<&[i32]> = a.pipe().windows(size).collect(ex);
+            let seq: Vec<&[i32]> = a.windows(size).collect();
+            assert_eq!(par, seq, "windows({size}): {what}");
+        }
+
+        let par: Vec<(&[i32], &[i32])> = a
+            .pipe()
+            .windows(2)
+            .chain(a.pipe().windows(1_000_000))
+            .zip(a.pipe().windows(2))
+            .collect(ex);
+        let seq: Vec<(&[i32], &[i32])> = a
+            .windows(2)
+            .chain(a.windows(1_000_000))
+            .zip(a.windows(2))
+            .collect();
+        assert_eq!(par, seq, "{what}");
+    });
+}
+
+#[test]
+fn check_options() {
+    each("check_options", |ex, what| {
+        let mut a = vec![None, Some(1), None, None, Some(2), Some(4)];
+
+        assert_eq!(7, a.pipe().flat_map(|opt| opt).sum::<i32>(ex), "{what}");
+        assert_eq!(7, a.pipe().flat_map(|opt| opt).sum::<i32>(ex), "{what}");
+
+        (&mut a)
+            .pipe()
+            .flat_map(|opt| opt)
+            .for_each(ex, |x| *x = *x * *x);
+
+        assert_eq!(21, from_vec(a).flat_map(|opt| opt).sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn check_count() {
+    each("check_count", |ex, what| {
+        let c0 = (0_u32..24 * 1024).filter(|i| i % 2 == 0).count();
+        let c1 = (0_u32..24 * 1024).pipe().filter(|i| i % 2 == 0).count(ex);
+        assert_eq!(c0, c1, "{what}");
+    });
+}
+
+#[test]
+fn find_first_or_last() {
+    each("find_first_or_last", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+
+        let p = a.pipe();
+        assert_eq!(
+            p.find_first(ex, |&&x| x % 42 == 41),
+            Some(&41_i32),
+            "{what}"
+        );
+        assert_eq!(
+            p.find_first(ex, |&&x| x % 19 == 1 && x % 53 == 0),
+            Some(&742_i32),
+            "{what}"
+        );
+        assert_eq!(p.find_first(ex, |&&x| x < 0), None, "{what}");
+
+        assert_eq!(p.position_first(ex, |&x| x % 42 == 41), Some(41_usize));
+        assert_eq!(
+            p.position_first(ex, |&x| x % 19 == 1 && x % 53 == 0),
+            Some(742_usize),
+            "{what}"
+        );
+        assert_eq!(p.position_first(ex, |&x| x < 0), None, "{what}");
+
+        assert_eq!(
+            p.find_last(ex, |&&x| x % 42 == 41),
+            Some(&1007_i32),
+            "{what}"
+        );
+        assert_eq!(
+            p.find_last(ex, |&&x| x % 19 == 1 && x % 53 == 0),
+            Some(&742_i32),
+            "{what}"
+        );
+        assert_eq!(p.find_last(ex, |&&x| x < 0), None, "{what}");
+
+        assert_eq!(
+            p.position_last(ex, |&x| x % 42 == 41),
+            Some(1007_usize),
+            "{what}"
+        );
+        assert_eq!(
+            p.position_last(ex, |&x| x % 19 == 1 && x % 53 == 0),
+            Some(742_usize),
+            "{what}"
+        );
+        assert_eq!(p.position_last(ex, |&x| x < 0), None, "{what}");
+    });
+}
+
+#[test]
+fn check_find_not_present() {
+    each("check_find_not_present", |ex, what| {
+        let counter = AtomicUsize::new(0);
+        let value: Option<i32> = (0_i32..2048).pipe().find_any(ex, |&p| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            p >= 2048
+        });
+        assert!(value.is_none(), "{what}");
+        // Every single one was visited.
+        assert_eq!(counter.load(Ordering::SeqCst), 2048, "{what}");
+    });
+}
+
+/// rayon asserts some match in 1024..1096, and that not every item was visited. foldex's
+/// `find_any` is `find_first`: 1024 on every executor. The visits: exactly 1025 on
+/// `SequentialEx`; on a pool fewer than 2048 only as likely as in rayon (a worker
+/// descheduled just before item 1024 lets the others visit everything to its right before
+/// the stop is known), so they are not asserted there.
+#[test]
+fn check_find_is_present() {
+    each("check_find_is_present", |ex, what| {
+        let counter = AtomicUsize::new(0);
+        let value: Option<i32> = (0_i32..2048).pipe().find_any(ex, |&p| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            (1024..1096).contains(&p)
+        });
+        assert_eq!(value, Some(1024), "{what}");
+        let visited = counter.load(Ordering::SeqCst);
+        if what.ends_with("SequentialEx") {
+            assert_eq!(visited, 1025, "{what}");
+        }
+    });
+}
+
+#[test]
+fn par_iter_collect_option() {
+    each("par_iter_collect_option", |ex, what| {
+        let a: Option<Vec<_>> = (0_i32..2048).map(Some).collect();
+        let b: Option<Vec<_>> = (0_i32..2048).pipe().map(Some).collect(ex);
+        assert_eq!(a, b, "{what}");
+
+        let c: Option<Vec<_>> = (0_i32..2048)
+            .pipe()
+            .map(|x| if x == 1234 { None } else { Some(x) })
+            .collect(ex);
+        assert_eq!(c, None, "{what}");
+    });
+}
+
+/// rayon's last case returns some `Err(x)` with `x % 100 == 99`; foldex's is the first by
+/// index, `Err(99)`.
+#[test]
+fn par_iter_collect_result() {
+    each("par_iter_collect_result", |ex, what| {
+        let a: Result<Vec<_>, ()> = (0_i32..2048).map(Ok).collect();
+        let b: Result<Vec<_>, ()> = (0_i32..2048).pipe().map(Ok).collect(ex);
+        assert_eq!(a, b, "{what}");
+
+        let c: Result<Vec<_>, _> = (0_i32..2048)
+            .pipe()
+            .map(|x| if x == 1234 { Err(x) } else { Ok(x) })
+            .collect(ex);
+        assert_eq!(c, Err(1234), "{what}");
+
+        let d: Result<Vec<_>, _> = (0_i32..2048)
+            .pipe()
+            .map(|x| if x % 100 == 99 { Err(x) } else { Ok(x) })
+            .collect(ex);
+        assert_eq!(d, Err(99), "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect() {
+    each("par_iter_collect", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: Vec<i32> = a.pipe().map(|&i| i + 1).collect(ex);
+        let c: Vec<i32> = (0..1024).map(|i| i + 1).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect_hashmap() {
+    each("par_iter_collect_hashmap", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: HashMap<i32, String> = a.pipe().map(|&i| (i, format!("{i}"))).collect(ex);
+        assert_eq!(&b[&3], "3", "{what}");
+        assert_eq!(b.len(), 1024, "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect_hashset() {
+    each("par_iter_collect_hashset", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: HashSet<i32> = a.pipe().cloned().collect(ex);
+        assert_eq!(b.len(), 1024, "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect_btreemap() {
+    each("par_iter_collect_btreemap", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: BTreeMap<i32, String> = a.pipe().map(|&i| (i, format!("{i}"))).collect(ex);
+        assert_eq!(&b[&3], "3", "{what}");
+        assert_eq!(b.len(), 1024, "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect_btreeset() {
+    each("par_iter_collect_btreeset", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: BTreeSet<i32> = a.pipe().cloned().collect(ex);
+        assert_eq!(b.len(), 1024, "{what}");
+    });
+}
+
+#[test]
+fn par_iter_unindexed_flat_map() {
+    each("par_iter_unindexed_flat_map", |ex, what| {
+        let b: Vec<i64> = (0_i64..1024).pipe().flat_map(Some).collect(ex);
+        let c: Vec<i64> = (0_i64..1024).flat_map(Some).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+#[test]
+fn min_max() {
+    each("min_max", |ex, what| {
+        let a = seeded_i32s(1024);
+        for i in 0..=a.len() {
+            let slice = &a[..i];
+            assert_eq!(slice.pipe().min(ex), slice.iter().min(), "{i}: {what}");
+            assert_eq!(slice.pipe().max(ex), slice.iter().max(), "{i}: {what}");
+        }
+    });
+}
+
+/// Duplicate keys, with the position as a second field: ties resolve as `std`'s.
+fn with_duplicates() -> Vec<(i32, u16)> {
+    let r = seeded_i32s(512);
+    r.iter().chain(&r).cloned().zip(0..).collect()
+}
+
+#[test]
+fn min_max_by() {
+    each("min_max_by", |ex, what| {
+        let a = with_duplicates();
+        for i in 0..=a.len() {
+            let slice = &a[..i];
+            assert_eq!(
+                slice.pipe().min_by(ex, |x, y| x.0.cmp(&y.0)),
+                slice.iter().min_by(|x, y| x.0.cmp(&y.0)),
+                "{i}: {what}"
+            );
+            assert_eq!(
+                slice.pipe().max_by(ex, |x, y| x.0.cmp(&y.0)),
+                slice.iter().max_by(|x, y| x.0.cmp(&y.0)),
+                "{i}: {what}"
+            );
+        }
+    });
+}
+
+#[test]
+fn min_max_by_key() {
+    each("min_max_by_key", |ex, what| {
+        let a = with_duplicates();
+        for i in 0..=a.len() {
+            let slice = &a[..i];
+            assert_eq!(
+                slice.pipe().min_by_key(ex, |x| x.0),
+                slice.iter().min_by_key(|x| x.0),
+                "{i}: {what}"
+            );
+            assert_eq!(
+                slice.pipe().max_by_key(ex, |x| x.0),
+                slice.iter().max_by_key(|x| x.0),
+                "{i}: {what}"
+            );
+        }
+    });
+}
+
+#[test]
+fn check_rev() {
+    each("check_rev", |ex, what| {
+        let a: Vec<usize> = (0..1024).rev().collect();
+        let b: Vec<usize> = (0..1024).collect();
+        assert!(
+            a.pipe().rev().zip(from_vec(b)).all(ex, |(&a, b)| a == b),
+            "{what}"
+        );
+    });
+}
+
+/// rayon's `unzip_into_vecs` fills two given vectors; foldex's `unzip` makes them.
+#[test]
+fn check_unzip_into_vecs() {
+    each("check_unzip_into_vecs", |ex, what| {
+        let (a, b): (Vec<usize>, Vec<i32>) =
+            (0_i32..1024).pipe().map(|i| i * i).enumerate().unzip(ex);
+        let (c, d): (Vec<_>, Vec<_>) = (0_i32..1024).map(|i| i * i).enumerate().unzip();
+        assert_eq!(a, c, "{what}");
+        assert_eq!(b, d, "{what}");
+    });
+}
+
+#[test]
+fn check_unzip() {
+    each("check_unzip", |ex, what| {
+        let squares = || (0_i32..1024).pipe().map(|i| i * i).enumerate();
+        let seq = || (0_i32..1024).map(|i| i * i).enumerate();
+
+        // indexed, unindexed
+        let (a, b): (Vec<_>, HashSet<_>) = squares().unzip(ex);
+        let (c, d): (Vec<_>, HashSet<_>) = seq().unzip();
+        assert_eq!(a, c, "{what}");
+        assert_eq!(b, d, "{what}");
+
+        // unindexed, indexed
+        let (a, b): (HashSet<_>, Vec<_>) = squares().unzip(ex);
+        let (c, d): (HashSet<_>, Vec<_>) = seq().unzip();
+        assert_eq!(a, c, "{what}");
+        assert_eq!(b, d, "{what}");
+
+        // indexed, indexed
+        let (a, b): (Vec<_>, Vec<_>) = squares().unzip(ex);
+        let (c, d): (Vec<_>, Vec<_>) = seq().unzip();
+        assert_eq!(a, c, "{what}");
+        assert_eq!(b, d, "{what}");
+
+        // unindexed producer
+        let (a, b): (Vec<_>, Vec<_>) = (0_i32..1024)
+            .pipe()
+            .filter_map(|i| Some((i, i * i)))
+            .unzip(ex);
+        let (c, d): (Vec<_>, Vec<_>) = (0_i32..1024).map(|i| (i, i * i)).unzip();
+        assert_eq!(a, c, "{what}");
+        assert_eq!(b, d, "{what}");
+    });
+}
+
+#[test]
+fn check_partition() {
+    each("check_partition", |ex, what| {
+        let (a, b): (Vec<_>, Vec<_>) = (0_i32..1024).pipe().partition(ex, |&i| i % 3 == 0);
+        let (c, d): (Vec<_>, Vec<_>) = (0_i32..1024).partition(|&i| i % 3 == 0);
+        assert_eq!(a, c, "{what}");
+        assert_eq!(b, d, "{what}");
+    });
+}
+
+/// rayon's input is a `Vec` by value, whose `chunks` foldex does not have yet; a slice's
+/// `chunks(0)` panics the same way (foldex's message names the setting).
+#[test]
+#[should_panic(expected = "chunk size must be at least 1")]
+fn check_chunks_zero_size() {
+    let _ = [1, 2, 3].pipe().chunks(0);
+}
+
+#[test]
+fn check_slice_split() {
+    each("check_slice_split", |ex, what| {
+        let v: Vec<_> = (0..1000).collect();
+        for m in 1..100 {
+            let a: Vec<_> = v.split(|x| x % m == 0).collect();
+            let b: Vec<_> = v.pipe().split(move |x| x % m == 0).collect(ex);
+            assert_eq!(a, b, "{m}: {what}");
+        }
+
+        // same as std::slice::split() examples
+        let slice = [10, 40, 33, 20];
+        let v: Vec<_> = slice.pipe().split(|num| num % 3 == 0).collect(ex);
+        assert_eq!(v, &[&slice[..2], &slice[3..]], "{what}");
+
+        let slice = [10, 40, 33];
+        let v: Vec<_> = slice.pipe().split(|num| num % 3 == 0).collect(ex);
+        assert_eq!(v, &[&slice[..2], &slice[..0]], "{what}");
+
+        let slice = [10, 6, 33, 20];
+        let v: Vec<_> = slice.pipe().split(|num| num % 3 == 0).collect(ex);
+        assert_eq!(v, &[&slice[..1], &slice[..0], &slice[3..]], "{what}");
+    });
+}
+
+#[test]
+fn check_binary_heap() {
+    each("check_binary_heap", |ex, what| {
+        let a: BinaryHeap<i32> = (0..10).collect();
+        assert_eq!(45, a.pipe().sum::<i32>(ex), "{what}");
+        assert_eq!(45, a.into_pipe().sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn check_btree_map() {
+    each("check_btree_map", |ex, what| {
+        let mut a: BTreeMap<i32, i32> = (0..10).map(|i| (i, -i)).collect();
+        assert_eq!(45, a.pipe().map(|(&k, _)| k).sum::<i32>(ex), "{what}");
+        assert_eq!(-45, a.pipe().map(|(_, &v)| v).sum::<i32>(ex), "{what}");
+        (&mut a).pipe().for_each(ex, |(k, v)| *v += *k);
+        assert_eq!(0, a.into_pipe().map(|(_, v)| v).sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn check_btree_set() {
+    each("check_btree_set", |ex, what| {
+        let a: BTreeSet<i32> = (0..10).collect();
+        assert_eq!(45, a.pipe().sum::<i32>(ex), "{what}");
+        assert_eq!(45, a.into_pipe().sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn check_hash_map() {
+    each("check_hash_map", |ex, what| {
+        let mut a: HashMap<i32, i32> = (0..10).map(|i| (i, -i)).collect();
+        assert_eq!(45, a.pipe().map(|(&k, _)| k).sum::<i32>(ex), "{what}");
+        assert_eq!(-45, a.pipe().map(|(_, &v)| v).sum::<i32>(ex), "{what}");
+        (&mut a).pipe().for_each(ex, |(k, v)| *v += *k);
+        assert_eq!(0, a.into_pipe().map(|(_, v)| v).sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn check_hash_set() {
+    each("check_hash_set", |ex, what| {
+        let a: HashSet<i32> = (0..10).collect();
+        assert_eq!(45, a.pipe().sum::<i32>(ex), "{what}");
+        assert_eq!(45, a.into_pipe().sum::<i32>(ex), "{what}");
+    });
+}
+
+/// foldex has no `&mut LinkedList` source (rayon's `par_iter_mut` of a list): the list is
+/// negated with std's `iter_mut`, between the two sums rayon checks.
+#[test]
+fn check_linked_list() {
+    each("check_linked_list", |ex, what| {
+        let mut a: LinkedList<i32> = (0..10).collect();
+        assert_eq!(45, a.pipe().sum::<i32>(ex), "{what}");
+        a.iter_mut().for_each(|x| *x = -*x);
+        assert_eq!(-45, a.into_pipe().sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn check_vec_deque() {
+    each("check_vec_deque", |ex, what| {
+        let mut a: VecDeque<i32> = (0..10).collect();
+        // try to get it to wrap around
+        a.drain(..5);
+        a.extend(0..5);
+        assert_eq!(45, a.pipe().sum::<i32>(ex), "{what}");
+        (&mut a).pipe().for_each(ex, |x| *x = -*x);
+        assert_eq!(-45, a.into_pipe().sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn check_repeat_n_zip_left() {
+    each("check_repeat_n_zip_left", |ex, what| {
+        let v = vec![4, 4, 4, 4];
+        let mut fours: Vec<_> = repeat_n(4, usize::MAX).zip(from_vec(v)).collect(ex);
+        assert_eq!(fours.len(), 4, "{what}");
+        while let Some(item) = fours.pop() {
+            assert_eq!(item, (4, 4), "{what}");
+        }
+    });
+}
+
+#[test]
+fn check_repeat_n_zip_right() {
+    each("check_repeat_n_zip_right", |ex, what| {
+        let v = vec![4, 4, 4, 4];
+        let mut fours: Vec<_> = from_vec(v).zip(repeat_n(4, usize::MAX)).collect(ex);
+        assert_eq!(fours.len(), 4, "{what}");
+        while let Some(item) = fours.pop() {
+            assert_eq!(item, (4, 4), "{what}");
+        }
+    });
+}
+
+#[test]
+fn check_empty() {
+    each("check_empty", |ex, what| {
+        // rayon's closure is `|_| unreachable!()`.
+        let v: Vec<i32> = empty().filter(|_| -> bool { unreachable!() }).collect(ex);
+        assert!(v.is_empty(), "{what}");
+        let v: Vec<i32> = empty().collect(ex);
+        assert!(v.is_empty(), "{what}");
+        let v: Vec<(i32, i32)> = empty().zip(1_i32..10).collect(ex);
+        assert!(v.is_empty(), "{what}");
+    });
+}
+
+#[test]
+fn check_once() {
+    each("check_once", |ex, what| {
+        let v: Vec<i32> = once(42).filter(|_| true).collect(ex);
+        assert_eq!(v, &[42], "{what}");
+        let v: Vec<i32> = once(42).collect(ex);
+        assert_eq!(v, &[42], "{what}");
+        let v: Vec<(i32, i32)> = once(42).zip(1_i32..10).collect(ex);
+        assert_eq!(v, &[(42, 1)], "{what}");
+    });
+}
