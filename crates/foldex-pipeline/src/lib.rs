@@ -48,6 +48,7 @@
 pub mod borrowed;
 pub mod boxed;
 mod collect;
+mod effects;
 mod fallible;
 pub mod group;
 mod guarded;
