@@ -37,10 +37,19 @@ impl<S: Source> Source for ByRef<'_, S> {
 }
 
 /// `map` on an indexable pipeline: item `i` is `f(inner[i])`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Map<S, F> {
     pub(crate) inner: S,
     pub(crate) f: F,
+}
+
+/// The source, without the closure (as rayon prints its adapters).
+impl<S: std::fmt::Debug, F> std::fmt::Debug for Map<S, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Map")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
 }
 
 struct MapVisitor<'f, F, V> {

@@ -47,12 +47,15 @@
 
 pub mod borrowed;
 pub mod boxed;
+mod chained;
+mod chunked;
 mod collect;
 mod effects;
 mod fallible;
 pub mod group;
 mod guarded;
 mod indexed;
+mod interleave;
 mod pipeline;
 mod reduce;
 mod run;
@@ -61,6 +64,7 @@ mod sources;
 pub mod stateful;
 mod streamed;
 pub mod transform;
+mod update;
 
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
@@ -71,9 +75,13 @@ pub use streamed::{PipeSource, Streamed};
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.
 pub mod adapters {
+    pub use crate::chained::{Side, Sides};
+    pub use crate::chunked::{ChunkSource, VecChunks};
     pub use crate::indexed::{
         ByRef, Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window,
         Windows, Zip,
     };
+    pub use crate::interleave::Interleave;
     pub use crate::sources::Ints;
+    pub use crate::update::Update;
 }

@@ -1,8 +1,8 @@
 //! The pipeline value and its adapters.
 
+use crate::chunked::ChunkSource;
 use crate::indexed::{
-    Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows,
-    Zip,
+    Chain, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
 };
 use crate::stateful::{Dedup, SkipWhile, Unique};
 use crate::streamed::PipeSource;
@@ -312,8 +312,11 @@ impl<S: Source, K> Pipeline<S, Id, K> {
         Self::indexed(self.codec, Rev(self.source))
     }
 
-    /// Sub-slices of `size` items (the last one shorter if `size` does not divide the length),
-    /// as `slice::chunks`.
+    /// Chunks of `size` consecutive items (the last one shorter if `size` does not divide the
+    /// length): sub-slices of a slice, as `slice::chunks` (rayon's `par_chunks`), and `Vec`s
+    /// of the items of any other indexable pipeline (rayon's `chunks`). The source chooses
+    /// ([`ChunkSource`](crate::adapters::ChunkSource)): one name for one meaning, and no copy
+    /// where the items are already contiguous.
     ///
     /// # Panics
     /// If `size` is 0: "chunk size must be at least 1, got 0".
@@ -324,15 +327,16 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     /// let v = [1, 2, 3, 4, 5];
     /// let sums = v.pipe().chunks(2).map(|c| c.iter().sum::<i32>()).collect::<Vec<_>>(&SequentialEx);
     /// assert_eq!(sums, [3, 7, 5]);
+    /// let rows = (0..5).pipe().map(|x| x * 10).chunks(2).collect::<Vec<_>>(&SequentialEx);
+    /// assert_eq!(rows, [vec![0, 10], vec![20, 30], vec![40]]);
     /// ```
     #[track_caller]
-    pub fn chunks<'s>(self, size: usize) -> Pipeline<Chunks<'s, S::Elem>, Id, K>
+    pub fn chunks(self, size: usize) -> Pipeline<S::Chunks, Id, K>
     where
-        S: SliceSource<'s>,
+        S: ChunkSource,
     {
-        let size = ConfigError::require_nonzero("chunk size", size).get();
-        let slice = self.source.as_slice();
-        Self::indexed(self.codec, Chunks { slice, size })
+        let size = ConfigError::require_nonzero("chunk size", size);
+        Self::indexed(self.codec, self.source.chunks(size))
     }
 
     /// Overlapping sub-slices of `size` items, as `slice::windows`.
