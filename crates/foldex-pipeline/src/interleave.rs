@@ -134,7 +134,7 @@ impl<A: Source, B: Source<Item = A::Item>> Source for Interleave<A, B> {
         let (a_start, b_start) = self.before(start);
         let (a_end, b_end) = self.before(end);
         // Inside the alternating part, `a` gives the even items; past it, one side is empty.
-        let a_next = start % 2 == 0;
+        let a_next = start.is_multiple_of(2);
         self.a.visit_range(
             a_start..a_end,
             FirstSide {
