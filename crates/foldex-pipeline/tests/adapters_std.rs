@@ -534,3 +534,34 @@ fn chain_after_a_stage_that_stops_is_refused() {
         "{message}"
     );
 }
+
+/// A panic in a `map` on an item that `skip` or `step_by` drops is raised, with its payload,
+/// as std raises it; so is the first panic of an `update`.
+#[test]
+fn panics_on_dropped_items_reach_the_caller_with_their_payload() {
+    for (name, ex) in executors() {
+        let boom = |x: usize| {
+            assert!(x != 2 && x != 40, "item {x}");
+            x
+        };
+        let message = |run: &dyn Fn()| {
+            let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_err();
+            payload.downcast_ref::<String>().unwrap().clone()
+        };
+        let skipped = message(&|| {
+            (0..100usize).pipe().map(boom).skip(5).count(&*ex);
+        });
+        assert_eq!(skipped, "item 2", "skip: {name}");
+        let stepped = message(&|| {
+            (10..100usize).pipe().map(boom).step_by(7).count(&*ex);
+        });
+        assert_eq!(stepped, "item 40", "step_by: {name}");
+        let updated = message(&|| {
+            (0..100usize)
+                .pipe()
+                .update(|x| assert!(*x < 60 || *x % 2 == 1, "update {x}"))
+                .count(&*ex);
+        });
+        assert_eq!(updated, "update 60", "update: {name}");
+    }
+}
