@@ -268,7 +268,8 @@ impl<S: Source, K> Pipeline<S, Id, K> {
         Self::indexed(self.codec, Window::new(self.source, 0, n))
     }
 
-    /// All but the first `n` items (none if there are fewer).
+    /// All but the first `n` items (none if there are fewer). After a `map`, the `n` items
+    /// dropped are still made, as `Iterator::skip` makes them (and rayon's `skip`).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -279,7 +280,8 @@ impl<S: Source, K> Pipeline<S, Id, K> {
         Self::indexed(self.codec, Window::new(self.source, n, usize::MAX))
     }
 
-    /// Every `step`-th item, starting with the first.
+    /// Every `step`-th item, starting with the first. After a `map`, the items between and
+    /// after them are still made, as `Iterator::step_by` makes them when run to its end.
     ///
     /// # Panics
     /// If `step` is 0: "step must be at least 1, got 0" (as `Iterator::step_by`).
