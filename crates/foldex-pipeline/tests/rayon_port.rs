@@ -205,7 +205,6 @@ mod iter_test {
     }
 
     #[test]
-    #[ignore = "issue 34: `map(f).skip(n)` does not call `f` for the skipped items, where std and rayon do"]
     fn check_skip() {
         each("check_skip", |ex, what| {
             let a: Vec<usize> = (0..1024).collect();
