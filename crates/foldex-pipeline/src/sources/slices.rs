@@ -9,6 +9,7 @@ use crate::pipeline::Pipeline;
 use crate::transform::Id;
 use foldex_core::source::RangeVisitor;
 use foldex_core::{ConfigError, Source};
+use std::fmt;
 use std::ops::Range;
 
 /// `chunks_exact(size)` of a slice: item `i` is `slice[size * i..size * (i + 1)]`; the
@@ -107,10 +108,19 @@ impl<'s, T: Sync> Source for RChunksExact<'s, T> {
 
 /// The runs of `slice::chunk_by`: a run starts at 0 and at each `i` where
 /// `same(&slice[i - 1], &slice[i])` fails.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct ChunkByCut<'s, T, P> {
     slice: &'s [T],
     same: P,
+}
+
+/// The slice, without the predicate (as rayon prints its `ChunkBy`).
+impl<T: fmt::Debug, P> fmt::Debug for ChunkByCut<'_, T, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChunkByCut")
+            .field("slice", &self.slice)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The runs of a `chunk_by` that start in one block.
@@ -162,10 +172,19 @@ impl<'s, T: Sync, P: Fn(&T, &T) -> bool + Clone + Sync> Cut for ChunkByCut<'s, T
 
 /// The pieces of `slice::split`: a piece starts at 0 and after each element that is a
 /// separator (so there is one more piece than separators, empty ones included).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct SplitSliceCut<'s, T, P> {
     slice: &'s [T],
     separator: P,
+}
+
+/// The slice, without the predicate (as rayon prints its `Split`).
+impl<T: fmt::Debug, P> fmt::Debug for SplitSliceCut<'_, T, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SplitSliceCut")
+            .field("slice", &self.slice)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The pieces of a slice's `split` that start in one block.
