@@ -115,12 +115,14 @@ fn debug_vec() {
     let mut v: Vec<_> = (0..10).collect();
     check(format!("{:?}", v.pipe()));
     check(format!("{:?}", (&mut v).pipe()));
+    check(format!("{:?}", v.pipe().chunk_by(i32::eq)));
     check(format!("{:?}", v.pipe().chunks(42)));
     check(format!("{:?}", v.pipe().chunks_exact(42)));
     check(format!("{:?}", (&mut v).pipe().chunks_mut(42)));
     check(format!("{:?}", v.pipe().rchunks(42)));
     check(format!("{:?}", v.pipe().rchunks_exact(42)));
     check(format!("{:?}", v.pipe().windows(42)));
+    check(format!("{:?}", v.pipe().split(|x| x % 3 == 0)));
     check(format!("{:?}", v.pipe_drain(..)));
     check(format!("{:?}", from_vec(v)));
 }

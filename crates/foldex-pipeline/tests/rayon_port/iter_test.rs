@@ -141,7 +141,6 @@ fn check_increment() {
 }
 
 #[test]
-#[ignore = "issue 34: `map(f).skip(n)` does not call `f` for the skipped items, where std and rayon do"]
 fn check_skip() {
     each("check_skip", |ex, what| {
         let a: Vec<usize> = (0..1024).collect();
@@ -771,12 +770,10 @@ fn check_partition() {
     });
 }
 
-/// rayon's input is a `Vec` by value, whose `chunks` foldex does not have yet; a slice's
-/// `chunks(0)` panics the same way (foldex's message names the setting).
 #[test]
 #[should_panic(expected = "chunk size must be at least 1")]
 fn check_chunks_zero_size() {
-    let _ = [1, 2, 3].pipe().chunks(0);
+    let _: Vec<Vec<i32>> = from_vec(vec![1, 2, 3]).chunks(0).collect(&SequentialEx);
 }
 
 #[test]
@@ -924,5 +921,273 @@ fn check_once() {
         assert_eq!(v, &[42], "{what}");
         let v: Vec<(i32, i32)> = once(42).zip(1_i32..10).collect(ex);
         assert_eq!(v, &[(42, 1)], "{what}");
+    });
+}
+
+#[test]
+fn check_zip_eq() {
+    each("check_zip_eq", |ex, what| {
+        let mut a: Vec<usize> = (0..1024).rev().collect();
+        let b: Vec<usize> = (0..1024).collect();
+        (&mut a)
+            .pipe()
+            .zip_eq(&b[..])
+            .for_each(ex, |(a, &b)| *a += b);
+        assert!(a.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_zip_eq_into_par_iter() {
+    each("check_zip_eq_into_par_iter", |ex, what| {
+        let mut a: Vec<usize> = (0..1024).rev().collect();
+        let b: Vec<usize> = (0..1024).collect();
+        (&mut a).pipe().zip_eq(&b).for_each(ex, |(a, &b)| *a += b);
+        assert!(a.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_zip_eq_into_mut_par_iter() {
+    each("check_zip_eq_into_mut_par_iter", |ex, what| {
+        let a: Vec<usize> = (0..1024).rev().collect();
+        let mut b: Vec<usize> = (0..1024).collect();
+        a.pipe().zip_eq(&mut b).for_each(ex, |(&a, b)| *b += a);
+        assert!(b.iter().all(|&x| x == b.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_zip_eq_range() {
+    each("check_zip_eq_range", |ex, what| {
+        let mut a: Vec<usize> = (0..1024).rev().collect();
+        (&mut a)
+            .pipe()
+            .zip_eq(0usize..1024)
+            .for_each(ex, |(a, b)| *a += b);
+        assert!(a.iter().all(|&x| x == a.len() - 1), "{what}");
+    });
+}
+
+#[test]
+fn check_interleave_eq() {
+    each("check_interleave_eq", |ex, what| {
+        let xs: Vec<usize> = (0..10).collect();
+        let ys: Vec<usize> = (10..20).collect();
+        let actual: Vec<usize> = xs.pipe().interleave(&ys).map(|&i| i).collect(ex);
+        let expected: Vec<usize> = (0..10)
+            .zip(10..20)
+            .flat_map(|(i, j)| vec![i, j].into_iter())
+            .collect();
+        assert_eq!(expected, actual, "{what}");
+    });
+}
+
+/// rayon's cases for `interleave` (and, `shortest`, for `interleave_shortest`): the two
+/// inputs and the expected items.
+fn interleave_cases(shortest: bool) -> Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> {
+    let pairs = |a: std::ops::Range<usize>, b: std::ops::Range<usize>| -> Vec<usize> {
+        a.zip(b).flat_map(|(i, j)| vec![i, j].into_iter()).collect()
+    };
+    if shortest {
+        vec![
+            ((0..9).collect(), vec![10], vec![0, 10, 1]),
+            (vec![10], (0..9).collect(), vec![10, 0]),
+            ((0..5).collect(), (5..10).collect(), pairs(0..5, 5..10)),
+            (vec![], (0..9).collect(), vec![]),
+            ((0..9).collect(), vec![], vec![0]),
+            (
+                (0..50).collect(),
+                (50..100).collect(),
+                pairs(0..50, 50..100),
+            ),
+        ]
+    } else {
+        vec![
+            (
+                (0..9).collect(),
+                vec![10],
+                vec![0, 10, 1, 2, 3, 4, 5, 6, 7, 8],
+            ),
+            (
+                vec![10],
+                (0..9).collect(),
+                vec![10, 0, 1, 2, 3, 4, 5, 6, 7, 8],
+            ),
+            ((0..5).collect(), (5..10).collect(), pairs(0..5, 5..10)),
+            (vec![], (0..9).collect(), (0..9).collect()),
+            ((0..9).collect(), vec![], (0..9).collect()),
+            (
+                (0..50).collect(),
+                (50..100).collect(),
+                pairs(0..50, 50..100),
+            ),
+        ]
+    }
+}
+
+#[test]
+fn check_interleave_uneven() {
+    each("check_interleave_uneven", |ex, what| {
+        for (i, (xs, ys, expected)) in interleave_cases(false).into_iter().enumerate() {
+            let res: Vec<usize> = xs.pipe().interleave(&ys).map(|&i| i).collect(ex);
+            assert_eq!(expected, res, "Case {i} failed: {what}");
+            let res: Vec<usize> = xs.pipe().interleave(&ys).rev().map(|&i| i).collect(ex);
+            assert_eq!(
+                expected.into_iter().rev().collect::<Vec<usize>>(),
+                res,
+                "Case {i} reversed failed: {what}"
+            );
+        }
+    });
+}
+
+#[test]
+fn check_interleave_shortest() {
+    each("check_interleave_shortest", |ex, what| {
+        for (i, (xs, ys, expected)) in interleave_cases(true).into_iter().enumerate() {
+            let res: Vec<usize> = xs.pipe().interleave_shortest(&ys).map(|&i| i).collect(ex);
+            assert_eq!(expected, res, "Case {i} failed: {what}");
+            let res: Vec<usize> = xs
+                .pipe()
+                .interleave_shortest(&ys)
+                .rev()
+                .map(|&i| i)
+                .collect(ex);
+            assert_eq!(
+                expected.into_iter().rev().collect::<Vec<usize>>(),
+                res,
+                "Case {i} reversed failed: {what}"
+            );
+        }
+    });
+}
+
+#[test]
+fn check_chunks_even_size() {
+    each("check_chunks_even_size", |ex, what| {
+        assert_eq!(
+            vec![vec![1, 2, 3], vec![4, 5, 6], vec![7, 8, 9]],
+            (1_i32..10).pipe().chunks(3).collect::<Vec<Vec<i32>>>(ex),
+            "{what}"
+        );
+    });
+}
+
+#[test]
+fn check_chunks_empty() {
+    each("check_chunks_empty", |ex, what| {
+        let v: Vec<i32> = vec![];
+        let expected: Vec<Vec<i32>> = vec![];
+        assert_eq!(
+            expected,
+            from_vec(v).chunks(2).collect::<Vec<Vec<i32>>>(ex),
+            "{what}"
+        );
+    });
+}
+
+#[test]
+fn check_chunks_len() {
+    assert_eq!(4, (0_i32..8).pipe().chunks(2).len());
+    assert_eq!(3, (0_i32..9).pipe().chunks(3).len());
+    assert_eq!(3, (0_i32..8).pipe().chunks(3).len());
+    assert_eq!(1, [1].pipe().chunks(3).len());
+    assert_eq!(0, (0_i32..0).pipe().chunks(3).len());
+}
+
+/// rayon's `v.par_iter().chunks(n)` gives `Vec<&u32>`; foldex's `chunks` of a slice gives
+/// sub-slices, so the chunks of `copied()` items (`Vec<u32>`) are compared.
+#[test]
+fn check_chunks_uneven() {
+    each("check_chunks_uneven", |ex, what| {
+        let cases: Vec<(Vec<u32>, usize, Vec<Vec<u32>>)> = vec![
+            ((0..5).collect(), 3, vec![vec![0, 1, 2], vec![3, 4]]),
+            (vec![1], 5, vec![vec![1]]),
+            ((0..4).collect(), 3, vec![vec![0, 1, 2], vec![3]]),
+        ];
+        for (i, (v, n, expected)) in cases.into_iter().enumerate() {
+            let res: Vec<Vec<u32>> = v.pipe().copied().chunks(n).collect(ex);
+            assert_eq!(expected, res, "Case {i} failed: {what}");
+
+            let res: Vec<Vec<u32>> = from_vec(v).chunks(n).rev().collect(ex);
+            assert_eq!(
+                expected.into_iter().rev().collect::<Vec<Vec<u32>>>(),
+                res,
+                "Case {i} reversed failed: {what}"
+            );
+        }
+    });
+}
+
+#[test]
+fn check_update() {
+    each("check_update", |ex, what| {
+        let mut v: Vec<Vec<_>> = vec![vec![1], vec![3, 2, 1]];
+        (&mut v).pipe().update(|v| v.push(0)).for_each(ex, |_| ());
+        assert_eq!(v, vec![vec![1, 0], vec![3, 2, 1, 0]], "{what}");
+    });
+}
+
+/// Finding: rayon's `Some(1).into_par_iter().chain(unindexed)` does not compile in foldex:
+/// an indexable pipeline's `chain` takes an indexable one only (see the comment below).
+#[test]
+fn check_chain() {
+    each("check_chain", |ex, what| {
+        // stays indexed in the face of madness
+        let res: Vec<(usize, char, i32)> = Some(0)
+            .into_pipe()
+            .chain(Ok::<_, ()>(1).into_pipe())
+            .chain(1..4)
+            .chain(Err::<i32, _>("huh?").into_pipe())
+            .chain(None.into_pipe())
+            .chain(from_vec(vec![5, 8, 13]))
+            .map(|x| (x as u8 + b'a') as char)
+            .chain(from_vec(vec!['x', 'y', 'z']))
+            .zip((0i32..1000).pipe().map(|x| -x))
+            .enumerate()
+            .map(|(a, (b, c))| (a, b, c))
+            .chain(None.into_pipe())
+            .collect(ex);
+        assert_eq!(
+            res,
+            vec![
+                (0, 'a', 0),
+                (1, 'b', -1),
+                (2, 'b', -2),
+                (3, 'c', -3),
+                (4, 'd', -4),
+                (5, 'f', -5),
+                (6, 'i', -6),
+                (7, 'n', -7),
+                (8, 'x', -8),
+                (9, 'y', -9),
+                (10, 'z', -10)
+            ],
+            "{what}"
+        );
+
+        // unindexed is ok too
+        // rayon chains an unindexed iterator to an indexed one; foldex's `chain` on an
+        // indexable pipeline takes only an indexable one (`IntoPipeline`), so each such
+        // `chain` here comes after a no-op transform (`inspect(|_| ())`).
+        let res: Vec<i32> = Some(1i32)
+            .into_pipe()
+            .inspect(|_| ())
+            .chain(
+                (2i32..4)
+                    .pipe()
+                    .chain(from_vec(vec![5, 6, 7, 8, 9]))
+                    .inspect(|_| ())
+                    .chain(Some((10, 100)).into_pipe().flat_map(|(a, b)| a..b))
+                    .filter(|x| x & 1 == 1),
+            )
+            .collect(ex);
+        let other: Vec<i32> = (0..100).filter(|x| x & 1 == 1).collect();
+        assert_eq!(res, other, "{what}");
+
+        // chain collect is ok with the "fake" specialization
+        let res: Vec<i32> = Some(1i32).into_pipe().chain(None.into_pipe()).collect(ex);
+        assert_eq!(res, &[1], "{what}");
     });
 }

@@ -242,3 +242,36 @@ fn slice_rchunks_exact() {
         check!("slice_rchunks_exact", v, s.pipe().rchunks_exact(len));
     }
 }
+
+#[test]
+fn update() {
+    let v: Vec<i32> = (0..10).collect();
+    check!("update", v, (0_i32..10).pipe().update(|_| ()));
+}
+
+#[test]
+fn interleave() {
+    let v = [0, 10, 1, 11, 2, 12, 3, 4];
+    check!("interleave", v, (0_i32..5).pipe().interleave(10_i32..13));
+    check!(
+        "interleave",
+        v[..6],
+        (0_i32..3).pipe().interleave(10_i32..13)
+    );
+    let v = [0, 10, 1, 11, 2, 12, 13, 14];
+    check!("interleave", v, (0_i32..3).pipe().interleave(10_i32..15));
+}
+
+/// rayon's `chunks` of any indexed iterator; here of a range (items `Vec<i32>`).
+#[test]
+fn chunks() {
+    let s: Vec<i32> = (0..10).collect();
+    let v: Vec<Vec<i32>> = s.chunks(2).map(|c| c.to_vec()).collect();
+    check!("chunks", v, (0_i32..10).pipe().chunks(2));
+}
+
+#[test]
+fn panic_fuse() {
+    let v: Vec<i32> = (0..10).collect();
+    check!("panic_fuse", v, (0_i32..10).pipe().panic_fuse());
+}
