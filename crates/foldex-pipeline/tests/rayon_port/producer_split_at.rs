@@ -200,14 +200,14 @@ fn empty() {
 
 #[test]
 fn once() {
-    check!("once", vec![42], foldex_pipeline::sources::once(42));
+    check!("once", [42], foldex_pipeline::sources::once(42));
 }
 
 /// rayon's `Some(0).into_par_iter()`; the `Option` by reference as well.
 #[test]
 fn option() {
-    check!("option", vec![0], Some(0).into_pipe());
-    check!("option", vec![0], Some(0).pipe().copied());
+    check!("option", [0], Some(0).into_pipe());
+    check!("option", [0], Some(0).pipe().copied());
 }
 
 #[test]
