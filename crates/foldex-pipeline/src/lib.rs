@@ -48,20 +48,31 @@
 pub mod borrowed;
 pub mod boxed;
 mod collect;
+mod collections;
+mod compare;
+mod extend;
 mod fallible;
+mod find_map;
 pub mod group;
 mod guarded;
 mod indexed;
+mod lent;
+mod partition_map;
 mod pipeline;
 mod reduce;
 mod run;
 mod scan;
 mod sources;
+mod sum;
 pub mod stateful;
 mod streamed;
 pub mod transform;
 
 pub use collect::FromPipeline;
+/// The `Left` or `Right` of [`Pipeline::partition_map`]: the `either` crate's, as rayon
+/// re-exports it.
+pub use either::Either;
+pub use extend::ParallelExtend;
 pub use fallible::Outcome;
 pub use pipeline::{IntoPipeline, NoCodec, Pipeline};
 pub use sources::{from_source, from_stream, from_vec};
