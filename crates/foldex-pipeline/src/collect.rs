@@ -283,7 +283,11 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     }
 
     /// Collects each item's parts (`split`) into two collections side by side.
-    pub(crate) fn collect_two<A, B, CA, CB, F>(&self, ex: &(impl Executor + ?Sized), split: F) -> (CA, CB)
+    pub(crate) fn collect_two<A, B, CA, CB, F>(
+        &self,
+        ex: &(impl Executor + ?Sized),
+        split: F,
+    ) -> (CA, CB)
     where
         CA: FromPipeline<A>,
         CB: FromPipeline<B>,

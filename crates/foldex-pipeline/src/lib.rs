@@ -40,6 +40,10 @@
 //!   per-group [`group::Reducer`] (word count in one line:
 //!   `words.pipe().group_by(&ex, |w| *w, group::count())`), `group_pairs` (the key taken by
 //!   value) and `counts`.
+//! - **rayon's other reductions**: `find_map_first`/`find_map_last`/`find_map_any`,
+//!   `position_any`, `sum`/`product` into `Result`/`Option`, `partition_map` ([`Either`]),
+//!   `par_extend` ([`ParallelExtend`]) and, on indexable pipelines, `cmp`, `partial_cmp`, `eq`,
+//!   `ne`, `lt`, `le`, `gt`, `ge`.
 //! - **A codec** for the reductions' accumulators is a setting of the pipeline
 //!   ([`Pipeline::encoded`]; none by default, [`NoCodec`]): with one, every reduction runs on an
 //!   executor whose pieces run in other processes (`foldex_mpi::MpiEx`).
@@ -63,9 +67,9 @@ mod reduce;
 mod run;
 mod scan;
 mod sources;
-mod sum;
 pub mod stateful;
 mod streamed;
+mod sum;
 pub mod transform;
 
 pub use collect::FromPipeline;

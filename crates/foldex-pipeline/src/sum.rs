@@ -42,7 +42,8 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
             until_failure(acc, item, || iter::empty::<T>().sum(), |three| three.sum())
         };
         let join = |a, b| [a, b].into_iter().sum();
-        into_inner(self.try_fold(ex, || iter::empty::<T>().sum(), step, join))
+        let identity = || iter::empty::<T>().sum();
+        into_inner(self.try_fold(ex, identity, step, join))
     }
 
     /// The product of the items, as `Iterator::product` (the empty product is `T`'s one). Into
@@ -63,10 +64,16 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     {
         let step = |acc, x| {
             let item = || iter::once(x).product::<T>();
-            until_failure(acc, item, || iter::empty::<T>().product(), |three| three.product())
+            until_failure(
+                acc,
+                item,
+                || iter::empty::<T>().product(),
+                |three| three.product(),
+            )
         };
         let join = |a, b| [a, b].into_iter().product();
-        into_inner(self.try_fold(ex, || iter::empty::<T>().product(), step, join))
+        let identity = || iter::empty::<T>().product();
+        into_inner(self.try_fold(ex, identity, step, join))
     }
 }
 
@@ -119,5 +126,22 @@ impl<T, F: FnOnce() -> T, G: FnOnce() -> T> Iterator for Three<'_, T, F, G> {
         let identity = self.identity.take()?;
         self.took_identity.set(true);
         Some(identity())
+    }
+
+    /// All three, in order, without a branch per value: the sum of a number folds.
+    #[inline]
+    fn fold<B, H: FnMut(B, T) -> B>(self, init: B, mut f: H) -> B {
+        let mut total = init;
+        if let Some(acc) = self.acc {
+            total = f(total, acc);
+        }
+        if let Some(item) = self.item {
+            total = f(total, item());
+        }
+        if let Some(identity) = self.identity {
+            self.took_identity.set(true);
+            total = f(total, identity());
+        }
+        total
     }
 }
