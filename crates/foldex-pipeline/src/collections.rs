@@ -165,6 +165,15 @@ impl<A, B, CA: FromPipeline<A>, CB: FromPipeline<B>> FromPipeline<(A, B)> for (C
     }
 }
 
+/// The partials of two collections side by side.
+type Partials<A, B, CA, CB> = (
+    <CA as FromPipeline<A>>::Partial,
+    <CB as FromPipeline<B>>::Partial,
+);
+
+/// Two partials after a push: `Break` where either side stops.
+type Pushed<A, B, CA, CB> = ControlFlow<Partials<A, B, CA, CB>, Partials<A, B, CA, CB>>;
+
 /// Pushes `x` into the left partial and `y` into the right one, where given; `Break` where
 /// either push breaks.
 #[inline]
@@ -172,7 +181,7 @@ pub(crate) fn push_both<A, B, CA: FromPipeline<A>, CB: FromPipeline<B>>(
     (a, b): (CA::Partial, CB::Partial),
     x: Option<A>,
     y: Option<B>,
-) -> ControlFlow<(CA::Partial, CB::Partial), (CA::Partial, CB::Partial)> {
+) -> Pushed<A, B, CA, CB> {
     let a = match x {
         Some(item) => CA::push(a, item),
         None => ControlFlow::Continue(a),

@@ -80,7 +80,7 @@ fn find_maps_and_position_any_match_std() {
             let p = data.pipe().copied();
             assert_eq!(p.find_map_first(ex, f), want, "first {wanted}: {what}");
             assert_eq!(p.find_map_any(ex, f), want, "any {wanted}: {what}");
-            let last = data.iter().copied().filter_map(f).last();
+            let last = data.iter().copied().filter_map(f).next_back();
             assert_eq!(p.find_map_last(ex, f), last, "last {wanted}: {what}");
             let pos = data.iter().position(|&x| x == wanted);
             assert_eq!(
@@ -96,7 +96,7 @@ fn find_maps_and_position_any_match_std() {
             assert_eq!(odd.find_map_first(ex, f), std_odd().find_map(f), "{what}");
             assert_eq!(
                 odd.find_map_last(ex, f),
-                std_odd().filter_map(f).last(),
+                std_odd().filter_map(f).next_back(),
                 "{what}"
             );
             let runs = p.dedup();
@@ -106,7 +106,7 @@ fn find_maps_and_position_any_match_std() {
             let std_runs = std_runs.into_iter();
             assert_eq!(
                 runs.find_map_last(ex, g),
-                std_runs.clone().filter_map(g).last(),
+                std_runs.clone().filter_map(g).next_back(),
                 "dedup last {wanted}: {what}"
             );
             assert_eq!(
@@ -361,7 +361,7 @@ fn collections_match_std() {
             "{what}"
         );
         let cow = |x: u64| {
-            if x % 2 == 0 {
+            if x.is_multiple_of(2) {
                 Cow::Borrowed("e")
             } else {
                 Cow::Owned(x.to_string())
@@ -386,6 +386,7 @@ fn collections_match_std() {
         // `()` inside `Result`: the items are consumed, the first `Err` by index kept.
         for bad in [0, 9, 64] {
             let check = |x: u64| if x >= bad { Err(x) } else { Ok(()) };
+            #[allow(clippy::map_collect_result_unit)] // std's `collect` is what is checked
             let want: Result<(), u64> = data.iter().map(|&x| check(x)).collect();
             assert_eq!(
                 p.map(check).collect::<Result<(), u64>>(ex),
@@ -422,7 +423,7 @@ fn nested_unzip_and_partition_map_match_std() {
         );
 
         let side = |x: u64| {
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 Either::Left(x)
             } else {
                 Either::Right(x.to_string())
@@ -594,9 +595,8 @@ fn comparisons_stop_at_the_first_difference_and_make_the_items_std_makes() {
                     i
                 });
                 let std_made = AtomicUsize::new(0);
-                let std_left = (0..a).map(|i| {
+                let std_left = (0..a).inspect(|_| {
                     std_made.fetch_add(1, Relaxed);
-                    i
                 });
                 assert_eq!(left.cmp(&*ex, 0..b), std_left.cmp(0..b), "{name}");
                 assert_eq!(
@@ -629,7 +629,7 @@ fn comparisons_stop_at_the_first_difference_and_make_the_items_std_makes() {
 #[test]
 fn min_and_max_of_options_and_floats_match_std() {
     each_case("min max", |ex, data, what| {
-        let some = |x: u64| (x % 5 != 0).then_some(x);
+        let some = |x: u64| (!x.is_multiple_of(5)).then_some(x);
         let p = data.pipe().copied();
         assert_eq!(
             p.map(some).min(ex),
