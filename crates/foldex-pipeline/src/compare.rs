@@ -71,7 +71,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     /// ```
     /// use foldex_pipeline::IntoPipeline;
     /// use foldex_seq::SequentialEx;
-    /// assert!((1..4).pipe().eq(&SequentialEx, &[1, 2, 3].map(|x: i32| x)));
+    /// assert!([1, 2, 3].pipe().copied().eq(&SequentialEx, 1..4));
     /// assert!(!(1..4).pipe().eq(&SequentialEx, 1..3));
     /// ```
     pub fn eq<E, T>(&self, ex: &E, other: T) -> bool
