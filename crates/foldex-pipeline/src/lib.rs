@@ -42,6 +42,10 @@
 //!   per-group [`group::Reducer`] (word count in one line:
 //!   `words.pipe().group_by(&ex, |w| *w, group::count())`), `group_pairs` (the key taken by
 //!   value) and `counts`.
+//! - **rayon's other reductions**: `find_map_first`/`find_map_last`/`find_map_any`,
+//!   `position_any`, `sum`/`product` into `Result`/`Option`, `partition_map` ([`Either`]),
+//!   `par_extend` ([`ParallelExtend`]) and, on indexable pipelines, `cmp`, `partial_cmp`, `eq`,
+//!   `ne`, `lt`, `le`, `gt`, `ge`.
 //! - **A codec** for the reductions' accumulators is a setting of the pipeline
 //!   ([`Pipeline::encoded`]; none by default, [`NoCodec`]): with one, every reduction runs on an
 //!   executor whose pieces run in other processes (`foldex_mpi::MpiEx`).
@@ -52,12 +56,18 @@ pub mod boxed;
 mod chained;
 mod chunked;
 mod collect;
+mod collections;
+mod compare;
 mod effects;
+mod extend;
 mod fallible;
+mod find_map;
 pub mod group;
 mod guarded;
 mod indexed;
 mod interleave;
+mod lent;
+mod partition_map;
 mod pipeline;
 mod reduce;
 mod run;
@@ -65,10 +75,15 @@ mod scan;
 pub mod sources;
 pub mod stateful;
 mod streamed;
+mod sum;
 pub mod transform;
 mod update;
 
 pub use collect::FromPipeline;
+/// The `Left` or `Right` of [`Pipeline::partition_map`]: the `either` crate's, as rayon
+/// re-exports it.
+pub use either::Either;
+pub use extend::ParallelExtend;
 pub use fallible::Outcome;
 pub use pipeline::{IntoPipeline, NoCodec, Pipeline};
 pub use sources::{from_source, from_stream, from_vec};

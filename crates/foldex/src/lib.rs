@@ -99,7 +99,7 @@ pub mod prelude {
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
     pub use foldex_pipeline::sources::{IntoOwnedPipeline, PipeDrain, PipeStr};
-    pub use foldex_pipeline::IntoPipeline;
+    pub use foldex_pipeline::{IntoPipeline, ParallelExtend};
     pub use foldex_seq::{NonThreadedEx, SequentialEx};
     pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{DepthFirstEx, Pool, ThreadedEx};
