@@ -1,8 +1,10 @@
 //! rayon's `src/iter/test.rs`.
 
 use super::*;
-use foldex_pipeline::sources::{empty, once, repeat_n, IntoOwnedPipeline};
+use foldex_pipeline::sources::{empty, once, repeat_n, IntoOwnedPipeline, PipeStr};
+use foldex_pipeline::{Either, ParallelExtend};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[test]
@@ -1189,5 +1191,624 @@ fn check_chain() {
         // chain collect is ok with the "fake" specialization
         let res: Vec<i32> = Some(1i32).into_pipe().chain(None.into_pipe()).collect(ex);
         assert_eq!(res, &[1], "{what}");
+    });
+}
+
+#[test]
+fn execute_unindexed_range() {
+    each("execute_unindexed_range", |ex, what| {
+        let b: LinkedList<i64> = (0i64..1024).pipe().map(|i| i + 1).collect(ex);
+        let c: LinkedList<i64> = (0..1024).map(|i| i + 1).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+#[test]
+fn check_cmp_direct() {
+    each("check_cmp_direct", |ex, what| {
+        let result = (0_i32..1024).pipe().cmp(ex, 0_i32..1024);
+        assert!(result == std::cmp::Ordering::Equal, "{what}");
+    });
+}
+
+#[test]
+fn check_cmp_to_seq() {
+    each("check_cmp_to_seq", |ex, what| {
+        assert_eq!(
+            (0_i32..1024).pipe().cmp(ex, 0_i32..1024),
+            (0..1024).cmp(0..1024),
+            "{what}"
+        );
+    });
+}
+
+#[test]
+fn check_cmp_rng_to_seq() {
+    each("check_cmp_rng_to_seq", |ex, what| {
+        let ab = seeded_i32s(2048);
+        let (a, b) = ab.split_at(1024);
+        for i in 0..a.len() {
+            let par_result = a[i..].pipe().cmp(ex, &b[i..]);
+            let seq_result = a[i..].iter().cmp(b[i..].iter());
+            assert_eq!(par_result, seq_result, "{i}: {what}");
+        }
+    });
+}
+
+#[test]
+fn check_cmp_lt_direct() {
+    each("check_cmp_lt_direct", |ex, what| {
+        let result = (0_i32..1024).pipe().cmp(ex, 1_i32..1024);
+        assert!(result == std::cmp::Ordering::Less, "{what}");
+    });
+}
+
+#[test]
+fn check_cmp_lt_to_seq() {
+    each("check_cmp_lt_to_seq", |ex, what| {
+        assert_eq!(
+            (0_i32..1024).pipe().cmp(ex, 1_i32..1024),
+            (0..1024).cmp(1..1024),
+            "{what}"
+        );
+    });
+}
+
+#[test]
+fn check_cmp_gt_direct() {
+    each("check_cmp_gt_direct", |ex, what| {
+        let result = (1_i32..1024).pipe().cmp(ex, 0_i32..1024);
+        assert!(result == std::cmp::Ordering::Greater, "{what}");
+    });
+}
+
+#[test]
+fn check_cmp_gt_to_seq() {
+    each("check_cmp_gt_to_seq", |ex, what| {
+        assert_eq!(
+            (1_i32..1024).pipe().cmp(ex, 0_i32..1024),
+            (1..1024).cmp(0..1024),
+            "{what}"
+        );
+    });
+}
+
+#[test]
+fn check_partial_cmp_direct() {
+    each("check_partial_cmp_direct", |ex, what| {
+        let result = (0_i32..1024).pipe().partial_cmp(ex, 0_i32..1024);
+        assert!(result == Some(std::cmp::Ordering::Equal), "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_to_seq() {
+    each("check_partial_cmp_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().partial_cmp(ex, 0_i32..1024);
+        let seq_result = (0..1024).partial_cmp(0..1024);
+        assert_eq!(par_result, seq_result, "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_rng_to_seq() {
+    each("check_partial_cmp_rng_to_seq", |ex, what| {
+        let ab = seeded_i32s(2048);
+        let (a, b) = ab.split_at(1024);
+        for i in 0..a.len() {
+            let par_result = a[i..].pipe().partial_cmp(ex, &b[i..]);
+            let seq_result = a[i..].iter().partial_cmp(b[i..].iter());
+            assert_eq!(par_result, seq_result, "{i}: {what}");
+        }
+    });
+}
+
+#[test]
+fn check_partial_cmp_lt_direct() {
+    each("check_partial_cmp_lt_direct", |ex, what| {
+        let result = (0_i32..1024).pipe().partial_cmp(ex, 1_i32..1024);
+        assert!(result == Some(std::cmp::Ordering::Less), "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_lt_to_seq() {
+    each("check_partial_cmp_lt_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().partial_cmp(ex, 1_i32..1024);
+        let seq_result = (0..1024).partial_cmp(1..1024);
+        assert_eq!(par_result, seq_result, "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_gt_direct() {
+    each("check_partial_cmp_gt_direct", |ex, what| {
+        let result = (1_i32..1024).pipe().partial_cmp(ex, 0_i32..1024);
+        assert!(result == Some(std::cmp::Ordering::Greater), "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_gt_to_seq() {
+    each("check_partial_cmp_gt_to_seq", |ex, what| {
+        let par_result = (1_i32..1024).pipe().partial_cmp(ex, 0_i32..1024);
+        let seq_result = (1..1024).partial_cmp(0..1024);
+        assert_eq!(par_result, seq_result, "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_none_direct() {
+    each("check_partial_cmp_none_direct", |ex, what| {
+        let a = vec![f64::NAN, 0.0];
+        let b = vec![0.0, 1.0];
+        assert!(a.pipe().partial_cmp(ex, &b).is_none(), "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_none_to_seq() {
+    each("check_partial_cmp_none_to_seq", |ex, what| {
+        let a = vec![f64::NAN, 0.0];
+        let b = vec![0.0, 1.0];
+        assert_eq!(a.pipe().partial_cmp(ex, &b), a.iter().partial_cmp(b.iter()), "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_late_nan_direct() {
+    each("check_partial_cmp_late_nan_direct", |ex, what| {
+        let a = vec![0.0, f64::NAN];
+        let b = vec![1.0, 1.0];
+        let result = a.pipe().partial_cmp(ex, &b);
+        assert!(result == Some(std::cmp::Ordering::Less), "{what}");
+    });
+}
+
+#[test]
+fn check_partial_cmp_late_nan_to_seq() {
+    each("check_partial_cmp_late_nan_to_seq", |ex, what| {
+        let a = vec![0.0, f64::NAN];
+        let b = vec![1.0, 1.0];
+        assert_eq!(a.pipe().partial_cmp(ex, &b), a.iter().partial_cmp(b.iter()), "{what}");
+    });
+}
+
+#[test]
+fn check_cmp_lengths() {
+    each("check_cmp_lengths", |ex, what| {
+        // comparisons consider length if they are otherwise equal
+        let a = vec![0; 1024];
+        let b = vec![0; 1025];
+        assert_eq!(a.pipe().cmp(ex, &b), a.iter().cmp(&b), "{what}");
+        assert_eq!(a.pipe().partial_cmp(ex, &b), a.iter().partial_cmp(&b), "{what}");
+    });
+}
+
+#[test]
+fn check_eq_direct() {
+    each("check_eq_direct", |ex, what| {
+        assert!((0_i32..1024).pipe().eq(ex, 0_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_eq_to_seq() {
+    each("check_eq_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().eq(ex, 0_i32..1024);
+        assert_eq!(par_result, (0..1024).eq(0..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_ne_direct() {
+    each("check_ne_direct", |ex, what| {
+        assert!((0_i32..1024).pipe().ne(ex, 1_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_ne_to_seq() {
+    each("check_ne_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().ne(ex, 1_i32..1025);
+        assert_eq!(par_result, (0..1024).ne(1..1025), "{what}");
+    });
+}
+
+#[test]
+fn check_ne_lengths() {
+    each("check_ne_lengths", |ex, what| {
+        // equality considers length too
+        let a = vec![0; 1024];
+        let b = vec![0; 1025];
+        assert_eq!(a.pipe().eq(ex, &b), a.iter().eq(&b), "{what}");
+        assert_eq!(a.pipe().ne(ex, &b), a.iter().ne(&b), "{what}");
+    });
+}
+
+#[test]
+fn check_lt_direct() {
+    each("check_lt_direct", |ex, what| {
+        assert!((0_i32..1024).pipe().lt(ex, 1_i32..1024), "{what}");
+        assert!(!(1_i32..1024).pipe().lt(ex, 0_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_lt_to_seq() {
+    each("check_lt_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().lt(ex, 1_i32..1024);
+        assert_eq!(par_result, (0..1024).lt(1..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_le_equal_direct() {
+    each("check_le_equal_direct", |ex, what| {
+        assert!((0_i32..1024).pipe().le(ex, 0_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_le_equal_to_seq() {
+    each("check_le_equal_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().le(ex, 0_i32..1024);
+        assert_eq!(par_result, (0..1024).le(0..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_le_less_direct() {
+    each("check_le_less_direct", |ex, what| {
+        assert!((0_i32..1024).pipe().le(ex, 1_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_le_less_to_seq() {
+    each("check_le_less_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().le(ex, 1_i32..1024);
+        assert_eq!(par_result, (0..1024).le(1..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_gt_direct() {
+    each("check_gt_direct", |ex, what| {
+        assert!((1_i32..1024).pipe().gt(ex, 0_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_gt_to_seq() {
+    each("check_gt_to_seq", |ex, what| {
+        let par_result = (1_i32..1024).pipe().gt(ex, 0_i32..1024);
+        assert_eq!(par_result, (1..1024).gt(0..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_ge_equal_direct() {
+    each("check_ge_equal_direct", |ex, what| {
+        assert!((0_i32..1024).pipe().ge(ex, 0_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_ge_equal_to_seq() {
+    each("check_ge_equal_to_seq", |ex, what| {
+        let par_result = (0_i32..1024).pipe().ge(ex, 0_i32..1024);
+        assert_eq!(par_result, (0..1024).ge(0..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_ge_greater_direct() {
+    each("check_ge_greater_direct", |ex, what| {
+        assert!((1_i32..1024).pipe().ge(ex, 0_i32..1024), "{what}");
+    });
+}
+
+#[test]
+fn check_ge_greater_to_seq() {
+    each("check_ge_greater_to_seq", |ex, what| {
+        let par_result = (1_i32..1024).pipe().ge(ex, 0_i32..1024);
+        assert_eq!(par_result, (1..1024).ge(0..1024), "{what}");
+    });
+}
+#[test]
+fn check_results() {
+    each("check_results", |ex, what| {
+        let mut a = vec![Err(()), Ok(1i32), Err(()), Err(()), Ok(2), Ok(4)];
+
+        assert_eq!(7, a.pipe().flat_map(|res| res).sum::<i32>(ex), "{what}");
+
+        assert_eq!(Err::<i32, ()>(()), a.pipe().cloned().sum(ex), "{what}");
+        assert_eq!(Ok(7), a.pipe().cloned().filter(Result::is_ok).sum(ex), "{what}");
+
+        assert_eq!(Err::<i32, ()>(()), a.pipe().cloned().product(ex), "{what}");
+        assert_eq!(Ok(8), a.pipe().cloned().filter(Result::is_ok).product(ex), "{what}");
+
+        (&mut a)
+            .pipe()
+            .flat_map(|res| res)
+            .for_each(ex, |x| *x = *x * *x);
+
+        assert_eq!(21, from_vec(a).flat_map(|res| res).sum::<i32>(ex), "{what}");
+    });
+}
+
+#[test]
+fn find_any() {
+    each("find_any", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let p = a.pipe();
+        // foldex: find_any is find_first, so the answers are exact
+        assert_eq!(p.find_any(ex, |&&x| x % 42 == 41), Some(&41), "{what}");
+        assert_eq!(p.find_any(ex, |&&x| x % 19 == 1 && x % 53 == 0), Some(&742_i32), "{what}");
+        assert_eq!(p.find_any(ex, |&&x| x < 0), None, "{what}");
+
+        assert_eq!(p.position_any(ex, |&x| x % 42 == 41), Some(41), "{what}");
+        assert_eq!(p.position_any(ex, |&x| x % 19 == 1 && x % 53 == 0), Some(742_usize), "{what}");
+        assert_eq!(p.position_any(ex, |&x| x < 0), None, "{what}");
+
+        assert!(p.any(ex, |&x| x > 1000), "{what}");
+        assert!(!p.any(ex, |&x| x < 0), "{what}");
+
+        assert!(!p.all(ex, |&x| x > 1000), "{what}");
+        assert!(p.all(ex, |&x| x >= 0), "{what}");
+    });
+}
+
+#[test]
+fn find_map_first_or_last_or_any() {
+    fn half_if_positive(x: &i32) -> Option<i32> {
+        if *x > 0 { Some(x / 2) } else { None }
+    }
+    fn half_if_negative(x: &i32) -> Option<i32> {
+        if *x < 0 { Some(x / 2) } else { None }
+    }
+    each("find_map_first_or_last_or_any", |ex, what| {
+        let mut a: Vec<i32> = vec![];
+        assert!(a.pipe().find_map_any(ex, half_if_positive).is_none(), "{what}");
+        assert!(a.pipe().find_map_first(ex, half_if_positive).is_none(), "{what}");
+        assert!(a.pipe().find_map_last(ex, half_if_positive).is_none(), "{what}");
+
+        a = (-1024..-3).collect();
+        assert!(a.pipe().find_map_any(ex, half_if_positive).is_none(), "{what}");
+        assert!(a.pipe().find_map_first(ex, half_if_positive).is_none(), "{what}");
+        assert!(a.pipe().find_map_last(ex, half_if_positive).is_none(), "{what}");
+
+        // foldex: find_map_any is find_map_first
+        assert_eq!(a.pipe().find_map_any(ex, half_if_negative), Some(-512_i32), "{what}");
+        assert_eq!(a.pipe().find_map_first(ex, half_if_negative), Some(-512_i32), "{what}");
+        assert_eq!(a.pipe().find_map_last(ex, half_if_negative), Some(-2_i32), "{what}");
+
+        a.append(&mut (2..1025).collect());
+        assert_eq!(a.pipe().find_map_any(ex, half_if_positive), Some(1_i32), "{what}");
+        assert_eq!(a.pipe().find_map_first(ex, half_if_positive), Some(1_i32), "{what}");
+        assert_eq!(a.pipe().find_map_last(ex, half_if_positive), Some(512_i32), "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect_vecdeque() {
+    each("par_iter_collect_vecdeque", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: VecDeque<i32> = a.pipe().cloned().collect(ex);
+        let c: VecDeque<i32> = a.iter().cloned().collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect_binaryheap() {
+    each("par_iter_collect_binaryheap", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let mut b: BinaryHeap<i32> = a.pipe().cloned().collect(ex);
+        assert_eq!(b.peek(), Some(&1023), "{what}");
+        assert_eq!(b.len(), 1024, "{what}");
+        for n in (0..1024).rev() {
+            assert_eq!(b.pop(), Some(n), "{what}");
+            assert_eq!(b.len() as i32, n, "{what}");
+        }
+    });
+}
+
+#[test]
+fn par_iter_collect_linked_list() {
+    each("par_iter_collect_linked_list", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: LinkedList<_> = a.pipe().map(|&i| (i, format!("{i}"))).collect(ex);
+        let c: LinkedList<_> = a.iter().map(|&i| (i, format!("{i}"))).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+#[test]
+fn par_iter_collect_linked_list_flat_map_filter() {
+    each("par_iter_collect_linked_list_flat_map_filter", |ex, what| {
+        let b: LinkedList<i32> = (0_i32..1024)
+            .pipe()
+            .flat_map(|i| 0..i)
+            .filter(|&i| i % 2 == 0)
+            .collect(ex);
+        let c: LinkedList<i32> = (0_i32..1024).flat_map(|i| 0..i).filter(|&i| i % 2 == 0).collect();
+        assert_eq!(b, c, "{what}");
+    });
+}
+
+// from references and from values
+/// Finding: rayon also extends a collection by references (`ParallelExtend<&T>` for
+/// `T: Copy`, as std's `Extend<&T>`); foldex's `ParallelExtend` takes items by value only, so
+/// the references are copied first (`copied()`, or the pair's fields).
+#[test]
+fn check_extend_items() {
+    fn check<C>(ex: &dyn Executor, what: &str)
+    where
+        C: Default
+            + Eq
+            + Debug
+            + Extend<i32>
+            + for<'a> Extend<&'a i32>
+            + ParallelExtend<i32>,
+    {
+        let mut serial = C::default();
+        let mut parallel = C::default();
+
+        // extend with references
+        let v: Vec<_> = (0..128).collect();
+        serial.extend(&v);
+        parallel.par_extend(ex, v.pipe().copied());
+        assert_eq!(serial, parallel, "{what}");
+
+        // extend with values
+        serial.extend(-128..0);
+        parallel.par_extend(ex, (-128_i32..0).pipe());
+        assert_eq!(serial, parallel, "{what}");
+    }
+    each("check_extend_items", |ex, what| {
+        check::<BTreeSet<_>>(ex, what);
+        check::<HashSet<_>>(ex, what);
+        check::<LinkedList<_>>(ex, what);
+        check::<Vec<_>>(ex, what);
+        check::<VecDeque<_>>(ex, what);
+    });
+}
+
+/// Finding: rayon also extends a collection by references (`ParallelExtend<&T>` for
+/// `T: Copy`, as std's `Extend<&T>`); foldex's `ParallelExtend` takes items by value only, so
+/// the references are copied first (`copied()`, or the pair's fields).
+#[test]
+fn check_extend_heap() {
+    each("check_extend_heap", |ex, what| {
+        let mut serial: BinaryHeap<_> = Default::default();
+        let mut parallel: BinaryHeap<_> = Default::default();
+
+        let v: Vec<_> = (0..128).collect();
+        serial.extend(&v);
+        parallel.par_extend(ex, v.pipe().copied());
+        assert_eq!(
+            serial.clone().into_sorted_vec(),
+            parallel.clone().into_sorted_vec(),
+            "{what}"
+        );
+
+        serial.extend(-128..0);
+        parallel.par_extend(ex, (-128_i32..0).pipe());
+        assert_eq!(serial.into_sorted_vec(), parallel.into_sorted_vec(), "{what}");
+    });
+}
+
+/// Finding: rayon also extends a collection by references (`ParallelExtend<&T>` for
+/// `T: Copy`, as std's `Extend<&T>`); foldex's `ParallelExtend` takes items by value only, so
+/// the references are copied first (`copied()`, or the pair's fields).
+#[test]
+fn check_extend_pairs() {
+    fn check<C>(ex: &dyn Executor, what: &str)
+    where
+        C: Default
+            + Eq
+            + Debug
+            + Extend<(usize, i32)>
+            + for<'a> Extend<(&'a usize, &'a i32)>
+            + ParallelExtend<(usize, i32)>,
+    {
+        let mut serial = C::default();
+        let mut parallel = C::default();
+
+        let m: HashMap<_, _> = (0..128).enumerate().collect();
+        serial.extend(&m);
+        parallel.par_extend(ex, m.pipe().map(|(&k, &v)| (k, v)));
+        assert_eq!(serial, parallel, "{what}");
+
+        let v: Vec<(_, _)> = (-128..0).enumerate().collect();
+        serial.extend(v.clone());
+        parallel.par_extend(ex, from_vec(v));
+        assert_eq!(serial, parallel, "{what}");
+    }
+    each("check_extend_pairs", |ex, what| {
+        check::<BTreeMap<usize, i32>>(ex, what);
+        check::<HashMap<usize, i32>>(ex, what);
+    });
+}
+
+#[test]
+fn check_partition_map() {
+    each("check_partition_map", |ex, what| {
+        let input = "a b c 1 2 3 x y z";
+        let (a, b): (Vec<_>, String) =
+            input
+                .pipe_split_whitespace()
+                .partition_map(ex, |s| match s.parse::<i32>() {
+                    Ok(n) => Either::Left(n),
+                    Err(_) => Either::Right(s),
+                });
+        assert_eq!(a, vec![1, 2, 3], "{what}");
+        assert_eq!(b, "abcxyz", "{what}");
+    });
+}
+
+
+/// rayon: `a.par_iter().with_max_len(len).inspect(count).cmp(&b)` for `len` in 1..10, on a
+/// 1-thread pool, visits fewer than all. foldex's comparisons are on indexable pipelines, so
+/// the count is a `map` (index-preserving) rather than an `inspect` (a transform); there is
+/// no `with_max_len` (the executors' basesizes 1 and 7 split as finely); the visits are
+/// asserted fewer than all on the executors that run in order on one thread, where rayon's
+/// 1-thread pool makes them deterministic.
+fn short_circuit<T: Clone + Sync + Send>(
+    what: &str,
+    a: &[T],
+    compare: impl Fn(&(dyn Fn(&T) -> T + Sync)) -> bool,
+) {
+    let counter = AtomicUsize::new(0);
+    let count = |x: &T| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        x.clone()
+    };
+    assert!(compare(&count), "{what}");
+    if what.ends_with("on SequentialEx") || what.contains("NonThreadedEx") {
+        assert!(counter.into_inner() < a.len(), "{what}");
+    }
+}
+
+#[test]
+fn check_cmp_short_circuit() {
+    each("check_cmp_short_circuit", |ex, what| {
+        let a = vec![0; 1024];
+        let mut b = a.clone();
+        b[42] = 1;
+        let expected = std::cmp::Ordering::Less;
+        assert_eq!(a.pipe().cmp(ex, &b), expected, "{what}");
+        short_circuit(what, &a, |count| {
+            a.pipe().map(count).cmp(ex, b.pipe().copied()) == expected
+        });
+    });
+}
+
+#[test]
+fn check_partial_cmp_short_circuit() {
+    each("check_partial_cmp_short_circuit", |ex, what| {
+        let a = vec![0; 1024];
+        let mut b = a.clone();
+        b[42] = 1;
+        let expected = Some(std::cmp::Ordering::Less);
+        assert_eq!(a.pipe().partial_cmp(ex, &b), expected, "{what}");
+        short_circuit(what, &a, |count| {
+            a.pipe().map(count).partial_cmp(ex, b.pipe().copied()) == expected
+        });
+    });
+}
+
+#[test]
+fn check_partial_cmp_nan_short_circuit() {
+    each("check_partial_cmp_nan_short_circuit", |ex, what| {
+        let a = vec![0.0; 1024];
+        let mut b = a.clone();
+        b[42] = f64::NAN;
+        let expected = None;
+        assert_eq!(a.pipe().partial_cmp(ex, &b), expected, "{what}");
+        short_circuit(what, &a, |count| {
+            a.pipe().map(count).partial_cmp(ex, b.pipe().copied()) == expected
+        });
     });
 }

@@ -86,6 +86,10 @@ mod debug;
 
 mod drain_vec;
 
+mod issue671;
+
+mod issue671_unzip;
+
 mod octillion;
 
 mod producer_split_at;
