@@ -319,6 +319,22 @@ where
             let front = Part::open(Some(transform.front()), init(), true);
             part = join(front, part);
         }
+        if matches!(part.end, End::Open) {
+            // The run's end: a stage that passes items on only at a piece's end
+            // (`fold_pieces`) passes the last ones now.
+            let state = part.state.take().unwrap_or_else(|| transform.front());
+            let acc = part
+                .acc
+                .take()
+                .expect("an open piece holds its accumulator");
+            let mut stepped = false;
+            let mut sink = |acc, out| noted(&mut stepped, step(acc, out, &StopProbe::NEVER));
+            let flow = transform.finish(state, acc, &mut sink);
+            if flow.is_break() {
+                part.end = End::stop(stepped);
+            }
+            part.acc = Some(into_inner(flow));
+        }
         let acc = || {
             part.acc
                 .expect("a run that raised no panic holds its accumulator")
@@ -401,10 +417,11 @@ impl<A> Codec<(A, bool)> for Flagged<'_, A> {
     }
 }
 
-/// Why a pipeline with `dedup`, `unique` or `skip_while` cannot carry a codec.
-const HELD_ITEMS_STAY: &str = "foldex: a pipeline with dedup, unique or skip_while cannot send \
-     its partials to other processes: those stages hold items at a piece's edge, which have no \
-     codec; run it on an executor in this process";
+/// Why a pipeline with a stage that holds items at a piece's edge cannot carry a codec.
+const HELD_ITEMS_STAY: &str = "foldex: a pipeline with dedup, unique or skip_while (or \
+     fold_pieces, intersperse, or positions after a transform) cannot send its partials to \
+     other processes: those stages hold items at a piece's edge, which have no codec; run it on \
+     an executor in this process";
 
 /// What makes a piece's accumulator (`init`), and the codec that writes it (`codec`) where the
 /// reduction has one: no boxing, and nothing per piece beyond `init`.

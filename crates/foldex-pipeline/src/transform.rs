@@ -3,6 +3,11 @@
 //! through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
 //! the accumulator of a piece, made once per piece by [`Transform::start`], never per block.
 
+pub use crate::flatten::Update;
+pub use crate::intersperse::Intersperse;
+pub use crate::pieces::{FoldPieces, TryFoldPieces};
+pub use crate::positions::{IndexedPositions, Positions};
+pub use crate::with::{CloneOf, MakeValue};
 use foldex_core::StopProbe;
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
@@ -93,6 +98,20 @@ pub trait Transform<In>: Sync {
     {
         let _ = (left, sink);
         drop(right);
+        ControlFlow::Continue(acc)
+    }
+
+    /// Ends the run for `state`, the state of the whole run once every piece is joined (a
+    /// [`merges`](Transform::merges) stage only; other runs never call it): a stage that
+    /// passes items on only at a piece's end (`fold_pieces`) passes its last ones to `sink`.
+    /// Called only while nothing has stopped the run.
+    #[inline]
+    fn finish<A, K>(&self, state: Self::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, Self::Out) -> ControlFlow<A, A>,
+    {
+        let _ = sink;
+        drop(state);
         ControlFlow::Continue(acc)
     }
 
@@ -246,6 +265,14 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     }
 
     #[inline]
+    fn finish<A, K>(&self, state: T::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, T::Out) -> ControlFlow<A, A>,
+    {
+        self.0.finish(state, acc, sink)
+    }
+
+    #[inline]
     fn step<A, K>(
         &self,
         state: &mut T::State,
@@ -345,6 +372,21 @@ where
             done => return done,
         };
         self.1.merge(left_second, right_second, acc, sink)
+    }
+
+    /// What the first stage passes on at the end goes through the second, which then ends.
+    fn finish<A, K>(
+        &self,
+        (first, mut second): Self::State,
+        acc: A,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, U::Out) -> ControlFlow<A, A>,
+    {
+        let mut next = |acc, mid| self.1.step(&mut second, acc, mid, sink, &StopProbe::NEVER);
+        let acc = self.0.finish(first, acc, &mut next)?;
+        self.1.finish(second, acc, sink)
     }
 
     #[inline]
@@ -492,7 +534,8 @@ stateless_stage! {
     };
 }
 
-/// `map_init`: a scratch value made once per piece by `init`, lent to `map` for every item.
+/// `map_init` and `map_with`: a scratch value made once per piece by `init` (a closure, or
+/// [`CloneOf`] a value), lent to `map` for every item.
 #[derive(Debug, Clone, Copy)]
 pub struct MapInit<I, F> {
     pub(crate) init: I,
@@ -501,7 +544,7 @@ pub struct MapInit<I, F> {
 
 impl<In, T, R, I, F> Transform<In> for MapInit<I, F>
 where
-    I: Fn() -> T + Sync,
+    I: MakeValue<Value = T> + Sync,
     F: Fn(&mut T, In) -> R + Sync,
     T: Send,
 {
@@ -510,7 +553,7 @@ where
 
     #[inline]
     fn start(&self) -> T {
-        (self.init)()
+        self.init.make()
     }
 
     #[inline]
