@@ -25,7 +25,7 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// use foldex_pipeline::IntoPipeline;
     /// use foldex_threaded::ThreadedEx;
     /// let rows = [vec![1, 2], vec![], vec![3]];
-    /// let flat: Vec<i32> = rows.pipe().flatten().copied().collect(&ThreadedEx::new());
+    /// let flat: Vec<i32> = rows.pipe().flatten().map(|&x| x).collect(&ThreadedEx::new());
     /// assert_eq!(flat, [1, 2, 3]);
     /// let some: Vec<i32> = [Some(1), None, Some(3)].pipe().copied().flatten().collect(&ThreadedEx::new());
     /// assert_eq!(some, [1, 3]);

@@ -6,22 +6,6 @@
 //! the adapters are named for what they make, one fold per piece, so that no name means two
 //! things.
 //!
-//! ## What they pass on
-//!
-//! A piece is a run of consecutive items that the executor folds without a join; the pieces
-//! partition the items, in order. `fold_pieces(identity, op)` passes on, in order, one
-//! accumulator per piece in which at least one item reached it: `op` folded over the piece's
-//! items from `identity()`; and exactly `identity()` if no item reached it at all. So how many
-//! accumulators come out depends on how the executor split the run (one on `SequentialEx`,
-//! several on a parallel executor); what does not depend on it is their order and that, joined
-//! end to end, they cover every item once.
-//!
-//! Hence the guarantee: where the reduction after `fold_pieces` joins accumulators as `op`
-//! continues them (`combine(fold(a), fold(b)) == fold(a ++ b)`: a sum after a sum, a
-//! concatenation after pushes, a max after a max), every executor gives the value of one
-//! sequential fold, the one `SequentialEx` gives. A reduction that counts the accumulators,
-//! or collects them as they are, sees the split.
-//!
 //! ## How
 //!
 //! The stage holds its piece's accumulator at the piece's right edge, and passes it on when
@@ -41,6 +25,22 @@ use std::ops::ControlFlow;
 
 /// `fold_pieces`: the items of each piece folded with `op` from `identity`, one accumulator
 /// passed on per piece ([`crate::Pipeline::fold_pieces`]).
+///
+/// # What it passes on
+///
+/// A piece is a run of consecutive items that the executor folds without a join; the pieces
+/// partition the items, in order. `fold_pieces(identity, op)` passes on, in order, one
+/// accumulator per piece in which at least one item reached it: `op` folded over the piece's
+/// items from `identity()`; if no item reached it at all, one accumulator, `identity()`. So how many
+/// accumulators come out depends on how the executor split the run (one on `SequentialEx`,
+/// several on a parallel executor); what does not depend on it is their order and that, joined
+/// end to end, they cover every item once.
+///
+/// Hence the guarantee: where the reduction after `fold_pieces` joins accumulators as `op`
+/// continues them (`combine(fold(a), fold(b)) == fold(a ++ b)`: a sum after a sum, a
+/// concatenation after pushes, a max after a max), every executor gives the value of one
+/// sequential fold, the one `SequentialEx` gives. A reduction that counts the accumulators,
+/// or collects them as they are, sees the split.
 #[derive(Debug, Clone, Copy)]
 pub struct FoldPieces<I, F> {
     identity: I,
@@ -227,8 +227,8 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// rayon's `fold` adapter: the items of each piece of the run folded with `op` from
     /// `identity()`, one accumulator passed on per piece, to the stages and reduction after
     /// it. How many there are depends on the executor's split; a reduction after it that
-    /// joins them as `op` continues them gives every executor the same value (the module
-    /// [`crate::transform::FoldPieces`] says exactly what is passed on).
+    /// joins them as `op` continues them gives every executor the same value
+    /// ([`FoldPieces`](crate::transform::FoldPieces) says exactly what is passed on).
     ///
     /// # Panics
     /// If a stage before it may stop the run (`take_while`, `map_while`, `while_some`).

@@ -3,6 +3,7 @@
 //! method), through `&dyn Executor` on several executors and basesizes, over lengths 0, 1,
 //! primes and 10^5; each followed by stages that stop early (`take_while`, `find_first`), and
 //! with panics checked by payload.
+#![allow(clippy::map_flatten)] // the std side is written as the chain under test
 
 use foldex_core::{Basesize, Executor};
 use foldex_pipeline::IntoPipeline;
