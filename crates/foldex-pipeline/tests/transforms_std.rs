@@ -793,3 +793,39 @@ fn the_first_panic_by_index_is_raised_through_each_new_stage() {
         assert_eq!(got as u64, stop, "intersperse, take_while: {what}");
     });
 }
+
+#[test]
+fn the_new_stages_run_the_same_behind_boxed() {
+    each_case("boxed", |ex, data, what| {
+        let sep = 1000;
+        let want = interspersed(data.iter().copied().filter(|x| x % 3 != 0), sep);
+        let got: Vec<u64> = data
+            .pipe()
+            .copied()
+            .filter(|x| x % 3 != 0)
+            .boxed()
+            .fold_pieces(Vec::new, push)
+            .boxed()
+            .flatten()
+            .intersperse(sep)
+            .boxed()
+            .collect(ex);
+        assert_eq!(got, want, "boxed fold_pieces, intersperse: {what}");
+        let want: Vec<usize> = data
+            .iter()
+            .filter(|&&x| x % 3 != 0)
+            .enumerate()
+            .filter(|&(_, &x)| x % 2 == 0)
+            .map(|(i, _)| i)
+            .collect();
+        let got: Vec<usize> = data
+            .pipe()
+            .copied()
+            .filter(|x| x % 3 != 0)
+            .boxed()
+            .positions(|x| x % 2 == 0)
+            .boxed()
+            .collect(ex);
+        assert_eq!(got, want, "boxed positions: {what}");
+    });
+}
