@@ -27,7 +27,7 @@ impl<T: Clone + Sync> Transform<T> for Intersperse<T> {
 
     #[inline]
     fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
-        route.merging()
+        route.joining()
     }
 
     fn start(&self) -> bool {

@@ -61,7 +61,7 @@ where
 
     #[inline]
     fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
-        route.merging()
+        route.joining()
     }
 
     fn start(&self) -> Option<T> {
@@ -151,7 +151,7 @@ where
 
     #[inline]
     fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
-        route.merging()
+        route.joining()
     }
 
     fn start(&self) -> Self::State {

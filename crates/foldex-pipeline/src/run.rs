@@ -199,6 +199,41 @@ where
         }
     }
 
+    /// The run for stages that pass items on when pieces are joined and at the run's end, and
+    /// decide every item where it is read (`fold_pieces`, `intersperse`), where nothing stops
+    /// the run: the plain fold, with the stages' `merge` in its `combine` and their `finish`
+    /// after it, and none of the per-item guards of the run for stages that hold items. Where
+    /// `step` may stop the run, or a stage may (after `.boxed()`), that run instead, which
+    /// knows where a join stopped.
+    fn joining(self) -> ControlFlow<A, A> {
+        if self.breaks || self.pipeline.transform.breaks() {
+            return self.merging();
+        }
+        assert!(self.codec.is_none(), "{HELD_ITEMS_STAY}");
+        let Folds {
+            pipeline,
+            ex,
+            init,
+            step,
+            combine,
+            ..
+        } = self;
+        let transform = &pipeline.transform;
+        // Nothing stops the run here: every flow is `Continue`.
+        let sink = |acc, out| step(acc, out, &StopProbe::NEVER);
+        let piece_init = || (transform.start(), init());
+        let piece_step = |(mut state, acc): (X::State, A), item: S::Item| {
+            let flow = transform.step(&mut state, acc, item, &mut &sink, &StopProbe::NEVER);
+            (state, into_inner(flow))
+        };
+        let join = |(mut left, a): (X::State, A), (right, b): (X::State, A)| {
+            let a = into_inner(transform.merge(&mut left, right, a, &mut &sink));
+            (left, combine(a, b))
+        };
+        let (state, acc) = ex.fold(pipeline.source.input(), piece_init, piece_step, join);
+        ControlFlow::Continue(into_inner(transform.finish(state, acc, &mut &sink)))
+    }
+
     /// The run for stages that hold items back at a piece's edge ([`crate::stateful`]): the
     /// piece holding the run's first item starts from the stages' front state and runs as the
     /// sequential run does; the others keep their first panic (the module doc); pieces are

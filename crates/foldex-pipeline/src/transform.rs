@@ -139,6 +139,16 @@ pub trait Route<R> {
     fn stopping(self) -> R;
     /// A stage holds items at a piece's edge.
     fn merging(self) -> R;
+    /// A stage passes items on when pieces are joined and when the run ends
+    /// ([`Transform::merge`], [`Transform::finish`]), but decides every item where it is read,
+    /// without knowing what precedes its piece (`fold_pieces`, `intersperse`); none stops the
+    /// fold. A route that cannot tell it apart takes the one for stages that hold items.
+    fn joining(self) -> R
+    where
+        Self: Sized,
+    {
+        self.merging()
+    }
 }
 
 /// The route of [`Then`] once its first stage has answered: the second stage decides what
@@ -161,6 +171,10 @@ impl<R, Mid, U: Transform<Mid>, P: Route<R>> Route<R> for Second<'_, U, P, Mid> 
     fn merging(self) -> R {
         self.route.merging()
     }
+
+    fn joining(self) -> R {
+        self.second.route(AtLeastJoining(self.route))
+    }
 }
 
 /// A route on which a stage already may stop: plain becomes stopping.
@@ -177,6 +191,33 @@ impl<R, P: Route<R>> Route<R> for AtLeastStopping<P> {
 
     fn merging(self) -> R {
         self.0.merging()
+    }
+
+    fn joining(self) -> R {
+        // A stage that stops before one that joins: the joins must know where it stopped.
+        self.0.merging()
+    }
+}
+
+/// A route on which a stage already joins pieces: plain becomes joining, and a stage that
+/// stops (the joins must know where) or holds items makes it merging.
+struct AtLeastJoining<P>(P);
+
+impl<R, P: Route<R>> Route<R> for AtLeastJoining<P> {
+    fn plain(self) -> R {
+        self.0.joining()
+    }
+
+    fn stopping(self) -> R {
+        self.0.merging()
+    }
+
+    fn merging(self) -> R {
+        self.0.merging()
+    }
+
+    fn joining(self) -> R {
+        self.0.joining()
     }
 }
 
