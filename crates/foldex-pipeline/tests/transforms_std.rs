@@ -5,8 +5,8 @@
 //! with panics checked by payload.
 #![allow(clippy::map_flatten)] // the std side is written as the chain under test
 
-use foldex_core::{Basesize, Executor};
-use foldex_pipeline::IntoPipeline;
+use foldex_core::{Basesize, Executor, Stream};
+use foldex_pipeline::{from_stream, IntoPipeline};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
@@ -827,5 +827,44 @@ fn the_new_stages_run_the_same_behind_boxed() {
             .boxed()
             .collect(ex);
         assert_eq!(got, want, "boxed positions: {what}");
+    });
+}
+
+#[test]
+fn fold_pieces_and_intersperse_over_streams_keep_the_order() {
+    watchdog("streams", || {
+        let items: Vec<u64> = (0..500u64).map(|i| (i * 7919) % 13).collect();
+        for (ex_name, ex) in executors() {
+            for batch in [1, 2, 5, 64] {
+                let what = format!("{ex_name}, batch {batch}");
+                let stream = || from_stream(Stream::new(items.clone()).batch_size(batch));
+                let got: Vec<u64> = stream().fold_pieces(Vec::new, push).flatten().collect(&*ex);
+                assert_eq!(got, items, "stream, fold_pieces, flatten: {what}");
+                let got: u64 = stream().fold_pieces_with(0, |a, x| a + x).sum(&*ex);
+                assert_eq!(
+                    got,
+                    items.iter().sum::<u64>(),
+                    "stream, fold_pieces_with, sum: {what}"
+                );
+                let got: Vec<u64> = stream()
+                    .filter(|x| x % 3 != 0)
+                    .intersperse(99)
+                    .collect(&*ex);
+                let want = interspersed(items.iter().copied().filter(|x| x % 3 != 0), 99);
+                assert_eq!(got, want, "stream, filter, intersperse: {what}");
+                let got: Vec<usize> = stream()
+                    .filter(|x| x % 3 != 0)
+                    .positions(|x| x == 5)
+                    .collect(&*ex);
+                let want: Vec<usize> = items
+                    .iter()
+                    .filter(|&&x| x % 3 != 0)
+                    .enumerate()
+                    .filter(|&(_, &x)| x == 5)
+                    .map(|(i, _)| i)
+                    .collect();
+                assert_eq!(got, want, "stream, filter, positions: {what}");
+            }
+        }
     });
 }
