@@ -14,6 +14,9 @@
 //! [`crate::stateful`]. The stages and reduction after it therefore run as pieces are joined.
 //! A stage that stops the run (`take_while`, `map_while`, `while_some`) may come after it,
 //! not before it: a stopped piece is joined no further, and its accumulator would be lost.
+//! Where nothing after it may stop the run either, the run is the plain fold with the joins
+//! passing accumulators on (`Route::joining`), without the per-item guards that a stop after
+//! it needs.
 
 use crate::fallible::Outcome;
 use crate::pipeline::Pipeline;

@@ -56,7 +56,8 @@ pub trait Transform<In>: Sync {
     /// stage's stop from the caller's `Break`, or one that joins held items. A choice by type,
     /// not by a branch on [`BREAKS`](Transform::BREAKS) and [`MERGES`](Transform::MERGES):
     /// the folds a chain cannot need are then never compiled for it. Stages that may stop
-    /// answer `route.stopping()`, stages that hold items `route.merging()`.
+    /// answer `route.stopping()`, stages that hold items `route.merging()`, stages that pass
+    /// items on only at joins and at the end `route.joining()`.
     #[doc(hidden)]
     #[inline]
     fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
