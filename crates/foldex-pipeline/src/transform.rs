@@ -6,7 +6,7 @@
 pub use crate::flatten::Update;
 pub use crate::intersperse::Intersperse;
 pub use crate::pieces::{FoldPieces, TryFoldPieces};
-pub use crate::positions::{IndexedPositions, Positions};
+pub use crate::positions::{IndexedPositions, Positions, PositionsState};
 pub use crate::with::{CloneOf, MakeValue};
 use foldex_core::StopProbe;
 use std::marker::PhantomData;
