@@ -288,7 +288,7 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// returns a `Result` or an `Option`; each piece passes on its fold's value as a success,
     /// or its first failure (the piece's later items are then not folded). A `try_reduce` or
     /// a `collect` into `Result` after it gives the failure of the first item (by index) whose
-    /// `op` failed, on every executor.
+    /// `op` failed, on every executor (unless the reduction's own `op` fails first).
     ///
     /// # Panics
     /// If a stage before it may stop the run (`take_while`, `map_while`, `while_some`).
