@@ -62,13 +62,17 @@ mod effects;
 mod extend;
 mod fallible;
 mod find_map;
+mod flatten;
 pub mod group;
 mod guarded;
 mod indexed;
 mod interleave;
+mod intersperse;
 mod lent;
 mod partition_map;
+mod pieces;
 mod pipeline;
+mod positions;
 mod reduce;
 mod run;
 mod scan;
@@ -78,6 +82,7 @@ mod streamed;
 mod sum;
 pub mod transform;
 mod update;
+mod with;
 
 pub use collect::FromPipeline;
 /// The `Left` or `Right` of [`Pipeline::partition_map`]: the `either` crate's, as rayon

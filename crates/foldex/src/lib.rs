@@ -162,6 +162,11 @@ struct LoaderExamples;
 #[doc = include_str!("../../../docs/pipelines.md")]
 struct PipelinesExamples;
 
+/// docs/rayon-port.md: no Rust block, included so that none goes untested.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/rayon-port.md")]
+struct RayonPortExamples;
+
 /// The examples of docs/streams.md, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/streams.md")]
