@@ -44,10 +44,17 @@ use std::ops::ControlFlow;
 /// concatenation after pushes, a max after a max), every executor gives the value of one
 /// sequential fold, the one `SequentialEx` gives. A reduction that counts the accumulators,
 /// or collects them as they are, sees the split.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct FoldPieces<I, F> {
     identity: I,
     op: F,
+}
+
+/// The stage's name, without its closures.
+impl<I, F> std::fmt::Debug for FoldPieces<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoldPieces").finish_non_exhaustive()
+    }
 }
 
 impl<In, T, I, F> Transform<In> for FoldPieces<I, F>
@@ -133,10 +140,17 @@ where
 /// `try_fold_pieces`: as [`FoldPieces`], with an `op` that may fail; a piece's fold stops at
 /// its first failure, which is what the piece passes on
 /// ([`crate::Pipeline::try_fold_pieces`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct TryFoldPieces<I, F> {
     identity: I,
     op: F,
+}
+
+/// The stage's name, without its closures.
+impl<I, F> std::fmt::Debug for TryFoldPieces<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TryFoldPieces").finish_non_exhaustive()
+    }
 }
 
 impl<In, T, R, I, F> Transform<In> for TryFoldPieces<I, F>

@@ -17,8 +17,15 @@ use std::ops::ControlFlow;
 
 /// `positions` of an indexable pipeline: the index of each `(index, item)` for whose item
 /// the predicate holds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct IndexedPositions<P>(P);
+
+/// The stage's name, without its predicate.
+impl<P> std::fmt::Debug for IndexedPositions<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexedPositions").finish_non_exhaustive()
+    }
+}
 
 impl<T, P: Fn(T) -> bool + Sync> Transform<(usize, T)> for IndexedPositions<P> {
     type Out = usize;
@@ -48,8 +55,15 @@ impl<T, P: Fn(T) -> bool + Sync> Transform<(usize, T)> for IndexedPositions<P> {
 
 /// `positions` after a stage that changed the number of items: counts the items of a piece,
 /// holding the positions found until the piece knows where it starts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Positions<P>(P);
+
+/// The stage's name, without its predicate.
+impl<P> std::fmt::Debug for Positions<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Positions").finish_non_exhaustive()
+    }
+}
 
 /// The state of [`Positions`] for one piece.
 #[derive(Debug)]

@@ -52,6 +52,14 @@ impl<T: Clone> MakeValue for CloneOf<T> {
     }
 }
 
+/// A clone of the value (made under the lock), so that a pipeline holding it is `Clone`, as
+/// rayon's `map_with` and `fold_with` are.
+impl<T: Clone> Clone for CloneOf<T> {
+    fn clone(&self) -> Self {
+        Self::new(self.make())
+    }
+}
+
 impl<T> std::fmt::Debug for CloneOf<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CloneOf").finish_non_exhaustive()
