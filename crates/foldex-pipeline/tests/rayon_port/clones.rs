@@ -142,3 +142,49 @@ fn clone_repeat() {
         check!(ex, what, repeat_n(x, 1000))
     });
 }
+
+/// rayon's `by_exponential_blocks`, `by_uniform_blocks`, `fold_chunks(_with)`,
+/// `skip_any(_while)`, `take_any(_while)`, `with_max_len` and `with_min_len` have no foldex
+/// counterpart: those lines are left out, and `fold_pieces` (rayon's `fold`) is not preceded
+/// by `with_max_len(1)`. foldex's `skip_while` / `take_while` stand for the `*_any_while`
+/// ones.
+#[test]
+fn clone_adaptors() {
+    let v: Vec<_> = (0..1000).map(Some).collect();
+    each("clone_adaptors", |ex, what| {
+        check!(ex, what, v.pipe().chain(&v));
+        check!(ex, what, v.pipe().cloned());
+        check!(ex, what, v.pipe().copied());
+        check!(ex, what, v.pipe().enumerate());
+        check!(ex, what, v.pipe().filter(|_| true));
+        check!(ex, what, v.pipe().filter_map(|x| *x));
+        check!(ex, what, v.pipe().flat_map(|x| *x));
+        check!(ex, what, v.pipe().flat_map_iter(|x| *x));
+        check!(ex, what, v.pipe().flatten());
+        check!(ex, what, v.pipe().flatten_iter());
+        check!(ex, what, v.pipe().fold_pieces(|| 0, |x, _| x));
+        check!(ex, what, v.pipe().fold_pieces_with(0, |x, _| x));
+        check!(ex, what, v.pipe().try_fold_pieces(|| 0, |_, &x| x));
+        check!(ex, what, v.pipe().try_fold_pieces_with(0, |_, &x| x));
+        check!(ex, what, v.pipe().inspect(|_| ()));
+        check!(ex, what, v.pipe().update(|_| ()));
+        check!(ex, what, v.pipe().interleave(&v));
+        check!(ex, what, v.pipe().interleave_shortest(&v));
+        check!(ex, what, v.pipe().intersperse(&None));
+        check!(ex, what, v.pipe().chunks(3));
+        check!(ex, what, v.pipe().map(|x| x));
+        check!(ex, what, v.pipe().map_with(0, |_, x| x));
+        check!(ex, what, v.pipe().map_init(|| 0, |_, x| x));
+        check!(ex, what, v.pipe().panic_fuse());
+        check!(ex, what, v.pipe().positions(|_| true));
+        check!(ex, what, v.pipe().rev());
+        check!(ex, what, v.pipe().skip(42));
+        check!(ex, what, v.pipe().skip_while(|_| false));
+        check!(ex, what, v.pipe().take(42));
+        check!(ex, what, v.pipe().take_while(|_| true));
+        check!(ex, what, v.pipe().cloned().while_some());
+        check!(ex, what, v.pipe().zip(&v));
+        check!(ex, what, v.pipe().zip_eq(&v));
+        check!(ex, what, v.pipe().step_by(2));
+    });
+}

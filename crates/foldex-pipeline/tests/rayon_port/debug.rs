@@ -143,3 +143,51 @@ fn debug_repeat() {
     let x: Option<i32> = None;
     check(format!("{:?}", repeat_n(x, 10)));
 }
+
+/// rayon's `by_exponential_blocks`, `by_uniform_blocks`, `fold_chunks(_with)`,
+/// `skip_any(_while)`, `take_any(_while)`, `with_max_len` and `with_min_len` have no foldex
+/// counterpart: those lines are left out.
+#[test]
+fn debug_adaptors() {
+    let v: Vec<_> = (0..10).collect();
+    check(format!("{:?}", v.pipe().chain(&v)));
+    check(format!("{:?}", v.pipe().cloned()));
+    check(format!("{:?}", v.pipe().copied()));
+    check(format!("{:?}", v.pipe().enumerate()));
+    check(format!("{:?}", v.pipe().filter(|_| true)));
+    check(format!("{:?}", v.pipe().filter_map(Some)));
+    check(format!("{:?}", v.pipe().flat_map(Some)));
+    check(format!("{:?}", v.pipe().flat_map_iter(Some)));
+    check(format!("{:?}", v.pipe().map(Some).flatten()));
+    check(format!("{:?}", v.pipe().map(Some).flatten_iter()));
+    check(format!("{:?}", v.pipe().fold_pieces(|| 0, |x, _| x)));
+    check(format!("{:?}", v.pipe().fold_pieces_with(0, |x, _| x)));
+    check(format!(
+        "{:?}",
+        v.pipe().try_fold_pieces(|| 0, |x, _| Some(x))
+    ));
+    check(format!(
+        "{:?}",
+        v.pipe().try_fold_pieces_with(0, |x, _| Some(x))
+    ));
+    check(format!("{:?}", v.pipe().inspect(|_| ())));
+    check(format!("{:?}", v.pipe().update(|_| ())));
+    check(format!("{:?}", v.pipe().interleave(&v)));
+    check(format!("{:?}", v.pipe().interleave_shortest(&v)));
+    check(format!("{:?}", v.pipe().intersperse(&-1)));
+    check(format!("{:?}", v.pipe().chunks(3)));
+    check(format!("{:?}", v.pipe().map(|x| x)));
+    check(format!("{:?}", v.pipe().map_with(0, |_, x| x)));
+    check(format!("{:?}", v.pipe().map_init(|| 0, |_, x| x)));
+    check(format!("{:?}", v.pipe().panic_fuse()));
+    check(format!("{:?}", v.pipe().positions(|_| true)));
+    check(format!("{:?}", v.pipe().rev()));
+    check(format!("{:?}", v.pipe().skip(1)));
+    check(format!("{:?}", v.pipe().skip_while(|_| false)));
+    check(format!("{:?}", v.pipe().take(1)));
+    check(format!("{:?}", v.pipe().take_while(|_| true)));
+    check(format!("{:?}", v.pipe().map(Some).while_some()));
+    check(format!("{:?}", v.pipe().zip(&v)));
+    check(format!("{:?}", v.pipe().zip_eq(&v)));
+    check(format!("{:?}", v.pipe().step_by(2)));
+}

@@ -6,6 +6,7 @@ use foldex_pipeline::{Either, ParallelExtend};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 #[test]
 fn execute() {
@@ -1350,7 +1351,11 @@ fn check_partial_cmp_none_to_seq() {
     each("check_partial_cmp_none_to_seq", |ex, what| {
         let a = vec![f64::NAN, 0.0];
         let b = vec![0.0, 1.0];
-        assert_eq!(a.pipe().partial_cmp(ex, &b), a.iter().partial_cmp(b.iter()), "{what}");
+        assert_eq!(
+            a.pipe().partial_cmp(ex, &b),
+            a.iter().partial_cmp(b.iter()),
+            "{what}"
+        );
     });
 }
 
@@ -1369,7 +1374,11 @@ fn check_partial_cmp_late_nan_to_seq() {
     each("check_partial_cmp_late_nan_to_seq", |ex, what| {
         let a = vec![0.0, f64::NAN];
         let b = vec![1.0, 1.0];
-        assert_eq!(a.pipe().partial_cmp(ex, &b), a.iter().partial_cmp(b.iter()), "{what}");
+        assert_eq!(
+            a.pipe().partial_cmp(ex, &b),
+            a.iter().partial_cmp(b.iter()),
+            "{what}"
+        );
     });
 }
 
@@ -1380,7 +1389,11 @@ fn check_cmp_lengths() {
         let a = vec![0; 1024];
         let b = vec![0; 1025];
         assert_eq!(a.pipe().cmp(ex, &b), a.iter().cmp(&b), "{what}");
-        assert_eq!(a.pipe().partial_cmp(ex, &b), a.iter().partial_cmp(&b), "{what}");
+        assert_eq!(
+            a.pipe().partial_cmp(ex, &b),
+            a.iter().partial_cmp(&b),
+            "{what}"
+        );
     });
 }
 
@@ -1523,10 +1536,18 @@ fn check_results() {
         assert_eq!(7, a.pipe().flat_map(|res| res).sum::<i32>(ex), "{what}");
 
         assert_eq!(Err::<i32, ()>(()), a.pipe().cloned().sum(ex), "{what}");
-        assert_eq!(Ok(7), a.pipe().cloned().filter(Result::is_ok).sum(ex), "{what}");
+        assert_eq!(
+            Ok(7),
+            a.pipe().cloned().filter(Result::is_ok).sum(ex),
+            "{what}"
+        );
 
         assert_eq!(Err::<i32, ()>(()), a.pipe().cloned().product(ex), "{what}");
-        assert_eq!(Ok(8), a.pipe().cloned().filter(Result::is_ok).product(ex), "{what}");
+        assert_eq!(
+            Ok(8),
+            a.pipe().cloned().filter(Result::is_ok).product(ex),
+            "{what}"
+        );
 
         (&mut a)
             .pipe()
@@ -1544,11 +1565,19 @@ fn find_any() {
         let p = a.pipe();
         // foldex: find_any is find_first, so the answers are exact
         assert_eq!(p.find_any(ex, |&&x| x % 42 == 41), Some(&41), "{what}");
-        assert_eq!(p.find_any(ex, |&&x| x % 19 == 1 && x % 53 == 0), Some(&742_i32), "{what}");
+        assert_eq!(
+            p.find_any(ex, |&&x| x % 19 == 1 && x % 53 == 0),
+            Some(&742_i32),
+            "{what}"
+        );
         assert_eq!(p.find_any(ex, |&&x| x < 0), None, "{what}");
 
         assert_eq!(p.position_any(ex, |&x| x % 42 == 41), Some(41), "{what}");
-        assert_eq!(p.position_any(ex, |&x| x % 19 == 1 && x % 53 == 0), Some(742_usize), "{what}");
+        assert_eq!(
+            p.position_any(ex, |&x| x % 19 == 1 && x % 53 == 0),
+            Some(742_usize),
+            "{what}"
+        );
         assert_eq!(p.position_any(ex, |&x| x < 0), None, "{what}");
 
         assert!(p.any(ex, |&x| x > 1000), "{what}");
@@ -1562,31 +1591,81 @@ fn find_any() {
 #[test]
 fn find_map_first_or_last_or_any() {
     fn half_if_positive(x: &i32) -> Option<i32> {
-        if *x > 0 { Some(x / 2) } else { None }
+        if *x > 0 {
+            Some(x / 2)
+        } else {
+            None
+        }
     }
     fn half_if_negative(x: &i32) -> Option<i32> {
-        if *x < 0 { Some(x / 2) } else { None }
+        if *x < 0 {
+            Some(x / 2)
+        } else {
+            None
+        }
     }
     each("find_map_first_or_last_or_any", |ex, what| {
         let mut a: Vec<i32> = vec![];
-        assert!(a.pipe().find_map_any(ex, half_if_positive).is_none(), "{what}");
-        assert!(a.pipe().find_map_first(ex, half_if_positive).is_none(), "{what}");
-        assert!(a.pipe().find_map_last(ex, half_if_positive).is_none(), "{what}");
+        assert!(
+            a.pipe().find_map_any(ex, half_if_positive).is_none(),
+            "{what}"
+        );
+        assert!(
+            a.pipe().find_map_first(ex, half_if_positive).is_none(),
+            "{what}"
+        );
+        assert!(
+            a.pipe().find_map_last(ex, half_if_positive).is_none(),
+            "{what}"
+        );
 
         a = (-1024..-3).collect();
-        assert!(a.pipe().find_map_any(ex, half_if_positive).is_none(), "{what}");
-        assert!(a.pipe().find_map_first(ex, half_if_positive).is_none(), "{what}");
-        assert!(a.pipe().find_map_last(ex, half_if_positive).is_none(), "{what}");
+        assert!(
+            a.pipe().find_map_any(ex, half_if_positive).is_none(),
+            "{what}"
+        );
+        assert!(
+            a.pipe().find_map_first(ex, half_if_positive).is_none(),
+            "{what}"
+        );
+        assert!(
+            a.pipe().find_map_last(ex, half_if_positive).is_none(),
+            "{what}"
+        );
 
         // foldex: find_map_any is find_map_first
-        assert_eq!(a.pipe().find_map_any(ex, half_if_negative), Some(-512_i32), "{what}");
-        assert_eq!(a.pipe().find_map_first(ex, half_if_negative), Some(-512_i32), "{what}");
-        assert_eq!(a.pipe().find_map_last(ex, half_if_negative), Some(-2_i32), "{what}");
+        assert_eq!(
+            a.pipe().find_map_any(ex, half_if_negative),
+            Some(-512_i32),
+            "{what}"
+        );
+        assert_eq!(
+            a.pipe().find_map_first(ex, half_if_negative),
+            Some(-512_i32),
+            "{what}"
+        );
+        assert_eq!(
+            a.pipe().find_map_last(ex, half_if_negative),
+            Some(-2_i32),
+            "{what}"
+        );
 
         a.append(&mut (2..1025).collect());
-        assert_eq!(a.pipe().find_map_any(ex, half_if_positive), Some(1_i32), "{what}");
-        assert_eq!(a.pipe().find_map_first(ex, half_if_positive), Some(1_i32), "{what}");
-        assert_eq!(a.pipe().find_map_last(ex, half_if_positive), Some(512_i32), "{what}");
+        assert_eq!(
+            a.pipe().find_map_any(ex, half_if_positive),
+            Some(1_i32),
+            "{what}"
+        );
+        assert_eq!(
+            a.pipe().find_map_first(ex, half_if_positive),
+            Some(1_i32),
+            "{what}"
+        );
+        assert_eq!(
+            a.pipe().find_map_last(ex, half_if_positive),
+            Some(512_i32),
+            "{what}"
+        );
     });
 }
 
@@ -1626,15 +1705,21 @@ fn par_iter_collect_linked_list() {
 
 #[test]
 fn par_iter_collect_linked_list_flat_map_filter() {
-    each("par_iter_collect_linked_list_flat_map_filter", |ex, what| {
-        let b: LinkedList<i32> = (0_i32..1024)
-            .pipe()
-            .flat_map(|i| 0..i)
-            .filter(|&i| i % 2 == 0)
-            .collect(ex);
-        let c: LinkedList<i32> = (0_i32..1024).flat_map(|i| 0..i).filter(|&i| i % 2 == 0).collect();
-        assert_eq!(b, c, "{what}");
-    });
+    each(
+        "par_iter_collect_linked_list_flat_map_filter",
+        |ex, what| {
+            let b: LinkedList<i32> = (0_i32..1024)
+                .pipe()
+                .flat_map(|i| 0..i)
+                .filter(|&i| i % 2 == 0)
+                .collect(ex);
+            let c: LinkedList<i32> = (0_i32..1024)
+                .flat_map(|i| 0..i)
+                .filter(|&i| i % 2 == 0)
+                .collect();
+            assert_eq!(b, c, "{what}");
+        },
+    );
 }
 
 // from references and from values
@@ -1645,12 +1730,7 @@ fn par_iter_collect_linked_list_flat_map_filter() {
 fn check_extend_items() {
     fn check<C>(ex: &dyn Executor, what: &str)
     where
-        C: Default
-            + Eq
-            + Debug
-            + Extend<i32>
-            + for<'a> Extend<&'a i32>
-            + ParallelExtend<i32>,
+        C: Default + Eq + Debug + Extend<i32> + for<'a> Extend<&'a i32> + ParallelExtend<i32>,
     {
         let mut serial = C::default();
         let mut parallel = C::default();
@@ -1695,7 +1775,11 @@ fn check_extend_heap() {
 
         serial.extend(-128..0);
         parallel.par_extend(ex, (-128_i32..0).pipe());
-        assert_eq!(serial.into_sorted_vec(), parallel.into_sorted_vec(), "{what}");
+        assert_eq!(
+            serial.into_sorted_vec(),
+            parallel.into_sorted_vec(),
+            "{what}"
+        );
     });
 }
 
@@ -1736,18 +1820,16 @@ fn check_extend_pairs() {
 fn check_partition_map() {
     each("check_partition_map", |ex, what| {
         let input = "a b c 1 2 3 x y z";
-        let (a, b): (Vec<_>, String) =
-            input
-                .pipe_split_whitespace()
-                .partition_map(ex, |s| match s.parse::<i32>() {
-                    Ok(n) => Either::Left(n),
-                    Err(_) => Either::Right(s),
-                });
+        let (a, b): (Vec<_>, String) = input.pipe_split_whitespace().partition_map(ex, |s| match s
+            .parse::<i32>(
+        ) {
+            Ok(n) => Either::Left(n),
+            Err(_) => Either::Right(s),
+        });
         assert_eq!(a, vec![1, 2, 3], "{what}");
         assert_eq!(b, "abcxyz", "{what}");
     });
 }
-
 
 /// rayon: `a.par_iter().with_max_len(len).inspect(count).cmp(&b)` for `len` in 1..10, on a
 /// 1-thread pool, visits fewer than all. foldex's comparisons are on indexable pipelines, so
@@ -1810,5 +1892,109 @@ fn check_partial_cmp_nan_short_circuit() {
         short_circuit(what, &a, |count| {
             a.pipe().map(count).partial_cmp(ex, b.pipe().copied()) == expected
         });
+    });
+}
+
+/// Finding: rayon's `flatten().cloned()` does not compile: foldex's `cloned` / `copied` are
+/// index-preserving adapters, on indexable pipelines only; after a transform (`flatten`) the
+/// test writes `map(Clone::clone)`.
+#[test]
+fn check_flatten_vec() {
+    each("check_flatten_vec", |ex, what| {
+        let a: Vec<i32> = (0..1024).collect();
+        let b: Vec<Vec<i32>> = vec![a.clone(), a.clone(), a.clone(), a.clone()];
+        let c: Vec<i32> = b.pipe().flatten().map(Clone::clone).collect(ex);
+        let mut d = a.clone();
+        d.extend(&a);
+        d.extend(&a);
+        d.extend(&a);
+        assert_eq!(d, c, "{what}");
+    });
+}
+
+/// Finding: rayon's `flatten().cloned()` does not compile: foldex's `cloned` / `copied` are
+/// index-preserving adapters, on indexable pipelines only; after a transform (`flatten`) the
+/// test writes `map(Clone::clone)`.
+#[test]
+fn check_flatten_vec_empty() {
+    each("check_flatten_vec_empty", |ex, what| {
+        let a: Vec<Vec<i32>> = vec![vec![]];
+        let b: Vec<i32> = a.pipe().flatten().map(Clone::clone).collect(ex);
+        assert_eq!(vec![] as Vec<i32>, b, "{what}");
+    });
+}
+
+/// rayon: some value below 1024; foldex's is exact: 1023. The visits are counted exactly on
+/// the executors that run in order on one thread.
+#[test]
+fn check_while_some() {
+    each("check_while_some", |ex, what| {
+        let value = (0_i32..2048).pipe().map(Some).while_some().max(ex);
+        assert_eq!(value, Some(2047), "{what}");
+
+        let counter = AtomicUsize::new(0);
+        let value = (0_i32..2048)
+            .pipe()
+            .map(|x| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                if x < 1024 {
+                    Some(x)
+                } else {
+                    None
+                }
+            })
+            .while_some()
+            .max(ex);
+        assert_eq!(value, Some(1023), "{what}");
+        if what.ends_with("on SequentialEx") {
+            assert_eq!(counter.load(Ordering::SeqCst), 1025, "{what}");
+        }
+        if what.contains("NonThreadedEx") {
+            assert!(counter.load(Ordering::SeqCst) < 2048, "{what}");
+        }
+    });
+}
+
+#[test]
+fn check_map_with() {
+    each("check_map_with", |ex, what| {
+        let (sender, receiver) = mpsc::channel();
+        let a: HashSet<_> = (0..1024).collect();
+        a.pipe()
+            .cloned()
+            .map_with(sender, |s, i| s.send(i).unwrap())
+            .count(ex);
+        let b: HashSet<_> = receiver.iter().collect();
+        assert_eq!(a, b, "{what}");
+    });
+}
+
+#[test]
+fn check_fold_with() {
+    each("check_fold_with", |ex, what| {
+        let (sender, receiver) = mpsc::channel();
+        let a: HashSet<_> = (0..1024).collect();
+        a.pipe()
+            .cloned()
+            .fold_pieces_with(sender, |s, i| {
+                s.send(i).unwrap();
+                s
+            })
+            .count(ex);
+        let b: HashSet<_> = receiver.iter().collect();
+        assert_eq!(a, b, "{what}");
+    });
+}
+
+#[test]
+fn check_for_each_with() {
+    each("check_for_each_with", |ex, what| {
+        let (sender, receiver) = mpsc::channel();
+        let a: HashSet<_> = (0..1024).collect();
+        a.pipe()
+            .cloned()
+            .for_each_with(ex, sender, |s, i| s.send(i).unwrap());
+        let b: HashSet<_> = receiver.iter().collect();
+        assert_eq!(a, b, "{what}");
     });
 }

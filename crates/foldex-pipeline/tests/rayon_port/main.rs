@@ -90,6 +90,8 @@ mod issue671;
 
 mod issue671_unzip;
 
+mod intersperse;
+
 mod octillion;
 
 mod producer_split_at;

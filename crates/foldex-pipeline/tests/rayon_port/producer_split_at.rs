@@ -275,3 +275,17 @@ fn panic_fuse() {
     let v: Vec<i32> = (0..10).collect();
     check!("panic_fuse", v, (0_i32..10).pipe().panic_fuse());
 }
+
+/// `intersperse` is a transform in foldex: the pipeline after it is not indexable.
+#[test]
+fn intersperse() {
+    let v = [0, -1, 1, -1, 2, -1, 3, -1, 4];
+    check_forward!("intersperse", v, (0_i32..5).pipe().intersperse(-1));
+}
+
+/// `map_with` is a transform in foldex: the pipeline after it is not indexable.
+#[test]
+fn map_with() {
+    let v: Vec<i32> = (0..10).collect();
+    check_forward!("map_with", v, v.pipe().map_with(vec![0], |_, &x| x));
+}
