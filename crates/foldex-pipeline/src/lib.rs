@@ -39,7 +39,8 @@
 //!   `Result`/`Option` ([`Outcome`]: the first failure by index), and `group_by` with a
 //!   per-group [`group::Reducer`] (word count in one line:
 //!   `words.pipe().group_by(&ex, |w| *w, group::count())`), `group_pairs` (the key taken by
-//!   value) and `counts`.
+//!   value) and `counts`; `reduce_all` runs any [`reducers::Reducer`], or several in one pass
+//!   (`reduce_all(&ex, (count(), sum::<u64>(), max()))`).
 //! - **A codec** for the reductions' accumulators is a setting of the pipeline
 //!   ([`Pipeline::encoded`]; none by default, [`NoCodec`]): with one, every reduction runs on an
 //!   executor whose pieces run in other processes (`foldex_mpi::MpiEx`).
@@ -53,7 +54,9 @@ pub mod group;
 mod guarded;
 mod indexed;
 mod pipeline;
+mod progress;
 mod reduce;
+pub mod reducers;
 mod run;
 mod scan;
 mod sources;
@@ -63,6 +66,7 @@ pub mod transform;
 
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
+pub use foldex_core::progress::Progress;
 pub use pipeline::{IntoPipeline, NoCodec, Pipeline};
 pub use sources::{from_source, from_stream, from_vec};
 pub use streamed::{PipeSource, Streamed};
