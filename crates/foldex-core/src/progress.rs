@@ -20,8 +20,12 @@
 //! ## How the pieces count
 //!
 //! No lock and no atomic operation per item: each visited range of the source counts its
-//! items in a local counter, handed to the shared count after 1, 2, 4, ... and then every
-//! 1024 items, and once more when the range is done. The shared count is a few cache-padded
+//! items in a local counter, handed to the shared count when the range is done. A range
+//! longer than 1/64 of the source (a sequential fold's one range, a task pool's large
+//! chunks) also hands its count over as it goes, after 1, 2, 4, ... and then every 1024
+//! items, unless its first 16 items cost less than 50 ns each: there a per-item count would
+//! cost more than the items (the compiler could no longer vectorise the loop), so the range
+//! reports when it is done, and a sequential fold of such items reports once, at the end. The shared count is a few cache-padded
 //! counters, one per group of threads, summed by [`Progress::done`], so that pieces on
 //! different threads do not write to one cache line. An item counts once the fold has taken
 //! the item after it or has finished with the range, so [`Progress::done`] reaches the total
@@ -37,12 +41,25 @@
 use crate::source::{RangeVisitor, Source, Spent};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// Counters that the threads spread their counts over (one per group of threads).
 const SLOTS: usize = 16;
 
 /// The most items a visited range counts before it hands its count over.
 const FLUSH_EVERY: usize = 1024;
+
+/// A range longer than this share of the source's length (1/64) is counted as it goes;
+/// shorter ones, when they are done: they are small steps of the whole already.
+const FINE_SHARE: usize = 64;
+
+/// How many items at the start of a range are timed, to tell whether counting each one as it
+/// is folded costs little next to the item.
+const TIMED_ITEMS: usize = 16;
+
+/// What an item must cost for a range to count each one as it is folded: the count itself
+/// costs a few nanoseconds (a loop the compiler can no longer vectorise).
+const SLOW_ITEM: Duration = Duration::from_nanos(50);
 
 /// The most items a stream's iterator counts before it hands its count over: a stream is
 /// pulled by one thread at a time, under a lock taken per batch anyway, and its items are
@@ -147,7 +164,7 @@ impl Progress {
     /// count now, with no total.
     pub fn track_iter<I: Iterator>(&self, iter: I) -> Counted<'_, I> {
         self.restart(None);
-        Counted::new(iter, self, STREAM_FLUSH_EVERY)
+        Counted::new(iter, self, STREAM_FLUSH_EVERY, true)
     }
 }
 
@@ -197,9 +214,12 @@ impl<S: Source> Source for Tracked<'_, S> {
 
     #[inline]
     fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
+        let items = ExactSizeIterator::len(&range);
+        let fine = items > TIMED_ITEMS && items > self.source.len() / FINE_SHARE;
         let visitor = Counting {
             visitor,
             progress: self.progress,
+            fine,
         };
         self.source.visit_range(range, visitor)
     }
@@ -209,6 +229,8 @@ impl<S: Source> Source for Tracked<'_, S> {
 struct Counting<'p, V> {
     visitor: V,
     progress: &'p Progress,
+    /// The range is long: counted as it goes.
+    fine: bool,
 }
 
 impl<T, V: RangeVisitor<T>> RangeVisitor<T> for Counting<'_, V> {
@@ -216,7 +238,7 @@ impl<T, V: RangeVisitor<T>> RangeVisitor<T> for Counting<'_, V> {
     #[inline]
     fn visit<I: Iterator<Item = T>>(self, items: I) -> V::Output {
         self.visitor
-            .visit(Counted::new(items, self.progress, FLUSH_EVERY))
+            .visit(Counted::new(items, self.progress, FLUSH_EVERY, self.fine))
     }
 }
 
@@ -229,13 +251,14 @@ pub struct Counted<'p, I> {
 }
 
 impl<'p, I> Counted<'p, I> {
-    fn new(inner: I, progress: &'p Progress, most: usize) -> Self {
+    fn new(inner: I, progress: &'p Progress, most: usize, fine: bool) -> Self {
         Self {
             inner,
             tally: Tally {
                 progress,
                 pending: 0,
-                limit: 1,
+                // A coarse count is handed over when the range is done.
+                limit: if fine { 1 } else { usize::MAX },
                 most,
                 lent: false,
             },
@@ -260,23 +283,59 @@ impl<I: Iterator> Iterator for Counted<'_, I> {
         self.inner.size_hint()
     }
 
-    #[inline]
+    /// The fold of a range (every fold that cannot stop early comes here). In a range counted
+    /// as it goes, the first [`TIMED_ITEMS`] items are timed; where they cost more than
+    /// [`SLOW_ITEM`] each, every item is counted as it is folded. Otherwise the range is folded
+    /// by its own loop (or with nothing but a local increment per item, a loop the compiler
+    /// still vectorises) and counted when it is done.
     fn fold<B, F: FnMut(B, I::Item) -> B>(self, init: B, mut f: F) -> B {
-        let Counted { inner, mut tally } = self;
+        let Counted {
+            mut inner,
+            mut tally,
+        } = self;
         if tally.lent {
             tally.lent = false;
             tally.bump();
         }
-        inner.fold(init, |acc, item| {
-            let acc = f(acc, item);
-            tally.bump();
-            acc
-        })
+        let mut acc = init;
+        if tally.limit < usize::MAX {
+            let started = Instant::now();
+            for _ in 0..TIMED_ITEMS {
+                let Some(item) = inner.next() else {
+                    return acc;
+                };
+                acc = f(acc, item);
+                tally.bump();
+            }
+            if started.elapsed() >= SLOW_ITEM * TIMED_ITEMS as u32 {
+                return inner.fold(acc, |acc, item| {
+                    let acc = f(acc, item);
+                    tally.bump();
+                    acc
+                });
+            }
+        }
+        if let (known, Some(upper)) = inner.size_hint()
+            && known == upper
+        {
+            // The source's own loop, untouched (a sum over a range stays a formula).
+            let acc = inner.fold(acc, f);
+            tally.pending += known;
+            return acc;
+        }
+        let mut folded = 0;
+        let acc = inner.fold(acc, |acc, item| {
+            folded += 1;
+            f(acc, item)
+        });
+        tally.pending += folded;
+        acc
     }
 }
 
 /// A count not yet handed to the [`Progress`]: handed over when it reaches `limit` (which
-/// doubles each time, up to `most`) and when dropped.
+/// doubles each time, up to `most`; `usize::MAX` for a range counted when it is done) and
+/// when dropped.
 #[derive(Debug)]
 struct Tally<'p> {
     progress: &'p Progress,
