@@ -41,6 +41,10 @@
 //!   `words.pipe().group_by(&ex, |w| *w, group::count())`), `group_pairs` (the key taken by
 //!   value) and `counts`; `reduce_all` runs any [`reducers::Reducer`], or several in one pass
 //!   (`reduce_all(&ex, (count(), sum::<u64>(), max()))`).
+//! - **Progress**: [`Pipeline::with_progress`] counts a run's items into a [`Progress`],
+//!   read from any thread while the run goes on (done of total), without a lock or an atomic
+//!   operation per item; with the cargo feature `indicatif`, `Progress::drive_bar` shows it on
+//!   a progress bar.
 //! - **A codec** for the reductions' accumulators is a setting of the pipeline
 //!   ([`Pipeline::encoded`]; none by default, [`NoCodec`]): with one, every reduction runs on an
 //!   executor whose pieces run in other processes (`foldex_mpi::MpiEx`).

@@ -111,7 +111,7 @@ fn reduce_all_matches_separate_reductions_and_std() {
         let n = odd().count();
         let want = (
             odd().next(),
-            odd().last(),
+            odd().next_back(),
             odd().any(|x| x > 1000),
             odd().all(|x| x < 1000),
             odd().map(Wrapping).product::<Wrapping<u64>>(),
@@ -173,7 +173,7 @@ fn eight_reducers_in_one_pass_and_per_group() {
             it().min(),
             it().max(),
             it().next(),
-            it().last(),
+            it().next_back(),
             it().any(|x| x == 7),
             it().all(|x| x != 7),
         );
