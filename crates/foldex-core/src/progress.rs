@@ -283,11 +283,11 @@ impl<I: Iterator> Iterator for Counted<'_, I> {
         self.inner.size_hint()
     }
 
-    /// The fold of a range (every fold that cannot stop early comes here). In a range counted
-    /// as it goes, the first [`TIMED_ITEMS`] items are timed; where they cost more than
-    /// [`SLOW_ITEM`] each, every item is counted as it is folded. Otherwise the range is folded
-    /// by its own loop (or with nothing but a local increment per item, a loop the compiler
-    /// still vectorises) and counted when it is done.
+    // The fold of a range (every fold that cannot stop early comes here). In a range counted
+    // as it goes, the first `TIMED_ITEMS` items are timed; where they cost more than
+    // `SLOW_ITEM` each, every item is counted as it is folded. Otherwise the range is folded
+    // by its own loop (or with nothing but a local increment per item, a loop the compiler
+    // still vectorises) and counted when it is done.
     fn fold<B, F: FnMut(B, I::Item) -> B>(self, init: B, mut f: F) -> B {
         let Counted {
             mut inner,

@@ -21,7 +21,7 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// use foldex_threaded::ThreadedEx;
     /// let ex = ThreadedEx::new();
     /// let sizes = [120u32, 4, 87, 4, 300];
-    /// let (n, total, largest, avg) = sizes.pipe().copied().reduce_all(&ex, (count(), sum::<u64>(), max(), mean()));
+    /// let (n, total, largest, avg) = sizes.pipe().copied().reduce_all(&ex, (count(), sum::<u32>(), max(), mean()));
     /// assert_eq!((n, total, largest, avg.get()), (5, 515, Some(300), Some(103.0)));
     /// ```
     #[doc(alias = "tee")]
