@@ -18,9 +18,10 @@ pub use crate::reducers::{count, fold, sum, Count, FoldWith, Reducer, SumOf};
 
 impl<S: PipeSource, X: Transform<S::Item>, D> Pipeline<S, X, D> {
     /// Groups the items by `key` and reduces each group with `reducer` ([`count`], [`sum`],
-    /// [`fold`], any of [`crate::reducers`]): a map from each key to its group's result, the items of a group reduced in
-    /// index order. `key` sees each item by reference, so a key owned by the item (a `String`)
-    /// is cloned: [`group_pairs`](Pipeline::group_pairs) moves it instead.
+    /// [`fold`], any reducer of [`crate::reducers`] or a tuple of them): a map from each key
+    /// to its group's result, the items of a group reduced in index order. `key` sees each
+    /// item by reference, so a key owned by the item (a `String`) is cloned:
+    /// [`group_pairs`](Pipeline::group_pairs) moves it instead.
     ///
     /// ```
     /// use foldex_pipeline::{group, IntoPipeline};

@@ -334,6 +334,42 @@ fn progress_read_during_a_slow_fold_rises_to_the_total() {
                 "{name}: intermediate values seen: {seen:?}"
             );
         }
+        // A fold that can stop early (items taken one by one) counts as it goes too.
+        let progress = Progress::new();
+        let finished = AtomicBool::new(false);
+        let seen = std::thread::scope(|s| {
+            let watcher = s.spawn(|| {
+                let mut seen = vec![progress.done()];
+                while !finished.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_micros(500));
+                    seen.push(progress.done());
+                }
+                seen
+            });
+            let found = (0..n)
+                .pipe()
+                .with_progress(&progress)
+                .any(&SequentialEx, |x| {
+                    std::thread::sleep(Duration::from_micros(300));
+                    x == n - 100
+                });
+            assert!(found);
+            assert_eq!(
+                progress.done(),
+                n - 99,
+                "any: the items folded, up to the hit"
+            );
+            finished.store(true, Ordering::Release);
+            watcher.join().unwrap()
+        });
+        assert!(
+            seen.windows(2).all(|w| w[0] <= w[1]),
+            "any: monotone: {seen:?}"
+        );
+        assert!(
+            seen.iter().any(|&d| 0 < d && d < n - 99),
+            "any: intermediate values: {seen:?}"
+        );
     });
 }
 

@@ -38,7 +38,7 @@ pub use tee::{map, Map};
 /// [`group_by`](crate::Pipeline::group_by)), items pushed in index order, partials merged left
 /// first, so `merge` must be associative with [`Reducer::start`] as its identity.
 ///
-/// Implemented by the reducers of this module and by tuples of up to 8 reducers (each item is
+/// Implemented by the reducers of this module and by tuples of 2 to 8 reducers (each item is
 /// cloned into every one but the last).
 pub trait Reducer<T>: Sync {
     /// The partial result, which is also the result.
