@@ -25,14 +25,16 @@
 //! chunks) also hands its count over as it goes, after 1, 2, 4, ... and then every 1024
 //! items, unless its first 16 items cost less than 50 ns each: there a per-item count would
 //! cost more than the items (the compiler could no longer vectorise the loop), so the range
-//! reports when it is done, and a sequential fold of such items reports once, at the end. The shared count is a few cache-padded
-//! counters, one per group of threads, summed by [`Progress::done`], so that pieces on
-//! different threads do not write to one cache line. An item counts once the fold has taken
-//! the item after it or has finished with the range, so [`Progress::done`] reaches the total
-//! exactly when every item has been folded, and not before. After an early stop (a `Break`,
-//! `take_while`, `find_first`), `done` is the number of items folded, less than the total; a
-//! source's `get` (read per index by a few adapters, such as the second source of a `zip`)
-//! counts each call on its own.
+//! reports when it is done, and a sequential fold of such items reports once, at the end.
+//!
+//! The shared count is a few cache-padded counters, one per group of threads, summed by
+//! [`Progress::done`], so that pieces on different threads do not write to one cache line.
+//! An item counts once the fold has taken the item after it or has finished with the range,
+//! so [`Progress::done`] reaches the total exactly when every item has been folded, and not
+//! before. After an early stop (a `Break`, `take_while`, `find_first`), `done` is the number
+//! of items folded, less than the total. A source's `get` (read per index by a few adapters,
+//! such as the second source of a `zip`: track the `zip`, not its parts) counts each call as
+//! the item is read.
 //!
 //! A fold over a tracked source starts the count afresh (done 0, the source's length as
 //! total), so a pipeline built once and run twice shows the second run from 0. Two folds that
