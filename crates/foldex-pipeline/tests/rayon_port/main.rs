@@ -96,6 +96,8 @@ mod octillion;
 
 mod producer_split_at;
 
+mod range;
+
 mod range_inclusive;
 
 mod strings;

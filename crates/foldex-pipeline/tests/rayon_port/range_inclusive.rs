@@ -19,3 +19,23 @@ fn test_u32_opt_len() {
         assert_eq!(last, [u32::MAX - 2, u32::MAX - 1, u32::MAX], "{what}");
     });
 }
+
+/// rayon's `opt_len()` is foldex's `len()` for the ranges that have one; the two with
+/// `usize::MAX + 1` items and more (rayon: `opt_len() == None`, still a parallel iterator)
+/// are searched as rayon's would be.
+///
+/// Finding: `(0..=usize::MAX as u64).pipe()` and `(0..=u64::MAX).pipe()` panic ("has more
+/// than usize::MAX items") where rayon's unindexed range works.
+#[test]
+#[cfg(target_pointer_width = "64")]
+#[ignore = "finding: an inclusive u64 range of usize::MAX + 1 items panics in pipe(); rayon's is an unindexed iterator"]
+fn test_u64_opt_len() {
+    assert_eq!((0..=100u64).pipe().len(), 101);
+    assert_eq!((0..=usize::MAX as u64 - 1).pipe().len(), usize::MAX);
+    each("test_u64_opt_len", |ex, what| {
+        let first = (0..=usize::MAX as u64).pipe().find_first(ex, |_| true);
+        assert_eq!(first, Some(0), "{what}");
+        let first = (0..=u64::MAX).pipe().find_first(ex, |_| true);
+        assert_eq!(first, Some(0), "{what}");
+    });
+}

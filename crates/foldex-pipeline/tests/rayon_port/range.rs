@@ -1,0 +1,18 @@
+//! rayon's `src/range.rs` (its tests module).
+
+use super::*;
+
+/// rayon's `opt_len()` is foldex's `len()`. rayon's second half runs only where `u64` ranges
+/// can be longer than `usize::MAX` (32-bit targets): on 64-bit ones every `u64` range has a
+/// length, as here.
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn test_u64_opt_len() {
+    assert_eq!((0..100u64).pipe().len(), 100);
+    assert_eq!((0..usize::MAX as u64).pipe().len(), usize::MAX);
+    each("test_u64_opt_len", |ex, what| {
+        assert_eq!((0..100u64).pipe().count(ex), 100, "{what}");
+        let last = (0..usize::MAX as u64).pipe().skip(usize::MAX - 2);
+        assert_eq!(last.collect::<Vec<_>>(ex), [u64::MAX - 2, u64::MAX - 1], "{what}");
+    });
+}
