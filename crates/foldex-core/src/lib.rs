@@ -52,6 +52,12 @@ mod spent;
 pub mod stream;
 mod worker_start;
 
+/// A stable parallel merge sort of a `&mut [T]` on any executor, panic-safe: the stable
+/// parallel sorts (`foldex_pipeline::sort`) are built on it.
+pub mod merge {
+    pub use crate::audited::merge_sort;
+}
+
 pub use audited::{Brand, Partial};
 pub use codec::Codec;
 pub use config::{available_parallelism, Basesize, ConfigError};

@@ -56,6 +56,7 @@ mod pipeline;
 mod reduce;
 mod run;
 mod scan;
+pub mod sort;
 mod sources;
 pub mod stateful;
 mod streamed;
