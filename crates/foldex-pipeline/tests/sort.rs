@@ -128,7 +128,7 @@ fn stable_sorts_give_std_result() {
         let mut v = indexed(keys);
         v.par_sort_by(ex, |a, b| b.0.cmp(&a.0));
         let mut down = indexed(keys);
-        down.sort_by(|a, b| b.0.cmp(&a.0));
+        down.sort_by_key(|p| std::cmp::Reverse(p.0));
         assert_eq!(v, down, "par_sort_by descending: {what}");
     });
 }
@@ -196,6 +196,9 @@ impl<T: Ord> TapSort for Vec<T> {
     }
 }
 
+/// A comparator of `(key, index)` pairs.
+type PairOrder<'a> = dyn Fn(&(u32, usize), &(u32, usize)) -> Ordering + Sync + 'a;
+
 /// The message std's sorts panic with when they notice an order is not total.
 const STD_ORDER_PANIC: &str = "total order";
 
@@ -203,11 +206,7 @@ const STD_ORDER_PANIC: &str = "total order";
 /// panics as std's sorts may (with std's message), never loops, and leaves every element once.
 fn not_a_total_order(
     name: &str,
-    sort: impl Fn(
-        &dyn Executor,
-        &mut [(u32, usize)],
-        &(dyn Fn(&(u32, usize), &(u32, usize)) -> Ordering + Sync),
-    ),
+    sort: impl Fn(&dyn Executor, &mut [(u32, usize)], &PairOrder<'_>),
 ) {
     let _quiet = Quiet::new();
     watchdog(name, || {
@@ -226,16 +225,13 @@ fn not_a_total_order(
         };
         // Keys divisible by 7 compare equal to everything (as NaN does with `unwrap_or`).
         let nan_like = |a: &(u32, usize), b: &(u32, usize)| {
-            if a.0 % 7 == 0 || b.0 % 7 == 0 {
+            if a.0.is_multiple_of(7) || b.0.is_multiple_of(7) {
                 Ordering::Equal
             } else {
                 a.0.cmp(&b.0)
             }
         };
-        let comparators: [(
-            &str,
-            &(dyn Fn(&(u32, usize), &(u32, usize)) -> Ordering + Sync),
-        ); 3] = [
+        let comparators: [(&str, &PairOrder<'_>); 3] = [
             ("coin", &coin),
             ("less_or_equal", &less_or_equal),
             ("nan_like", &nan_like),
@@ -504,7 +500,7 @@ fn key_function_panics_propagate() {
     watchdog("key panics", || {
         for (ex_name, ex) in &executors() {
             let keys: Vec<u32> = (0..20_011).map(|i| i * 7919 % 20_011).collect();
-            let sorts: [(&str, fn(&dyn Executor, &mut Vec<u32>)); 3] = [
+            let sorts: [(&str, SortKeys); 3] = [
                 ("par_sort_by_key", |ex, v| {
                     v.par_sort_by_key(ex, |&x| key_or_panic(x))
                 }),
@@ -531,6 +527,9 @@ fn key_function_panics_propagate() {
         }
     });
 }
+
+/// A sort of `u32`s by a key.
+type SortKeys = fn(&dyn Executor, &mut Vec<u32>);
 
 fn key_or_panic(x: u32) -> u32 {
     if x == 12345 {

@@ -268,7 +268,8 @@ fn levels(workers: usize, per_worker: usize, len: usize) -> u32 {
     if workers <= 1 {
         return 0;
     }
-    let mut leaves = workers.saturating_mul(per_worker).next_power_of_two();
+    let wanted = workers.saturating_mul(per_worker);
+    let mut leaves = wanted.min(len / MIN_LEAF).max(1).next_power_of_two();
     while leaves > 1 && len / leaves < MIN_LEAF {
         leaves /= 2;
     }
