@@ -1,15 +1,19 @@
-//! The unstable parallel sort: a few levels of quicksort partitions, whose two sides are sorted
+//! The unstable parallel sort: levels of quicksort partitions, whose two sides are sorted
 //! in parallel ([`ExecutorExt::join`]), and std's unstable sort on the leaves.
 //!
 //! Every move is a swap, so a panicking comparator leaves each element in the slice once, and
-//! an order that is not total only makes the sides uneven. The levels are bounded (a few per
-//! worker), so uneven sides cost parallelism, never more than those few extra passes: the
-//! leaves' sort is std's, `O(n log n)` whatever the input.
+//! an order that is not total only makes the sides uneven. The levels are bounded (the log of
+//! the number of leaves), so uneven sides cost parallelism and at most that many passes, never
+//! more: the leaves' sort is std's, `O(n log n)` whatever the input.
 
 use foldex_core::{Executor, ExecutorExt};
 
-/// Leaves of the unstable sort per worker, before rounding up to a power of two.
-pub(super) const LEAVES_PER_WORKER: usize = 2;
+/// Leaves of the unstable sort per worker, before rounding up to a power of two (and down to
+/// leaves of at least [`MIN_LEAF`](super::MIN_LEAF)). Many: a level of partitions costs what
+/// a level of the leaves' own quicksort would, and small leaves keep every worker busy when
+/// one is slow (a thread preempted on a loaded machine), where a few large ones wait for the
+/// slowest.
+pub(super) const LEAVES_PER_WORKER: usize = 256;
 /// Slices shorter than this are sorted whole, not partitioned.
 const MIN_PARTITION: usize = 2 * super::MIN_LEAF;
 /// Elements sampled for the pivot (the sample's median).
