@@ -44,12 +44,15 @@ fn strings() -> Vec<String> {
         .collect()
 }
 
+/// A contender's name and its sort of a `Vec`.
+type Contender<'a, T> = (&'a str, &'a dyn Fn(&mut Vec<T>));
+
 /// Benchmarks every contender on fresh copies of `input`, after checking each sorts it.
 fn contenders<T: Ord + Clone + Send + Sync>(c: &mut Criterion, group: &str, input: &[T]) {
     let ex = ThreadedEx::new();
     let mut want = input.to_vec();
     want.sort();
-    let sorts: [(&str, &dyn Fn(&mut Vec<T>)); 6] = [
+    let sorts: [Contender<'_, T>; 6] = [
         // Both traits name the methods alike: each is called by its trait's name.
         ("rayon par_sort", &|v| {
             ParallelSliceMut::par_sort(&mut v[..])
