@@ -41,6 +41,7 @@ mod first_items;
 mod fold;
 mod join;
 mod latch;
+pub mod merge;
 mod once_bits;
 mod panic;
 #[cfg(feature = "serde")]
@@ -51,12 +52,6 @@ mod spawn;
 mod spent;
 pub mod stream;
 mod worker_start;
-
-/// A stable parallel merge sort of a `&mut [T]` on any executor, panic-safe: the stable
-/// parallel sorts (`foldex_pipeline::sort`) are built on it.
-pub mod merge {
-    pub use crate::audited::merge_sort;
-}
 
 pub use audited::{Brand, Partial};
 pub use codec::Codec;

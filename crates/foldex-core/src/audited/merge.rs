@@ -2,8 +2,8 @@
 //!
 //! The slice is cut in `2^levels` leaves of (nearly) equal length, which the caller's
 //! `sort_leaf` sorts in place, in parallel; then adjacent runs are merged pairwise, level by
-//! level, each merge itself cut in pieces that run in parallel ([`ExecutorExt::join`] on the
-//! caller's executor). Merging moves elements without `Clone`, bitwise, between the slice and a
+//! level, each merge itself cut in pieces that run in parallel (`ExecutorExt::join` on the
+//! caller's executor, through [`Join`]). Merging moves elements without `Clone`, bitwise, between the slice and a
 //! scratch buffer of the same length: level by level the runs go from one to the other and
 //! back (as rayon's `par_mergesort` does), so that the only copies besides the merges are those
 //! of the leaves when the number of levels is odd.
@@ -43,16 +43,23 @@
 //! steers the merge, whose every step moves one element and advances, so an order that is not
 //! total gives some permutation, never a lost element or an endless loop. `sort_leaf` gets a
 //! `&mut [T]` of its leaf alone. The executor only decides where the halves of
-//! [`ExecutorExt::join`] run: `join` runs each closure at most once and drops the ones it did
+//! `ExecutorExt::join` ([`Join`]) run: `join` runs each closure at most once and drops the ones it did
 //! not run, and a half cannot run after `join_halves` has returned (it borrows the join's
 //! frame), so whatever the executor does, each node and merge runs or is dropped exactly once,
 //! and no two of them reach the same slot at once (the ranges of the nodes, and of the merges,
 //! that run at the same time are disjoint).
 
-use crate::executor::Executor;
-use crate::fold::ExecutorExt;
 use std::mem::{self, ManuallyDrop};
 use std::ptr;
+
+/// Runs two closures, perhaps at once, and returns once both have run: `ExecutorExt::join` on
+/// the caller's executor (`crate::merge` implements it so; only this crate can). What the sort
+/// rests on: each closure runs at most once, and each one not run is dropped, before `join`
+/// returns or unwinds (and a half cannot run after that: it borrows `join`'s frame).
+pub(crate) trait Join: Sync {
+    /// Runs `a` and `b`, perhaps at once; re-raises a panic of either once both are done.
+    fn join<A: FnOnce() + Send, B: FnOnce() + Send>(&self, a: A, b: B);
+}
 
 /// Merges whose two runs are together at most this long are not split.
 const MIN_MERGE: usize = 4096;
@@ -64,24 +71,16 @@ const MIN_MERGE: usize = 4096;
 /// (std's `sort_by` with the comparator `is_less` answers for makes the whole sort equal to
 /// `v.sort_by(..)`); whatever it and `is_less` do, `v` ends holding each of its elements once,
 /// also when either panics (the panic is then re-raised here, as
-/// [`ExecutorExt::join`] re-raises it).
+/// `ExecutorExt::join` re-raises it).
 ///
 /// With `levels == 0`, a slice shorter than 2 or zero-sized elements, `sort_leaf` gets all of
 /// `v` and nothing is allocated; otherwise a scratch buffer of `v.len()` elements is.
 ///
-/// ```
-/// use foldex_core::merge::merge_sort;
-/// use foldex_seq::SequentialEx;
-/// let mut v: Vec<(u8, usize)> = (0..100).map(|i| ((i * 7 % 5) as u8, i)).collect();
-/// merge_sort(&SequentialEx, &mut v, 3, &|a, b| a.0 < b.0, &|leaf| leaf.sort_by_key(|p| p.0));
-/// let mut want: Vec<(u8, usize)> = (0..100).map(|i| ((i * 7 % 5) as u8, i)).collect();
-/// want.sort_by_key(|p| p.0);
-/// assert_eq!(v, want);
-/// ```
-pub fn merge_sort<T, E, F, L>(ex: &E, v: &mut [T], levels: u32, is_less: &F, sort_leaf: &L)
+/// Public as `foldex_core::merge::merge_sort`, which passes the executor's `join`.
+pub(crate) fn merge_sort<T, E, F, L>(ex: &E, v: &mut [T], levels: u32, is_less: &F, sort_leaf: &L)
 where
     T: Send,
-    E: Executor + ?Sized,
+    E: Join + ?Sized,
     F: Fn(&T, &T) -> bool + Sync,
     L: Fn(&mut [T]) + Sync,
 {
@@ -229,7 +228,7 @@ impl<T: Send> Node<T> {
     /// Sorts the range into `target`; on return or unwind every element of it is there.
     fn run<E, F, L>(self, sort: &Sort<'_, E, F, L>)
     where
-        E: Executor + ?Sized,
+        E: Join + ?Sized,
         F: Fn(&T, &T) -> bool + Sync,
         L: Fn(&mut [T]) + Sync,
     {
@@ -332,7 +331,7 @@ impl<T: Send> Merge<T> {
     /// Merges the runs into `dest`; on return or unwind every element of them is there.
     fn run<E, F, L>(mut self, sort: &Sort<'_, E, F, L>)
     where
-        E: Executor + ?Sized,
+        E: Join + ?Sized,
         F: Fn(&T, &T) -> bool + Sync,
         L: Fn(&mut [T]) + Sync,
     {

@@ -43,7 +43,7 @@
 //!    lets each piece write its range of the output. Safe code cannot split one buffer
 //!    among pieces whose ranges are chosen at run time by an executor it does not trust.
 //! 5. **Elements moved without `Clone`.** A stable parallel sort merges sorted runs
-//!    ([`merge_sort`]): each merge moves the elements, bitwise, between the caller's slice and
+//!    (`merge_sort`): each merge moves the elements, bitwise, between the caller's slice and
 //!    a scratch buffer, as std's merge sort does, and a panicking comparator must leave every
 //!    element in the slice once.
 //!
@@ -97,7 +97,8 @@
 //!   ranges a broken executor asks for. A [`Written`] range owns the elements it covers
 //!   (it drops them, or hands them to the next by [`Written::join`]); only a range covering
 //!   the whole buffer becomes the `Vec` ([`VecWriter::finish`]).
-//! - [`merge_sort`]: every element is in exactly one of its two slots (the slice's, the
+//! - `merge_sort` (public as `foldex_core::merge::merge_sort`, whose `Join` is the
+//!   executor's `ExecutorExt::join`, in `merge.rs` outside this module): every element is in exactly one of its two slots (the slice's, the
 //!   scratch buffer's) at every moment, and each node of the sort's tree, and each merge, ends
 //!   (by return, by unwind, or dropped unrun by an executor that never ran it) with every
 //!   element of its range in the side it promised, the root's being the slice; the argument,
@@ -113,7 +114,7 @@ mod slots;
 mod stack;
 mod task;
 
-pub use merge::merge_sort;
+pub(crate) use merge::{merge_sort, Join};
 pub use partial::{Brand, Partial};
 pub use pending::{join_pending, PendingForks};
 pub use scope::{task_scope, Scope};
