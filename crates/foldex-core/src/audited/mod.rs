@@ -97,9 +97,9 @@
 //!   ranges a broken executor asks for. A [`Written`] range owns the elements it covers
 //!   (it drops them, or hands them to the next by [`Written::join`]); only a range covering
 //!   the whole buffer becomes the `Vec` ([`VecWriter::finish`]).
-//! - `merge_sort` (public as `foldex_core::merge::merge_sort`, whose `Join` is the
-//!   executor's `ExecutorExt::join`, in `merge.rs` outside this module): every element is in exactly one of its two slots (the slice's, the
-//!   scratch buffer's) at every moment, and each node of the sort's tree, and each merge, ends
+//! - `merge_sort` (public as `foldex_core::merge::merge_sort`, in `merge.rs` outside this
+//!   module, whose crate-private `Join` is the executor's `ExecutorExt::join`): every element
+//!   is in exactly one of its two slots (the slice's, the scratch buffer's) at every moment, and each node of the sort's tree, and each merge, ends
 //!   (by return, by unwind, or dropped unrun by an executor that never ran it) with every
 //!   element of its range in the side it promised, the root's being the slice; the argument,
 //!   step by step, heads `merge.rs`. The caller's comparator and leaf sort are safe code that
