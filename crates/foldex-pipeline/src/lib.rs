@@ -84,6 +84,7 @@ mod reduce;
 pub mod reducers;
 mod run;
 mod scan;
+pub mod sort;
 pub mod sources;
 mod stage;
 pub mod stateful;
