@@ -4,8 +4,8 @@
 //! included) and without cloning anything.
 
 use crate::pipeline::Pipeline;
+use crate::stage::{Route, Then, Transform, Xf};
 use crate::streamed::PipeSource;
-use crate::transform::{Route, Then, Transform, Xf};
 use foldex_core::{Codec, StopProbe};
 use std::ops::ControlFlow;
 
