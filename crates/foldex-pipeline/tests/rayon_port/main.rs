@@ -100,4 +100,6 @@ mod range;
 
 mod range_inclusive;
 
+mod sort_panic_safe;
+
 mod strings;
