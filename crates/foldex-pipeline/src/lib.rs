@@ -49,6 +49,7 @@ pub mod borrowed;
 pub mod boxed;
 mod collect;
 mod fallible;
+mod from_right;
 pub mod group;
 mod guarded;
 mod indexed;
