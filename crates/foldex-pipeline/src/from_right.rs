@@ -119,7 +119,11 @@ where
             }
             ControlFlow::Continue(())
         };
-        if self.stages.step(state, (), item, &mut note, probe).is_break() {
+        if self
+            .stages
+            .step(state, (), item, &mut note, probe)
+            .is_break()
+        {
             // Only the probe stops these stages: the block is no longer needed.
             return ControlFlow::Break(acc);
         }

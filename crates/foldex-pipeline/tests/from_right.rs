@@ -105,7 +105,10 @@ fn position_last_matches_rposition() {
             let hit = |x: u64| x % 5 == target % 5 && x >= target / 2;
             let want = data.iter().rposition(|&x| hit(x));
             assert_eq!(data.pipe().position_last(ex, |&x| hit(x)), want, "{what}");
-            let got = data.pipe().map(|&x| x + 1).position_last(ex, |x| hit(x - 1));
+            let got = data
+                .pipe()
+                .map(|&x| x + 1)
+                .position_last(ex, |x| hit(x - 1));
             assert_eq!(got, want, "map {target}: {what}");
             let got = data.pipe().rev().position_last(ex, |&x| hit(x));
             let want = data.iter().rev().rposition(|&x| hit(x));
@@ -113,7 +116,11 @@ fn position_last_matches_rposition() {
             // Past a filter the position counts the items that pass it.
             let kept: Vec<u64> = data.iter().copied().filter(|x| x % 3 != 1).collect();
             let want = kept.iter().rposition(|&x| hit(x));
-            let got = data.pipe().copied().filter(|x| x % 3 != 1).position_last(ex, hit);
+            let got = data
+                .pipe()
+                .copied()
+                .filter(|x| x % 3 != 1)
+                .position_last(ex, hit);
             assert_eq!(got, want, "filter {target}: {what}");
         }
     });
@@ -151,8 +158,15 @@ fn find_last_over_everything_returns() {
     watchdog("find_last over 0..usize::MAX", || {
         for (name, ex) in executors() {
             let all = (0..usize::MAX).pipe();
-            assert_eq!(all.find_last(&*ex, |x| x % 3 == 0), Some(usize::MAX - 3), "{name}");
-            let pairs = all.clone().filter(|x| x % 2 == 0).flat_map(|x| [x / 2, x / 2 + 1]);
+            assert_eq!(
+                all.find_last(&*ex, |x| x % 3 == 0),
+                Some(usize::MAX - 3),
+                "{name}"
+            );
+            let pairs = all
+                .clone()
+                .filter(|x| x % 2 == 0)
+                .flat_map(|x| [x / 2, x / 2 + 1]);
             let got = pairs.find_last(&*ex, |y| y % 5 == 0);
             assert_eq!(got, Some(usize::MAX / 2 - 2), "{name}");
             let got = all.map(|x| x / 2).position_last(&*ex, |y| y % 4 == 0);
@@ -191,6 +205,46 @@ fn panics_right_of_the_match_are_raised() {
                 let text = message(raised.expect_err("position_last's panic"));
                 assert_eq!(text, format!("position boom at {at}"), "{name}, len {len}");
             }
+        }
+    });
+}
+
+/// A range longer than `usize::MAX` is not a pipeline's source: `pipe()` panics naming it and
+/// the way to search it, a stream of its items, which these searches stop early on.
+#[test]
+fn ranges_longer_than_usize_are_searched_as_streams() {
+    watchdog("long ranges", || {
+        let big = 10u128.pow(27);
+        let refused = catch_unwind(|| (0..big).pipe().len());
+        let text = message(refused.expect_err("a range longer than usize::MAX"));
+        assert!(text.contains("0..1000000000000000000000000000"), "{text}");
+        assert!(text.contains("from_stream(Stream::new(range))"), "{text}");
+        let refused = catch_unwind(|| (0..=u64::MAX).pipe().len());
+        assert!(refused.is_err(), "0..=u64::MAX has 2^64 items");
+        for (name, ex) in executors() {
+            let up = || from_stream(Stream::new(0..big));
+            let down = || from_stream(Stream::new((0..big).rev()));
+            let hit = |x: &u128| x % 1_000_003 == 17;
+            assert_eq!(up().find_first(&*ex, hit), Some(17), "{name}");
+            assert_eq!(
+                down().find_first(&*ex, hit),
+                Some(999_999_999_999_999_999_999_919_017),
+                "{name}"
+            );
+            assert!(up().any(&*ex, |x| x == 5000), "{name}");
+            assert!(!up().all(&*ex, |x| x < 5000), "{name}");
+            let near_min = from_stream(Stream::new(i128::MIN..=i128::MAX));
+            assert_eq!(
+                near_min.find_first(&*ex, |x| x % 7 == 0),
+                Some(i128::MIN + 2)
+            );
+            let near_max = from_stream(Stream::new((i128::MIN..=i128::MAX).rev()));
+            assert_eq!(
+                near_max.find_first(&*ex, |x| x % 7 == 0),
+                Some(i128::MAX - 1)
+            );
+            let full = from_stream(Stream::new((0..=u64::MAX).rev()));
+            assert_eq!(full.find_first(&*ex, |x| x % 10 == 3), Some(u64::MAX - 2));
         }
     });
 }
