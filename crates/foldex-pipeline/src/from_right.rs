@@ -17,10 +17,12 @@
 //! `map_init`, `dedup`, `unique`, `skip_while`, a [`boxed`](crate::Pipeline::boxed) chain)
 //! folds every item, as before.
 
+use crate::guarded::GuardedSource;
 use crate::indexed::{ByRef, Rev};
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::{Transform, Xf};
+use foldex_core::codec::Init;
 use foldex_core::{Codec, Executor, Source, StopProbe};
 use std::ops::ControlFlow;
 
@@ -59,24 +61,110 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     }
 
     /// The pipeline over the source reversed, each source item becoming the last of its
-    /// outputs for which `keep` holds; `None` for a source that cannot be indexed.
+    /// outputs for which `keep` holds; `None` for a source that cannot run backwards.
     #[allow(clippy::type_complexity)]
     fn reversed<'p, F>(
         &'p self,
         keep: &'p F,
-    ) -> Option<Pipeline<Rev<ByRef<'p, S::Indexed>>, Xf<LastOf<'p, X, F>>, &'p K>>
+    ) -> Option<Pipeline<Backwards<'p, S>, Xf<LastOf<'p, X, F>>, &'p K>>
     where
         F: Fn(&X::Out) -> bool + Sync,
     {
-        let source = self.source.as_indexed()?;
+        if !self.source.runs_backwards() {
+            return None;
+        }
         Some(Pipeline {
-            source: Rev(ByRef(source)),
+            source: Backwards {
+                source: &self.source,
+                indexed: self.source.as_indexed().map(|source| Rev(ByRef(source))),
+            },
             transform: Xf(LastOf {
                 stages: &self.transform,
                 keep,
             }),
             codec: self.codec.as_ref(),
         })
+    }
+}
+
+/// A source that [runs backwards](PipeSource::runs_backwards), as a source whose items are
+/// its items from the last: its folds are the source's folds backwards.
+pub(crate) struct Backwards<'p, S: PipeSource> {
+    source: &'p S,
+    /// The source reversed, where it is indexable.
+    indexed: Option<Rev<ByRef<'p, S::Indexed>>>,
+}
+
+impl<'p, S: PipeSource> Backwards<'p, S> {
+    /// The source reversed, where it is indexable: a run through stages that hold items at a
+    /// piece's edge reads it, and `find_last` never runs one.
+    fn indexed(&self) -> &Rev<ByRef<'p, S::Indexed>> {
+        self.indexed
+            .as_ref()
+            .expect("foldex: find_last runs no stage that holds items over a long range")
+    }
+}
+
+impl<'p, S: PipeSource> PipeSource for Backwards<'p, S> {
+    type Item = S::Item;
+    type Input<'q>
+        = ByRef<'q, Rev<ByRef<'p, S::Indexed>>>
+    where
+        Self: 'q;
+
+    fn input(&self) -> Self::Input<'_> {
+        ByRef(self.indexed())
+    }
+
+    type Guarded<'q>
+        = GuardedSource<'q, Rev<ByRef<'p, S::Indexed>>>
+    where
+        Self: 'q;
+
+    fn guarded_input(&self) -> Self::Guarded<'_> {
+        GuardedSource(ByRef(self.indexed()))
+    }
+
+    type Indexed = Rev<ByRef<'p, S::Indexed>>;
+
+    fn as_indexed(&self) -> Option<&Self::Indexed> {
+        self.indexed.as_ref()
+    }
+
+    fn runs_backwards(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn try_fold_items<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        backwards: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, S::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        self.source
+            .try_fold_items(ex, !backwards, init, step, combine)
+    }
+
+    #[inline]
+    fn fold_items<E, A, I, F, C>(&self, ex: &E, backwards: bool, init: I, step: F, combine: C) -> A
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, S::Item) -> A + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        self.source.fold_items(ex, !backwards, init, step, combine)
     }
 }
 
