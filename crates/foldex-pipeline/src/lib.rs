@@ -61,6 +61,7 @@ mod sources;
 pub mod stateful;
 mod streamed;
 pub mod transform;
+mod wide;
 
 pub use collect::FromPipeline;
 pub use fallible::Outcome;
@@ -76,4 +77,5 @@ pub mod adapters {
         Windows, Zip,
     };
     pub use crate::sources::Ints;
+    pub use crate::wide::{Wide, WideInt};
 }

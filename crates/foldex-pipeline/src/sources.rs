@@ -130,8 +130,8 @@ pub fn from_vec<T: Send>(vec: Vec<T>) -> Pipeline<OwnedVec<T>> {
 /// than `usize` as a [`Source`].
 #[derive(Debug, Clone, Copy)]
 pub struct Ints<T> {
-    start: T,
-    len: usize,
+    pub(crate) start: T,
+    pub(crate) len: usize,
 }
 
 macro_rules! int_sources {
@@ -164,7 +164,12 @@ macro_rules! int_sources {
                 visitor.visit(first..=last)
             }
         }
+    )*};
+}
 
+/// `a..b` and `a..=b` of each type as a pipeline over [`Ints`].
+macro_rules! int_pipes {
+    ($($t:ty as $wide:ty),*) => {$(
         impl IntoPipeline for Range<$t> {
             type Source = Ints<$t>;
             #[track_caller]
@@ -212,6 +217,19 @@ int_sources!(
     i32 as i128,
     i64 as i128,
     i128 as i128,
+    isize as i128
+);
+
+// `u128` and `i128` ranges are `Wide` (wide.rs): they may be longer than `usize::MAX`.
+int_pipes!(
+    u8 as u128,
+    u16 as u128,
+    u32 as u128,
+    u64 as u128,
+    i8 as i128,
+    i16 as i128,
+    i32 as i128,
+    i64 as i128,
     isize as i128
 );
 

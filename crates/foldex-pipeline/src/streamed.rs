@@ -4,8 +4,8 @@ use crate::guarded::{guard_stream, Guarded, GuardedSource, Positioned};
 use crate::indexed::{ByRef, Rev};
 use foldex_core::codec::Init;
 use foldex_core::{Executor, ExecutorExt, Input, Source, StopProbe, Stream};
-use std::ops::ControlFlow;
 use std::fmt;
+use std::ops::ControlFlow;
 use std::sync::{Mutex, PoisonError};
 
 /// What a pipeline reads: any [`Source`] (run as often as you like), or a stream started with
@@ -100,7 +100,13 @@ pub trait PipeSource: Sync + Sized {
     /// The fold of one run over the [guarded](PipeSource::guarded_input) items, in order.
     #[doc(hidden)]
     #[inline]
-    fn try_fold_guarded<E, A, I, F, C>(&self, ex: &E, init: I, step: F, combine: C) -> ControlFlow<A, A>
+    fn try_fold_guarded<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
     where
         E: Executor + ?Sized,
         A: Send,
