@@ -209,42 +209,85 @@ fn panics_right_of_the_match_are_raised() {
     });
 }
 
-/// A range longer than `usize::MAX` is not a pipeline's source: `pipe()` panics naming it and
-/// the way to search it, a stream of its items, which these searches stop early on.
+/// Ranges of `u128` and `i128` longer than `usize::MAX`: searches stop at the decisive item
+/// from either end; `take` and `skip` need no index.
 #[test]
-fn ranges_longer_than_usize_are_searched_as_streams() {
+fn ranges_longer_than_usize_are_searched() {
     watchdog("long ranges", || {
         let big = 10u128.pow(27);
-        let refused = catch_unwind(|| (0..big).pipe().len());
-        let text = message(refused.expect_err("a range longer than usize::MAX"));
-        assert!(text.contains("0..1000000000000000000000000000"), "{text}");
-        assert!(text.contains("from_stream(Stream::new(range))"), "{text}");
-        let refused = catch_unwind(|| (0..=u64::MAX).pipe().len());
-        assert!(refused.is_err(), "0..=u64::MAX has 2^64 items");
         for (name, ex) in executors() {
-            let up = || from_stream(Stream::new(0..big));
-            let down = || from_stream(Stream::new((0..big).rev()));
+            let ex = &*ex;
+            let all = || (0..big).pipe();
             let hit = |x: &u128| x % 1_000_003 == 17;
-            assert_eq!(up().find_first(&*ex, hit), Some(17), "{name}");
+            assert_eq!(all().find_first(ex, hit), Some(17), "{name}");
+            assert_eq!(all().find_any(ex, hit), Some(17), "{name}");
+            let last = 999_999_999_999_999_999_999_919_017;
+            assert_eq!(all().find_last(ex, hit), Some(last), "{name}");
+            assert!(all().any(ex, |x| x == 5000), "{name}");
+            assert!(!all().all(ex, |x| x < 5000), "{name}");
+            let odd_pairs = all().filter(|x| x % 2 == 1).flat_map(|x| [x, x + big]);
+            let got = odd_pairs.find_last(ex, |y| y % 10 == 3);
+            assert_eq!(got, Some(2 * big - 7), "{name}");
+            let far = all().skip(usize::MAX).take(10);
+            let want: u128 = (0..10).map(|k| usize::MAX as u128 + k).sum();
+            assert_eq!(far.sum::<u128>(ex), want, "{name}");
+            assert_eq!(all().take(1000).filter(|x| x % 7 == 0).count(ex), 143);
+            let got = all().dedup().find_first(ex, |x| *x == 12_345);
+            assert_eq!(got, Some(12_345), "{name}");
+            let signed = || (i128::MIN..=i128::MAX).pipe();
+            let seventh = |x: &i128| x % 7 == 0;
             assert_eq!(
-                down().find_first(&*ex, hit),
-                Some(999_999_999_999_999_999_999_919_017),
+                signed().find_first(ex, seventh),
+                Some(i128::MIN + 2),
                 "{name}"
             );
-            assert!(up().any(&*ex, |x| x == 5000), "{name}");
-            assert!(!up().all(&*ex, |x| x < 5000), "{name}");
-            let near_min = from_stream(Stream::new(i128::MIN..=i128::MAX));
             assert_eq!(
-                near_min.find_first(&*ex, |x| x % 7 == 0),
-                Some(i128::MIN + 2)
+                signed().find_last(ex, seventh),
+                Some(i128::MAX - 1),
+                "{name}"
             );
-            let near_max = from_stream(Stream::new((i128::MIN..=i128::MAX).rev()));
-            assert_eq!(
-                near_max.find_first(&*ex, |x| x % 7 == 0),
-                Some(i128::MAX - 1)
-            );
-            let full = from_stream(Stream::new((0..=u64::MAX).rev()));
-            assert_eq!(full.find_first(&*ex, |x| x % 10 == 3), Some(u64::MAX - 2));
+            let near_min = (i128::MIN..i128::MIN + 10).pipe();
+            assert_eq!(near_min.count(ex), 10, "{name}");
+            // The full u64 range (2^64 items) through u128: u64 ranges stay indexable.
+            let full = || (0..=u64::MAX as u128).pipe().map(|x| x as u64);
+            assert_eq!(full().find_last(ex, |x| x % 10 == 3), Some(u64::MAX - 2));
+            assert_eq!(full().find_first(ex, |x| *x > 5), Some(6), "{name}");
+            assert!(full().any(ex, |x| x == 1000), "{name}");
         }
     });
+}
+
+/// A range of `u128` or `i128` of every small length gives what `std` gives.
+#[test]
+fn small_wide_ranges_match_std() {
+    each_case("small wide ranges", |ex, data, what| {
+        let n = data.len() as i128;
+        for first in [i128::MIN, -3, u64::MAX as i128, i128::MAX - n] {
+            let std = || first..first + n;
+            let wide = || (first..first + n).pipe();
+            let hit = |x: &i128| x.rem_euclid(3) == 1;
+            assert_eq!(wide().find_first(ex, hit), std().find(hit), "{what}");
+            assert_eq!(wide().find_last(ex, hit), std().rfind(hit), "{what}");
+            assert_eq!(wide().count(ex), std().count(), "{what}");
+            let got: Vec<i128> = wide().map(|x| x.wrapping_mul(3)).collect(ex);
+            assert_eq!(got, std().map(|x| x.wrapping_mul(3)).collect::<Vec<_>>());
+            let got = (first..=first + n).pipe().position_last(ex, |x| hit(&x));
+            let inclusive: Vec<i128> = (first..=first + n).collect();
+            assert_eq!(got, inclusive.iter().rposition(hit), "{what}");
+        }
+        let top = u128::MAX - data.len() as u128;
+        let got: Vec<u128> = (top..=u128::MAX).pipe().filter(|x| x % 2 == 0).collect(ex);
+        let want: Vec<u128> = (top..=u128::MAX).filter(|x| x % 2 == 0).collect();
+        assert_eq!(got, want, "{what}");
+    });
+}
+
+/// A range with more than `usize::MAX` items of an indexable type panics naming it and the
+/// way round.
+#[test]
+fn indexable_ranges_longer_than_usize_panic_naming_them() {
+    let refused = catch_unwind(|| (0..=u64::MAX).pipe().len());
+    let text = message(refused.expect_err("0..=u64::MAX has 2^64 items"));
+    assert!(text.contains("0..=18446744073709551615"), "{text}");
+    assert!(text.contains("u128"), "{text}");
 }
