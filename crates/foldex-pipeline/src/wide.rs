@@ -38,6 +38,19 @@ const BLOCK: u128 = (usize::MAX / 2) as u128;
 /// assert_eq!((0..big).pipe().find_last(&ex, |x| x % 1000 == 1), Some(big - 999));
 /// assert_eq!((0..big).pipe().take(1000).count(&ex), 1000);
 /// ```
+///
+/// What needs an index does not compile on it:
+///
+/// ```compile_fail
+/// use foldex_pipeline::IntoPipeline;
+/// let n = (0..10u128.pow(27)).pipe().len();
+/// ```
+///
+/// ```compile_fail
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// let v: Vec<(usize, u128)> = (0..5u128).pipe().enumerate().collect(&SequentialEx);
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Wide<T> {
     /// The first item.

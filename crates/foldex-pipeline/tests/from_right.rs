@@ -71,7 +71,7 @@ fn find_last_matches_rfind() {
             let want = data.iter().copied().filter(odd).rfind(hit);
             let got = data.pipe().copied().filter(odd).find_last(ex, hit);
             assert_eq!(got, want, "filter {target}: {what}");
-            let half = |x: u64| (x % 3 != 0).then_some(x / 2);
+            let half = |x: u64| (!x.is_multiple_of(3)).then_some(x / 2);
             let want = data.iter().copied().filter_map(half).rfind(hit);
             let got = data.pipe().copied().filter_map(half).inspect(|_| ());
             assert_eq!(got.find_last(ex, hit), want, "filter_map {target}: {what}");
@@ -91,7 +91,7 @@ fn find_last_matches_rfind() {
             let want = deduped.iter().copied().rfind(hit);
             let got = data.pipe().copied().dedup().find_last(ex, hit);
             assert_eq!(got, want, "dedup {target}: {what}");
-            let streamed = from_stream(Stream::new(data.to_vec().into_iter()));
+            let streamed = from_stream(Stream::new(data.iter().copied()));
             let want = data.iter().copied().rfind(hit);
             assert_eq!(streamed.find_last(ex, hit), want, "stream {target}: {what}");
         }
