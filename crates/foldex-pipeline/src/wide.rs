@@ -1,8 +1,10 @@
 //! Ranges of `u128` and `i128`, which may hold more than `usize::MAX` items
 //! (`0..10u128.pow(27)`): a pipeline over one ([`Wide`]) is not indexable, as rayon's ranges of
-//! these types are not, so `len`, `enumerate`, `zip`, `rev` and the other index-preserving
-//! adapters do not compile on it; transforms (`map`, `filter`, `flat_map`, ...), `take`, `skip`
-//! and every reduction do.
+//! these types are not, so `len`, `enumerate`, `zip`, `rev`, `skip`, `take` and the other
+//! index-preserving adapters do not compile on it, nor does `map` as its first stage (one
+//! `map` per pipeline start, so that `(0..10).pipe().map(..)` infers its type): transforms
+//! (`filter`, `filter_map`, `flat_map`, `take_while`, ..., and `map` after them) and every
+//! reduction do.
 //!
 //! A run folds the range as consecutive blocks of at most `usize::MAX / 2` items, each an
 //! indexable [`Ints`] folded on the executor as any source is, one after the other, joined with
@@ -17,7 +19,7 @@ use crate::indexed::{ByRef, Rev};
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::sources::Ints;
 use crate::streamed::PipeSource;
-use crate::transform::{Id, MapStage, Xf};
+use crate::transform::Id;
 use foldex_core::codec::Init;
 use foldex_core::{Codec, Executor, ExecutorExt, Source, StopProbe, Stream};
 use std::ops::{ControlFlow, Range, RangeInclusive};
@@ -36,7 +38,8 @@ const BLOCK: u128 = (usize::MAX / 2) as u128;
 /// let big = 10u128.pow(27);
 /// assert_eq!((0..big).pipe().find_first(&ex, |x| x % 1000 == 999), Some(999));
 /// assert_eq!((0..big).pipe().find_last(&ex, |x| x % 1000 == 1), Some(big - 999));
-/// assert_eq!((0..big).pipe().take(1000).count(&ex), 1000);
+/// let small = (0..big).pipe().take_while(|&x| x < 1000).filter(|x| x % 7 == 0);
+/// assert_eq!(small.map(|x| x / 7).max(&ex), Some(142));
 /// ```
 ///
 /// What needs an index does not compile on it:
@@ -330,84 +333,6 @@ fn from_wide<T>(source: Wide<T>) -> Pipeline<Wide<T>> {
     }
 }
 
-/// What a range of `u128` or `i128` has of the index-preserving adapters: `map`, and `take` and
-/// `skip`, which need no index on a range.
-impl<T: WideInt, K> Pipeline<Wide<T>, Id, K>
-where
-    Ints<T>: Source<Item = T>,
-{
-    /// Each item becomes `f(item)`.
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// let squares = (0..=u128::MAX).pipe().map(|x| x * x);
-    /// assert_eq!(squares.find_first(&SequentialEx, |&y| y > 50), Some(64));
-    /// ```
-    pub fn map<R, F>(self, f: F) -> Pipeline<Wide<T>, Xf<MapStage<F>>, K>
-    where
-        F: Fn(T) -> R + Sync,
-    {
-        Pipeline {
-            source: self.source,
-            transform: Xf(MapStage(f)),
-            codec: self.codec,
-        }
-    }
-
-    /// The first `n` items (all of them if there are fewer).
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// let big = 10u128.pow(27);
-    /// assert_eq!((0..big).pipe().take(1000).count(&SequentialEx), 1000);
-    /// ```
-    pub fn take(self, n: usize) -> Self {
-        let Wide {
-            first, span, block, ..
-        } = self.source;
-        let last = match span {
-            Some(span) if n > 0 => Some(first.after(span.min(n as u128 - 1))),
-            _ => None,
-        };
-        self.with_source(Wide {
-            block,
-            ..Wide::inclusive(first, last)
-        })
-    }
-
-    /// All but the first `n` items (none if there are fewer).
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// let big = 10u128.pow(27);
-    /// assert_eq!((0..big).pipe().skip(5).find_first(&SequentialEx, |_| true), Some(5));
-    /// ```
-    pub fn skip(self, n: usize) -> Self {
-        let Wide {
-            first, span, block, ..
-        } = self.source;
-        let wide = match span {
-            Some(span) if (n as u128) <= span => {
-                let first = first.after(n as u128);
-                Wide::inclusive(first, Some(first.after(span - n as u128)))
-            }
-            _ => Wide::inclusive(first, None),
-        };
-        self.with_source(Wide { block, ..wide })
-    }
-
-    fn with_source(self, source: Wide<T>) -> Self {
-        Pipeline {
-            source,
-            transform: Id,
-            codec: self.codec,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     //! Runs over ranges cut into blocks of a few items, so that every way across a block's
@@ -487,12 +412,12 @@ mod tests {
                         std().collect::<Vec<_>>().iter().rposition(hit),
                         "{what}"
                     );
-                    let got: Vec<i128> = wide().map(|x| x / 3).dedup().collect(ex);
+                    let got: Vec<i128> = wide().filter_map(|x| Some(x / 3)).dedup().collect(ex);
                     let mut want: Vec<i128> = std().map(|x| x / 3).collect();
                     want.dedup();
                     assert_eq!(got, want, "{what}");
-                    let got: Vec<i128> = wide().skip(2).take(4).collect(ex);
-                    assert_eq!(got, std().skip(2).take(4).collect::<Vec<_>>(), "{what}");
+                    let got: Vec<i128> = wide().skip_while(|x| hit(x)).collect(ex);
+                    assert_eq!(got, std().skip_while(hit).collect::<Vec<_>>(), "{what}");
                     let step = |acc: i128, x: i128| match hit(&x) {
                         true => ControlFlow::Break(acc),
                         false => ControlFlow::Continue(acc + x),
