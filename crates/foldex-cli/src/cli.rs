@@ -46,7 +46,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_enum)]
     pub variant: Vec<Variant>,
 
-    /// Which executors to run. Default: all.
+    /// Which executors to run. Default: all but depth-first (which runs when named).
     #[arg(long, short = 'e', value_delimiter = ',', value_enum)]
     pub executors: Vec<Kind>,
 

@@ -27,6 +27,11 @@ pub enum Kind {
     #[serde(rename = "taskpool-bg")]
     #[value(name = "taskpool-bg", alias = "taskpool-background")]
     TaskPoolBackground,
+    /// `DepthFirstEx` on a `ThreadedEx` pool: pieces claimed in input order (only when asked
+    /// for: `--executors depth-first`).
+    #[serde(rename = "depth-first")]
+    #[value(name = "depth-first", alias = "DepthFirstEx")]
+    DepthFirst,
     /// The reference: a rayon pool feeding a bounded crossbeam channel.
     #[serde(rename = "rayon")]
     #[value(name = "rayon", alias = "reference")]
@@ -49,6 +54,10 @@ impl Kind {
         Kind::TaskPoolBackground,
         Kind::Rayon,
     ];
+
+    /// Every family of one process that runs only when `--executors` names it, after those of
+    /// [`Kind::ALL`] in a row's order.
+    pub const ON_REQUEST: [Kind; 1] = [Kind::DepthFirst];
 
     /// Whether the family has a worker count to choose (`AutoEx` chooses its own).
     pub fn has_workers(self) -> bool {
@@ -83,6 +92,7 @@ impl fmt::Display for Choice {
             Kind::Sequential => f.write_str("SequentialEx"),
             Kind::Auto => f.write_str("AutoEx"),
             Kind::Threaded => write!(f, "ThreadedEx(threads={}{basesize})", self.workers),
+            Kind::DepthFirst => write!(f, "DepthFirstEx(threads={}{basesize})", self.workers),
             Kind::TaskPool => write!(f, "TaskPoolEx(ntasks={}{basesize})", self.workers),
             Kind::TaskPoolBackground => write!(
                 f,
@@ -125,6 +135,7 @@ mod tests {
         assert_eq!(Kind::from_str("seq", true), Ok(Kind::Sequential));
         assert_eq!(Kind::from_str("ThreadedEx", true), Ok(Kind::Threaded));
         assert_eq!(Kind::from_str("AutoEx", true), Ok(Kind::Auto));
+        assert_eq!(Kind::from_str("DepthFirstEx", true), Ok(Kind::DepthFirst));
         assert_eq!(
             Kind::from_str("taskpool-bg", true),
             Ok(Kind::TaskPoolBackground)

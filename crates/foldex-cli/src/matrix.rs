@@ -84,6 +84,7 @@ impl Plan {
                 for &workers in &counts {
                     for &kind in Kind::ALL
                         .iter()
+                        .chain(&Kind::ON_REQUEST)
                         .filter(|k| k.has_workers() && kinds.contains(k))
                     {
                         let listed = if kind.is_task_pool() {
@@ -152,7 +153,7 @@ fn check_settings(args: &BenchArgs, kinds: &[Kind], cores: usize) -> Result<(), 
     let uses_basesize = kinds.iter().any(|k| {
         matches!(
             k,
-            Kind::Threaded | Kind::TaskPool | Kind::TaskPoolBackground
+            Kind::Threaded | Kind::DepthFirst | Kind::TaskPool | Kind::TaskPoolBackground
         )
     });
     let chosen = kinds
@@ -177,7 +178,7 @@ fn check_settings(args: &BenchArgs, kinds: &[Kind], cores: usize) -> Result<(), 
 fn choice(kind: Kind, workers: usize, basesize: Option<usize>) -> Choice {
     let basesize = if matches!(
         kind,
-        Kind::Threaded | Kind::TaskPool | Kind::TaskPoolBackground
+        Kind::Threaded | Kind::DepthFirst | Kind::TaskPool | Kind::TaskPoolBackground
     ) {
         basesize
     } else {

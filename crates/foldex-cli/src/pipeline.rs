@@ -41,6 +41,14 @@ pub fn prepare(choice: Choice, across: Option<&dyn Across>) -> Result<Prepared, 
                 None => ex,
             })
         }
+        Kind::DepthFirst => {
+            let pool = foldex::Pool::try_new(choice.workers).map_err(|e| e.to_string())?;
+            let ex = foldex::DepthFirstEx::on(foldex::ThreadedEx::new().pool(pool));
+            Arc::new(match choice.basesize {
+                Some(b) => ex.basesize(b),
+                None => ex,
+            })
+        }
         Kind::Rayon => return reference::pool(choice.workers).map(Prepared::Rayon),
         Kind::TaskPool | Kind::TaskPoolBackground => {
             let ex = foldex::TaskPoolEx::new()

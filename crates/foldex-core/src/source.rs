@@ -47,6 +47,13 @@ pub trait Source: Sync {
     /// the first time. `false` (the default): an item can be read any number of times.
     const HANDS_OUT_ONCE: bool = false;
 
+    /// `true` when reading an item may run code whose effects a caller can see (the closure of
+    /// a pipeline's `map`): an adapter that drops items (`skip`, `step_by`) then still reads
+    /// those that the same adapter of `std::iter` reads, for their effects. `false` (the
+    /// default): reading an item gives its value and nothing else, so a dropped item need not
+    /// be read, and a slice or a range keeps its fast path.
+    const MAY_HAVE_SIDE_EFFECT: bool = false;
+
     /// The number of items; indices are `0..len()`.
     fn len(&self) -> usize;
 

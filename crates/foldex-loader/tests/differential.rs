@@ -30,9 +30,9 @@ use foldex_auto::AutoEx;
 use foldex_core::Executor;
 use foldex_dataset::{from_fn, order::permutation, rng_for};
 use foldex_loader::{Loader, StreamLoader};
-use foldex_seq::SequentialEx;
+use foldex_seq::{NonThreadedEx, SequentialEx};
 use foldex_taskpool::TaskPoolEx;
-use foldex_threaded::ThreadedEx;
+use foldex_threaded::{DepthFirstEx, ThreadedEx};
 use std::any::Any;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -140,6 +140,11 @@ fn executors() -> &'static [(&'static str, Arc<dyn Executor>)] {
                 Arc::new(TaskPoolEx::new().ntasks(3).background(true)),
             ),
             ("AutoEx", Arc::new(AutoEx::new())),
+            ("DepthFirstEx", Arc::new(DepthFirstEx::new())),
+            (
+                "NonThreadedEx basesize 1",
+                Arc::new(NonThreadedEx::new().basesize(1)),
+            ),
         ]
     })
 }

@@ -20,6 +20,7 @@ impl<S: Source> Source for GuardedSource<'_, S> {
     type Item = Positioned<S::Item>;
 
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
 
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()

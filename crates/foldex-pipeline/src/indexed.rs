@@ -4,6 +4,7 @@
 //! Each forwards [`Source::HANDS_OUT_ONCE`] and [`Source::start_fold`] to the sources it reads,
 //! so that a pipeline over a mutable slice or a `Vec` by value refuses a second run, saying so.
 
+use crate::effects::{Drain, SkipFirst, Stepped};
 use crate::transform::Transform;
 use foldex_core::source::{MutSlice, RangeVisitor, Spent};
 use foldex_core::Source;
@@ -16,6 +17,7 @@ pub struct ByRef<'p, S>(pub(crate) &'p S);
 impl<S: Source> Source for ByRef<'_, S> {
     type Item = S::Item;
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
@@ -35,10 +37,19 @@ impl<S: Source> Source for ByRef<'_, S> {
 }
 
 /// `map` on an indexable pipeline: item `i` is `f(inner[i])`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Map<S, F> {
     pub(crate) inner: S,
     pub(crate) f: F,
+}
+
+/// The source, without the closure (as rayon prints its adapters).
+impl<S: std::fmt::Debug, F> std::fmt::Debug for Map<S, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Map")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
 }
 
 struct MapVisitor<'f, F, V> {
@@ -57,6 +68,7 @@ impl<In, R, F: Fn(In) -> R, V: RangeVisitor<R>> RangeVisitor<In> for MapVisitor<
 impl<S: Source, R, F: Fn(S::Item) -> R + Sync> Source for Map<S, F> {
     type Item = R;
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = true;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.inner.start_fold()
@@ -98,6 +110,7 @@ impl<T, V: RangeVisitor<(usize, T)>> RangeVisitor<T> for EnumerateVisitor<V> {
 impl<S: Source> Source for Enumerate<S> {
     type Item = (usize, S::Item);
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
@@ -161,6 +174,7 @@ impl<IA: Iterator, TB, V: RangeVisitor<(IA::Item, TB)>> RangeVisitor<TB> for Zip
 impl<A: Source, B: Source> Source for Zip<A, B> {
     type Item = (A::Item, B::Item);
     const HANDS_OUT_ONCE: bool = A::HANDS_OUT_ONCE || B::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = A::MAY_HAVE_SIDE_EFFECT || B::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.a.start_fold()?;
@@ -170,8 +184,14 @@ impl<A: Source, B: Source> Source for Zip<A, B> {
     fn len(&self) -> usize {
         self.a.len().min(self.b.len())
     }
+    /// Reading by index is reading backwards (`rev`): the last item first reads what the
+    /// longer side has beyond it, as `std`'s `Zip::next_back` does.
     #[inline]
     fn get(&self, index: usize) -> Self::Item {
+        if Self::MAY_HAVE_SIDE_EFFECT && index + 1 == self.len() {
+            self.a.visit_range(index + 1..self.a.len(), Drain);
+            self.b.visit_range(index + 1..self.b.len(), Drain);
+        }
         (self.a.get(index), self.b.get(index))
     }
     #[inline]
@@ -211,14 +231,23 @@ impl<S: Source> Window<S> {
 impl<S: Source> Source for Window<S> {
     type Item = S::Item;
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
+    /// A `skip` that leaves no item reads what it drops here, as `std`'s reads it at the
+    /// first pull (the rule: `effects.rs`).
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
-        self.inner.start_fold()
+        self.inner.start_fold()?;
+        if S::MAY_HAVE_SIDE_EFFECT && self.len == 0 && self.start == self.inner.len() {
+            self.inner.visit_range(0..self.start, Drain);
+        }
+        Ok(())
     }
     #[inline]
     fn len(&self) -> usize {
         self.len
     }
+    /// Reading by index is reading backwards (`rev`): the last item first reads what a `take`
+    /// dropped after it, as `std`'s `Take::next_back` does.
     #[inline]
     fn get(&self, index: usize) -> S::Item {
         assert!(
@@ -226,12 +255,23 @@ impl<S: Source> Source for Window<S> {
             "index {index} out of a pipeline of {}",
             self.len
         );
-        self.inner.get(self.start + index)
+        let at = self.start + index;
+        if S::MAY_HAVE_SIDE_EFFECT && index + 1 == self.len {
+            self.inner.visit_range(at + 1..self.inner.len(), Drain);
+        }
+        self.inner.get(at)
     }
+    /// The piece that holds the first item reads the dropped prefix first, as `std`'s `Skip`.
     #[inline]
     fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
         let end = range.end.min(self.len);
         let start = range.start.min(end);
+        if S::MAY_HAVE_SIDE_EFFECT && start == 0 && end > 0 && self.start > 0 {
+            let n = self.start;
+            return self
+                .inner
+                .visit_range(0..self.start + end, SkipFirst { n, visitor });
+        }
         self.inner
             .visit_range(self.start + start..self.start + end, visitor)
     }
@@ -260,6 +300,7 @@ impl<T, V: RangeVisitor<T>> RangeVisitor<T> for StepByVisitor<V> {
 impl<S: Source> Source for StepBy<S> {
     type Item = S::Item;
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.inner.start_fold()
@@ -268,16 +309,44 @@ impl<S: Source> Source for StepBy<S> {
     fn len(&self) -> usize {
         self.inner.len().div_ceil(self.step)
     }
+    /// Reading by index is reading backwards (`rev`): item `i` first reads the items between
+    /// it and the next one (the tail, for the last), as `std`'s `StepBy::next_back` does.
     #[inline]
     fn get(&self, index: usize) -> S::Item {
-        self.inner.get(index * self.step)
+        let at = index * self.step;
+        if S::MAY_HAVE_SIDE_EFFECT {
+            let next = at.saturating_add(self.step).min(self.inner.len());
+            self.inner.visit_range(at + 1..next, Drain);
+        }
+        self.inner.get(at)
     }
+    /// With side effects, item `i > 0` reads the items between it and the one before first,
+    /// and the piece that ends the pipeline reads the tail after its last item, as `std`'s
+    /// `StepBy` does when pulled to its end.
     #[inline]
     fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
-        let end = range.end.min(self.len());
+        let len = self.len();
+        let end = range.end.min(len);
         let start = range.start.min(end);
         if start == end {
             return visitor.visit(std::iter::empty());
+        }
+        if S::MAY_HAVE_SIDE_EFFECT {
+            let lead = if start == 0 { 0 } else { self.step - 1 };
+            let first = start * self.step - lead;
+            let last = if end == len {
+                self.inner.len()
+            } else {
+                (end - 1) * self.step + 1
+            };
+            let visitor = Stepped {
+                lead,
+                step: self.step,
+                count: end - start,
+                tail: end == len,
+                visitor,
+            };
+            return self.inner.visit_range(first..last, visitor);
         }
         // From the first item's index to just past the last one's.
         let inner = start * self.step..(end - 1) * self.step + 1;
@@ -294,6 +363,7 @@ pub struct Rev<S>(pub(crate) S);
 impl<S: Source> Source for Rev<S> {
     type Item = S::Item;
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
@@ -347,6 +417,7 @@ impl<T, IA: Iterator<Item = T>, V: RangeVisitor<T>> RangeVisitor<T> for ChainSec
 impl<A: Source, B: Source<Item = A::Item>> Source for Chain<A, B> {
     type Item = A::Item;
     const HANDS_OUT_ONCE: bool = A::HANDS_OUT_ONCE || B::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = A::MAY_HAVE_SIDE_EFFECT || B::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.a.start_fold()?;
@@ -534,6 +605,7 @@ impl<'a, T: Clone + 'a, V: RangeVisitor<T>> RangeVisitor<&'a T> for ClonedVisito
 impl<'a, T: Clone + 'a, S: Source<Item = &'a T>> Source for Cloned<S> {
     type Item = T;
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
@@ -572,6 +644,7 @@ impl<S: Source, X: Transform<S::Item>> OneToOne<'_, S, X> {
 impl<S: Source, X: Transform<S::Item>> Source for OneToOne<'_, S, X> {
     type Item = X::Out;
     const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
+    const MAY_HAVE_SIDE_EFFECT: bool = S::MAY_HAVE_SIDE_EFFECT;
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.source.start_fold()

@@ -20,14 +20,16 @@
 //! composed into its step. So every executor (a custom one, `&dyn Executor`) runs every
 //! pipeline, and every pipeline gives what the same chain gives on `std::iter`:
 //!
-//! - **Index-preserving adapters** (`map`, `copied`, `cloned`, `enumerate`, `zip`, `take`,
-//!   `skip`, `step_by`, `rev`, `chain`, and `chunks` / `windows` of slices) make a new
+//! - **Index-preserving adapters** (`map`, `update`, `copied`, `cloned`, `enumerate`, `zip`,
+//!   `zip_eq`, `interleave`, `take`, `skip`, `step_by`, `rev`, `chain`, `chunks`, and `windows`
+//!   of slices) make a new
 //!   [`Source`](foldex_core::Source): item `i` comes from known indices, so `enumerate` gives exact indices
 //!   whatever the split, and a slice's fast iterator stays the inner loop. They are there while
 //!   the pipeline is indexable (its transform is [`transform::Id`]).
 //! - **Transforms** that change the number of items (`filter`, `filter_map`, `flat_map`,
 //!   `inspect`, `take_while`, `map_while`, `map_init`) wrap the reduction's step
-//!   ([`transform::Transform`]); their state lives in a piece's accumulator. `take_while` and `map_while`
+//!   ([`transform::Transform`]); their state lives in a piece's accumulator. `chain` after them
+//!   sends each side's items through that side's stages. `take_while` and `map_while`
 //!   stop the fold with a `Break` at the first item that ends them, so the result equals the
 //!   sequential one on every executor and basesize. `flat_map_ref` lends pieces borrowed from
 //!   each item (the `&str` words of owned lines) to the stages and reduction after it
@@ -47,20 +49,25 @@
 
 pub mod borrowed;
 pub mod boxed;
+mod chained;
+mod chunked;
 mod collect;
+mod effects;
 mod fallible;
 mod from_right;
 pub mod group;
 mod guarded;
 mod indexed;
+mod interleave;
 mod pipeline;
 mod reduce;
 mod run;
 mod scan;
-mod sources;
+pub mod sources;
 pub mod stateful;
 mod streamed;
 pub mod transform;
+mod update;
 mod wide;
 
 pub use collect::FromPipeline;
@@ -72,10 +79,15 @@ pub use streamed::{PipeSource, Streamed};
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.
 pub mod adapters {
+    pub use crate::chained::{Routed, Side, Sides};
+    pub use crate::chunked::{ChunkSource, VecChunks};
     pub use crate::indexed::{
         ByRef, Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window,
         Windows, Zip,
     };
+    pub use crate::interleave::Interleave;
     pub use crate::sources::Ints;
+    pub use crate::sources::{ChunksExact, RChunks, RChunksExact};
+    pub use crate::update::{Update, UpdateStage};
     pub use crate::wide::{Wide, WideInt};
 }

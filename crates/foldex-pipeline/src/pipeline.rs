@@ -1,8 +1,7 @@
 //! The pipeline value and its adapters.
 
 use crate::indexed::{
-    Chain, Chunks, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows,
-    Zip,
+    Chain, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
 };
 use crate::stateful::{Dedup, SkipWhile, Unique};
 use crate::streamed::PipeSource;
@@ -272,7 +271,8 @@ impl<S: Source, K> Pipeline<S, Id, K> {
         Self::indexed(self.codec, Window::new(self.source, 0, n))
     }
 
-    /// All but the first `n` items (none if there are fewer).
+    /// All but the first `n` items (none if there are fewer). After a `map`, the `n` items
+    /// dropped are still made, as `Iterator::skip` makes them (and rayon's `skip`).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -283,7 +283,8 @@ impl<S: Source, K> Pipeline<S, Id, K> {
         Self::indexed(self.codec, Window::new(self.source, n, usize::MAX))
     }
 
-    /// Every `step`-th item, starting with the first.
+    /// Every `step`-th item, starting with the first. After a `map`, the items between and
+    /// after them are still made, as `Iterator::step_by` makes them when run to its end.
     ///
     /// # Panics
     /// If `step` is 0: "step must be at least 1, got 0" (as `Iterator::step_by`).
@@ -314,29 +315,6 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     /// ```
     pub fn rev(self) -> Pipeline<Rev<S>, Id, K> {
         Self::indexed(self.codec, Rev(self.source))
-    }
-
-    /// Sub-slices of `size` items (the last one shorter if `size` does not divide the length),
-    /// as `slice::chunks`.
-    ///
-    /// # Panics
-    /// If `size` is 0: "chunk size must be at least 1, got 0".
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// let v = [1, 2, 3, 4, 5];
-    /// let sums = v.pipe().chunks(2).map(|c| c.iter().sum::<i32>()).collect::<Vec<_>>(&SequentialEx);
-    /// assert_eq!(sums, [3, 7, 5]);
-    /// ```
-    #[track_caller]
-    pub fn chunks<'s>(self, size: usize) -> Pipeline<Chunks<'s, S::Elem>, Id, K>
-    where
-        S: SliceSource<'s>,
-    {
-        let size = ConfigError::require_nonzero("chunk size", size).get();
-        let slice = self.source.as_slice();
-        Self::indexed(self.codec, Chunks { slice, size })
     }
 
     /// Overlapping sub-slices of `size` items, as `slice::windows`.

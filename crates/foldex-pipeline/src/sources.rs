@@ -6,6 +6,39 @@
 //! one `Source` impl per integer type, `ex.sum::<usize>(0..10)` would no longer infer `usize`
 //! for the literals. Here they are sources only once `.pipe()` picks the type, so `(0..10).pipe()`
 //! falls back to `i32` items as `(0..10).into_par_iter()` does in rayon.
+//!
+//! Beyond those, what a rayon user reaches for, each an ordinary [`Pipeline`] with its items
+//! in the order std's iterator gives them, on every executor:
+//!
+//! - std's collections by reference (`map.pipe()`, `(&set).pipe()`, `(&mut deque).pipe()`)
+//!   and by value ([`IntoOwnedPipeline::into_pipe`]): see [`collections`] for what each costs;
+//! - a `&str`'s bytes, chars, lines, words and split pieces ([`PipeStr`]);
+//! - a slice's `chunks_exact`, `rchunks`, `rchunks_exact` (indexable), `chunk_by` and `split`
+//!   (methods of [`Pipeline`]);
+//! - a `Vec`'s or `VecDeque`'s range moved out ([`PipeDrain::pipe_drain`]);
+//! - [`repeat_n`], [`once`], [`empty`].
+//!
+//! What cannot be indexed item by item (the parts of a text, a slice's runs) is cut into
+//! [`Blocks`] of positions, each yielding the items that start in it ([`Cut`]).
+
+mod blocks;
+pub mod collections;
+mod drain;
+mod repeat;
+mod slices;
+mod strings;
+
+pub use blocks::{Blocks, Cut, Flatten, Pieces};
+pub use collections::{Gathered, IntoOwnedPipeline};
+pub use drain::PipeDrain;
+pub use repeat::{empty, once, repeat_n, Empty, RepeatN};
+pub use slices::{
+    BlockRuns, BlockSlicePieces, ChunkByCut, ChunksExact, RChunks, RChunksExact, SplitSliceCut,
+};
+pub use strings::{
+    AsciiWhitespace, BlockCharIndices, BlockPieces, CharIndicesCut, CharPattern, CharsCut, PipeStr,
+    SplitCut, Whitespace,
+};
 
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::streamed::Streamed;

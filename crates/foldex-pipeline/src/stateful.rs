@@ -253,8 +253,15 @@ impl<In: Clone + Eq + Hash + Send> Transform<In> for Unique {
 
 /// `skip_while`: drops items while the predicate holds, then passes on every item, as
 /// `Iterator::skip_while` (Transducers.jl's `DropWhile`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct SkipWhile<P>(pub(crate) P);
+
+/// The stage's name, without its closure.
+impl<P> std::fmt::Debug for SkipWhile<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkipWhile").finish_non_exhaustive()
+    }
+}
 
 /// The state of [`SkipWhile`] for one piece.
 pub struct SkipWhileState<T> {

@@ -384,8 +384,15 @@ macro_rules! stateless_stage {
         |$this:ident, $acc:ident, $item:ident, $sink:ident, $probe:pat_param| $body:expr;
     )*) => {$(
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy)]
+        #[derive(Clone, Copy)]
         pub struct $name<$f>(pub(crate) $f);
+
+        /// The stage's name, without its closure (as rayon prints its adapters).
+        impl<$f> std::fmt::Debug for $name<$f> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name)).finish_non_exhaustive()
+            }
+        }
 
         impl<In, $($g,)* $f> Transform<In> for $name<$f>
         where
@@ -504,10 +511,17 @@ stateless_stage! {
 }
 
 /// `map_init`: a scratch value made once per piece by `init`, lent to `map` for every item.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct MapInit<I, F> {
     pub(crate) init: I,
     pub(crate) map: F,
+}
+
+/// The stage's name, without its closures.
+impl<I, F> std::fmt::Debug for MapInit<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapInit").finish_non_exhaustive()
+    }
 }
 
 impl<In, T, R, I, F> Transform<In> for MapInit<I, F>

@@ -3,10 +3,10 @@
 
 use foldex_core::{Basesize, Executor};
 use foldex_pipeline::IntoPipeline;
-use foldex_seq::SequentialEx;
+use foldex_seq::{NonThreadedEx, SequentialEx};
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
-use foldex_threaded::ThreadedEx;
+use foldex_threaded::{DepthFirstEx, ThreadedEx};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
@@ -30,6 +30,14 @@ fn executors() -> Vec<(String, Box<dyn Executor>)> {
     all.push((
         "TaskPoolEx(2, background)".into(),
         Box::new(TaskPoolEx::new().ntasks(2).basesize(3).background(true)),
+    ));
+    all.push((
+        "DepthFirstEx(2, 7)".into(),
+        Box::new(DepthFirstEx::on(ThreadedEx::new().threads(2)).basesize(7)),
+    ));
+    all.push((
+        "NonThreadedEx(1)".into(),
+        Box::new(NonThreadedEx::new().basesize(1)),
     ));
     all
 }

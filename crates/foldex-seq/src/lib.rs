@@ -1,4 +1,5 @@
-//! [`SequentialEx`]: runs a fold on the calling thread, in index order.
+//! [`SequentialEx`]: runs a fold on the calling thread, in index order; [`NonThreadedEx`]: runs
+//! a parallel executor's call tree there, to debug what only a parallel run shows.
 //!
 //! The baseline every other executor is compared with, the executor to debug with, and the
 //! right one for inputs too small to split.
@@ -9,6 +10,10 @@
 //! assert_eq!(SequentialEx.sum::<u64>(&[1u64, 2, 3][..]), 6);
 //! ```
 #![forbid(unsafe_code)]
+
+mod non_threaded;
+
+pub use non_threaded::NonThreadedEx;
 
 use foldex_core::{Executor, Job, Partial, RunsInline};
 

@@ -111,6 +111,7 @@
 //! plain floor and never adapts.
 #![forbid(unsafe_code)]
 
+mod depth_first;
 mod error;
 mod executor;
 mod inline;
@@ -119,6 +120,7 @@ mod registry;
 mod splitter;
 mod waiting;
 
+pub use depth_first::DepthFirstEx;
 pub use error::PoolError;
 pub use executor::ThreadedEx;
 pub use pool::builder::{default_threads, PoolBuilder, MAX_THREADS, NUM_THREADS_VAR};

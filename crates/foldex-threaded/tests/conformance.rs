@@ -1,5 +1,6 @@
 //! ThreadedEx passes the shared conformance suite for 1, 2, 3 and 8 threads with the suite's
-//! own mix of basesizes, and with basesize 1 on 2 and 8 threads.
+//! own mix of basesizes, and with basesize 1 on 2 and 8 threads. DepthFirstEx passes it on
+//! those pools of 1, 2 and 3 threads with the suite's basesizes, and with basesize 1 on 2.
 use foldex_core::Basesize;
 use foldex_threaded::{Pool, ThreadedEx};
 use std::sync::OnceLock;
@@ -48,3 +49,22 @@ mod global_pool {
         |basesize: Basesize| ThreadedEx::new().with_basesize(basesize)
     );
 }
+
+macro_rules! depth_first {
+    ($name:ident, $threads:expr, $basesize:expr) => {
+        mod $name {
+            use super::*;
+            use foldex_threaded::DepthFirstEx;
+            foldex_testkit::conformance_tests!(|suite_basesize: Basesize| {
+                let basesize: Option<Basesize> = $basesize;
+                DepthFirstEx::on(ThreadedEx::new().pool(pool($threads)))
+                    .with_basesize(basesize.unwrap_or(suite_basesize))
+            });
+        }
+    };
+}
+
+depth_first!(depth_first1_mixed, 1, None);
+depth_first!(depth_first2_mixed, 2, None);
+depth_first!(depth_first3_mixed, 3, None);
+depth_first!(depth_first2_basesize1, 2, fixed(1));

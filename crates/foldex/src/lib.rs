@@ -43,9 +43,9 @@ pub use foldex_core as protocol;
 pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
 pub use foldex_dataset::from_fn;
 pub use foldex_loader::{eachobsparallel, Loader};
-pub use foldex_seq::SequentialEx;
+pub use foldex_seq::{NonThreadedEx, SequentialEx};
 pub use foldex_taskpool::TaskPoolEx;
-pub use foldex_threaded::{Pool, ThreadedEx};
+pub use foldex_threaded::{DepthFirstEx, Pool, ThreadedEx};
 
 /// `ThreadedEx`'s pools: [`Pool`], its builder and its errors.
 #[doc(inline)]
@@ -86,7 +86,8 @@ pub use foldex_pipeline as pipeline;
 pub use foldex_pipeline::IntoPipeline;
 
 /// The names a program using foldex needs: the executors, the traits that give `fold` and
-/// friends on executors and `.pipe()` on collections, and the loader.
+/// friends on executors, `.pipe()` on collections (`.into_pipe()` to move one in,
+/// `.pipe_lines()` and friends on `&str`, `.pipe_drain(range)` on a `Vec`), and the loader.
 ///
 /// Importing it changes the meaning of no other code: none of its traits has a method that
 /// `std` types also have (`Source` and `Dataset`, whose `len` and `get` would shadow those of
@@ -97,10 +98,11 @@ pub mod prelude {
     pub use foldex_auto::AutoEx;
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
+    pub use foldex_pipeline::sources::{IntoOwnedPipeline, PipeDrain, PipeStr};
     pub use foldex_pipeline::IntoPipeline;
-    pub use foldex_seq::SequentialEx;
+    pub use foldex_seq::{NonThreadedEx, SequentialEx};
     pub use foldex_taskpool::TaskPoolEx;
-    pub use foldex_threaded::{Pool, ThreadedEx};
+    pub use foldex_threaded::{DepthFirstEx, Pool, ThreadedEx};
 }
 
 // The member crates under their own names, for the paths rustc suggests in its hints (it names
