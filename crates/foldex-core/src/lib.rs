@@ -45,6 +45,7 @@ mod once_bits;
 mod panic;
 #[cfg(feature = "serde")]
 mod postcard;
+pub mod progress;
 mod roles;
 pub mod source;
 mod spawn;

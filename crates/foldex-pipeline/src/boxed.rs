@@ -45,6 +45,7 @@ trait Erased<In, Out>: Send + Sync {
         right: BoxedState,
         sink: &mut Sink<'_, Out>,
     ) -> ControlFlow<()>;
+    fn finish(&self, state: BoxedState, sink: &mut Sink<'_, Out>) -> ControlFlow<()>;
 }
 
 /// The state of the erased chain `T`, from a state that chain made.
@@ -97,6 +98,13 @@ where
             .expect("a boxed chain's states are the ones it made");
         let left = state_of::<T::State>(left);
         Transform::merge(self, left, right, (), &mut |(), out| sink(out))
+    }
+
+    fn finish(&self, state: BoxedState, sink: &mut Sink<'_, T::Out>) -> ControlFlow<()> {
+        let state = *state
+            .downcast::<T::State>()
+            .expect("a boxed chain's states are the ones it made");
+        Transform::finish(self, state, (), &mut |(), out| sink(out))
     }
 }
 
@@ -183,6 +191,17 @@ impl<In, Out> Transform<In> for Boxed<In, Out> {
         let flow = self
             .0
             .merge(left, right, &mut |out| through_slot(&mut slot, sink, out));
+        out_of_slot(slot, flow)
+    }
+
+    fn finish<A, K>(&self, state: BoxedState, acc: A, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, Out) -> ControlFlow<A, A>,
+    {
+        let mut slot = Some(acc);
+        let flow = self
+            .0
+            .finish(state, &mut |out| through_slot(&mut slot, sink, out));
         out_of_slot(slot, flow)
     }
 

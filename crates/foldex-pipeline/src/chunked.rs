@@ -10,6 +10,7 @@ use crate::pipeline::Pipeline;
 use crate::sources::{ChunksExact, Empty, Gathered, Ints, RChunks, RChunksExact, RepeatN};
 use crate::transform::Id;
 use crate::update::Update;
+use foldex_core::progress::Tracked;
 use foldex_core::source::{MutSlice, OwnedVec, RangeVisitor, Spent};
 use foldex_core::{ConfigError, Source};
 use std::num::NonZeroUsize;
@@ -207,6 +208,7 @@ vec_chunks! {
     ['s, T] ChunksExact<'s, T>;
     ['s, T] RChunks<'s, T>;
     ['s, T] RChunksExact<'s, T>;
+    ['p, S] Tracked<'p, S>;
 }
 
 /// `chunks` on every indexable pipeline whose source says what its chunks are.

@@ -1,6 +1,7 @@
 //! What [`Pipeline::collect`](crate::Pipeline::collect) can build, and how each collection is
 //! folded: a partial collection per piece, merged left to right.
 
+use crate::collections::push_both;
 use crate::pipeline::Pipeline;
 use crate::sources::from_source;
 use crate::streamed::PipeSource;
@@ -282,32 +283,20 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     }
 
     /// Collects each item's parts (`split`) into two collections side by side.
-    fn collect_two<A, B, CA, CB, F>(&self, ex: &(impl Executor + ?Sized), split: F) -> (CA, CB)
+    pub(crate) fn collect_two<A, B, CA, CB, F>(
+        &self,
+        ex: &(impl Executor + ?Sized),
+        split: F,
+    ) -> (CA, CB)
     where
         CA: FromPipeline<A>,
         CB: FromPipeline<B>,
         F: Fn(X::Out) -> (Option<A>, Option<B>) + Sync,
         K: Codec<(CA::Partial, CB::Partial)>,
     {
-        let push = |(a, b): (CA::Partial, CB::Partial), x| {
+        let push = |partials, x| {
             let (x_a, x_b) = split(x);
-            let a = match x_a {
-                Some(item) => CA::push(a, item),
-                None => ControlFlow::Continue(a),
-            };
-            let b = match x_b {
-                Some(item) => CB::push(b, item),
-                None => ControlFlow::Continue(b),
-            };
-            match (a, b) {
-                (ControlFlow::Continue(a), ControlFlow::Continue(b)) => {
-                    ControlFlow::Continue((a, b))
-                }
-                (
-                    ControlFlow::Break(a) | ControlFlow::Continue(a),
-                    ControlFlow::Break(b) | ControlFlow::Continue(b),
-                ) => ControlFlow::Break((a, b)),
-            }
+            push_both::<A, B, CA, CB>(partials, x_a, x_b)
         };
         let merge = |(la, lb), (ra, rb)| (CA::merge(la, ra), CB::merge(lb, rb));
         let (a, b) = match self.try_fold(ex, || (CA::start(), CB::start()), push, merge) {

@@ -1,149 +1,27 @@
 //! `group_by`: a reduction per key, each piece folding into a map of partials that are merged
 //! per key, left piece first, when pieces combine.
 
+//!
+//! The reducers are those of [`crate::reducers`] (re-exported here): one description of each
+//! reduction serves [`Pipeline::group_by`] per group and
+//! [`Pipeline::reduce_all`](crate::Pipeline::reduce_all) over the whole pipeline.
+
 use crate::pipeline::Pipeline;
 use crate::streamed::PipeSource;
 use crate::transform::Transform;
 use foldex_core::{Codec, Executor};
 use std::collections::hash_map::{Entry, HashMap};
 use std::hash::Hash;
-use std::iter::Sum;
-use std::marker::PhantomData;
 use std::mem;
-use std::ops::Add;
 
-/// A reduction applied to each group of [`Pipeline::group_by`]: a partial per group and piece,
-/// merged left first, so `merge` must be associative with [`Reducer::start`] as its identity.
-pub trait Reducer<T>: Sync {
-    /// A group's partial result.
-    type Acc: Send;
-    /// An empty partial.
-    fn start(&self) -> Self::Acc;
-    /// Adds `item` to a partial.
-    fn push(&self, acc: &mut Self::Acc, item: T);
-    /// Appends the partial of a later piece, `right`, to `left`.
-    fn merge(&self, left: &mut Self::Acc, right: Self::Acc);
-}
-
-/// Counts a group's items: `group_by(ex, key, count())`.
-///
-/// ```
-/// use foldex_pipeline::{group, IntoPipeline};
-/// use foldex_seq::SequentialEx;
-/// let by_parity = (0..7).pipe().group_by(&SequentialEx, |x| x % 2, group::count());
-/// assert_eq!((by_parity[&0], by_parity[&1]), (4, 3));
-/// ```
-pub fn count() -> Count {
-    Count
-}
-
-/// The [`Reducer`] of [`count`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Count;
-
-impl<T> Reducer<T> for Count {
-    type Acc = usize;
-    fn start(&self) -> usize {
-        0
-    }
-    #[inline]
-    fn push(&self, acc: &mut usize, _: T) {
-        *acc += 1;
-    }
-    fn merge(&self, left: &mut usize, right: usize) {
-        *left += right;
-    }
-}
-
-/// Sums a group's items into an `S`: `group_by(ex, key, sum::<u64>())`.
-///
-/// ```
-/// use foldex_pipeline::{group, IntoPipeline};
-/// use foldex_seq::SequentialEx;
-/// let by_len = ["a", "bb", "cc"].pipe().map(|w| w.len() as u64).group_by(&SequentialEx, |n| *n, group::sum::<u64>());
-/// assert_eq!(by_len[&2], 4);
-/// ```
-pub fn sum<S>() -> SumOf<S> {
-    SumOf(PhantomData)
-}
-
-/// The [`Reducer`] of [`sum`].
-#[derive(Debug)]
-pub struct SumOf<S>(PhantomData<fn() -> S>);
-
-impl<T, S> Reducer<T> for SumOf<S>
-where
-    S: Add<T, Output = S> + Sum<S> + Send,
-{
-    type Acc = S;
-    fn start(&self) -> S {
-        std::iter::empty::<S>().sum()
-    }
-    #[inline]
-    fn push(&self, acc: &mut S, item: T) {
-        let total = mem::replace(acc, self.start());
-        *acc = total + item;
-    }
-    fn merge(&self, left: &mut S, right: S) {
-        let total = mem::replace(left, self.start());
-        *left = [total, right].into_iter().sum();
-    }
-}
-
-/// Any reduction, from an empty partial `start`, an in-place `push` and an in-place `merge`
-/// (which appends a later partial to an earlier one).
-///
-/// ```
-/// use foldex_pipeline::{group, IntoPipeline};
-/// use foldex_seq::SequentialEx;
-/// // The words of each length, in order.
-/// let words = ["a", "bb", "c", "dd", "e"];
-/// let concat = group::fold(String::new, |s: &mut String, w: &&str| s.push_str(w), |a, b| a.push_str(&b));
-/// let by_len = words.pipe().group_by(&SequentialEx, |w| w.len(), concat);
-/// assert_eq!(by_len[&1], "ace");
-/// assert_eq!(by_len[&2], "bbdd");
-/// ```
-pub fn fold<A, I, P, M>(start: I, push: P, merge: M) -> FoldWith<I, P, M>
-where
-    I: Fn() -> A,
-    M: Fn(&mut A, A),
-{
-    FoldWith { start, push, merge }
-}
-
-/// The [`Reducer`] of [`fold`].
-#[derive(Debug, Clone, Copy)]
-pub struct FoldWith<I, P, M> {
-    start: I,
-    push: P,
-    merge: M,
-}
-
-impl<T, A, I, P, M> Reducer<T> for FoldWith<I, P, M>
-where
-    A: Send,
-    I: Fn() -> A + Sync,
-    P: Fn(&mut A, T) + Sync,
-    M: Fn(&mut A, A) + Sync,
-{
-    type Acc = A;
-    fn start(&self) -> A {
-        (self.start)()
-    }
-    #[inline]
-    fn push(&self, acc: &mut A, item: T) {
-        (self.push)(acc, item)
-    }
-    fn merge(&self, left: &mut A, right: A) {
-        (self.merge)(left, right)
-    }
-}
+pub use crate::reducers::{count, fold, sum, Count, FoldWith, Reducer, SumOf};
 
 impl<S: PipeSource, X: Transform<S::Item>, D> Pipeline<S, X, D> {
     /// Groups the items by `key` and reduces each group with `reducer` ([`count`], [`sum`],
-    /// [`fold`]): a map from each key to its group's result, the items of a group reduced in
-    /// index order. `key` sees each item by reference, so a key owned by the item (a `String`)
-    /// is cloned: [`group_pairs`](Pipeline::group_pairs) moves it instead.
+    /// [`fold`], any reducer of [`crate::reducers`] or a tuple of them): a map from each key
+    /// to its group's result, the items of a group reduced in index order. `key` sees each
+    /// item by reference, so a key owned by the item (a `String`) is cloned:
+    /// [`group_pairs`](Pipeline::group_pairs) moves it instead.
     ///
     /// ```
     /// use foldex_pipeline::{group, IntoPipeline};

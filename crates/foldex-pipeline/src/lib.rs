@@ -41,7 +41,16 @@
 //!   `Result`/`Option` ([`Outcome`]: the first failure by index), and `group_by` with a
 //!   per-group [`group::Reducer`] (word count in one line:
 //!   `words.pipe().group_by(&ex, |w| *w, group::count())`), `group_pairs` (the key taken by
-//!   value) and `counts`.
+//!   value) and `counts`; `reduce_all` runs any [`reducers::Reducer`], or several in one pass
+//!   (`reduce_all(&ex, (count(), sum::<u64>(), max()))`).
+//! - **rayon's other reductions**: `find_map_first`/`find_map_last`/`find_map_any`,
+//!   `position_any`, `sum`/`product` into `Result`/`Option`, `partition_map` ([`Either`]),
+//!   `par_extend` ([`ParallelExtend`]) and, on indexable pipelines, `cmp`, `partial_cmp`, `eq`,
+//!   `ne`, `lt`, `le`, `gt`, `ge`.
+//! - **Progress**: [`Pipeline::with_progress`] counts a run's items into a [`Progress`],
+//!   read from any thread while the run goes on (done of total), without a lock or an atomic
+//!   operation per item; with the cargo feature `indicatif`, `Progress::drive_bar` shows it on
+//!   a progress bar.
 //! - **A codec** for the reductions' accumulators is a setting of the pipeline
 //!   ([`Pipeline::encoded`]; none by default, [`NoCodec`]): with one, every reduction runs on an
 //!   executor whose pieces run in other processes (`foldex_mpi::MpiEx`).
@@ -52,26 +61,45 @@ pub mod boxed;
 mod chained;
 mod chunked;
 mod collect;
+mod collections;
+mod compare;
 mod effects;
+mod extend;
 mod fallible;
+mod find_map;
+mod flatten;
 mod from_right;
 pub mod group;
 mod guarded;
 mod indexed;
 mod interleave;
+mod intersperse;
+mod lent;
+mod partition_map;
+mod pieces;
 mod pipeline;
+mod positions;
+mod progress;
 mod reduce;
+pub mod reducers;
 mod run;
 mod scan;
 pub mod sources;
 pub mod stateful;
 mod streamed;
+mod sum;
 pub mod transform;
 mod update;
 mod wide;
+mod with;
 
 pub use collect::FromPipeline;
+/// The `Left` or `Right` of [`Pipeline::partition_map`]: the `either` crate's, as rayon
+/// re-exports it.
+pub use either::Either;
+pub use extend::ParallelExtend;
 pub use fallible::Outcome;
+pub use foldex_core::progress::Progress;
 pub use pipeline::{IntoPipeline, NoCodec, Pipeline};
 pub use sources::{from_source, from_stream, from_vec};
 pub use streamed::{PipeSource, Streamed};

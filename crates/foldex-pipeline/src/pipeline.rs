@@ -394,7 +394,7 @@ impl<S: PipeSource, T: Transform<S::Item>, K> Pipeline<S, Xf<T>, K> {
 
 /// Transforms that may change the number of items, on any pipeline.
 impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
-    fn then<U>(self, next: U) -> Pipeline<S, X::Output, K>
+    pub(crate) fn then<U>(self, next: U) -> Pipeline<S, X::Output, K>
     where
         X: Append<U>,
     {

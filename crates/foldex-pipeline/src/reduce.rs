@@ -15,8 +15,7 @@ use crate::streamed::PipeSource;
 use crate::transform::Transform;
 use foldex_core::{Codec, Executor};
 use std::cmp::Ordering;
-use std::iter::{Product, Sum};
-use std::ops::{Add, ControlFlow, Mul};
+use std::ops::ControlFlow;
 
 impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// Runs the pipeline as one fold: `step` receives every item that comes out of the
@@ -132,38 +131,6 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         K: Codec<usize>,
     {
         self.fold(ex, || 0, |n, _| n + 1, |a, b| a + b)
-    }
-
-    /// The sum of the items, as `Iterator::sum` (the empty sum is `T`'s zero).
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// assert_eq!((1..5).pipe().map(|x| x as u64).sum::<u64>(&SequentialEx), 10);
-    /// ```
-    pub fn sum<T>(&self, ex: &(impl Executor + ?Sized)) -> T
-    where
-        T: Add<X::Out, Output = T> + Sum<T> + Send,
-        K: Codec<T>,
-    {
-        let zero = || std::iter::empty::<T>().sum();
-        self.fold(ex, zero, |a, x| a + x, |a, b| [a, b].into_iter().sum())
-    }
-
-    /// The product of the items, as `Iterator::product` (the empty product is `T`'s one).
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// assert_eq!((1..=5u64).pipe().product::<u64>(&SequentialEx), 120);
-    /// ```
-    pub fn product<T>(&self, ex: &(impl Executor + ?Sized)) -> T
-    where
-        T: Mul<X::Out, Output = T> + Product<T> + Send,
-        K: Codec<T>,
-    {
-        let one = || std::iter::empty::<T>().product();
-        self.fold(ex, one, |a, x| a * x, |a, b| [a, b].into_iter().product())
     }
 
     /// Combines all items with `op` from `identity()` (which must be an identity of `op`, and

@@ -201,6 +201,43 @@ where
         }
     }
 
+    /// The run for stages that pass items on when pieces are joined and at the run's end, and
+    /// decide every item where it is read (`fold_pieces`, `intersperse`), where nothing stops
+    /// the run: the plain fold, with the stages' `merge` in its `combine` and their `finish`
+    /// after it, and none of the per-item guards of the run for stages that hold items. Where
+    /// `step` may stop the run, or a stage may (after `.boxed()`), that run instead, which
+    /// knows where a join stopped.
+    fn joining(self) -> ControlFlow<A, A> {
+        if self.breaks || self.pipeline.transform.breaks() {
+            return self.merging();
+        }
+        assert!(self.codec.is_none(), "{HELD_ITEMS_STAY}");
+        let Folds {
+            pipeline,
+            ex,
+            init,
+            step,
+            combine,
+            ..
+        } = self;
+        let transform = &pipeline.transform;
+        // Nothing stops the run here: every flow is `Continue`.
+        let sink = |acc, out| step(acc, out, &StopProbe::NEVER);
+        let piece_init = || (transform.start(), init());
+        let piece_step = |(mut state, acc): (X::State, A), item: S::Item| {
+            let flow = transform.step(&mut state, acc, item, &mut &sink, &StopProbe::NEVER);
+            (state, into_inner(flow))
+        };
+        let join = |(mut left, a): (X::State, A), (right, b): (X::State, A)| {
+            let a = into_inner(transform.merge(&mut left, right, a, &mut &sink));
+            (left, combine(a, b))
+        };
+        let (state, acc) = pipeline
+            .source
+            .fold_items(ex, false, piece_init, piece_step, join);
+        ControlFlow::Continue(into_inner(transform.finish(state, acc, &mut &sink)))
+    }
+
     /// The run for stages that hold items back at a piece's edge ([`crate::stateful`]): the
     /// piece holding the run's first item starts from the stages' front state and runs as the
     /// sequential run does; the others keep their first panic (the module doc); pieces are
@@ -318,6 +355,22 @@ where
             let front = Part::open(Some(transform.front()), init(), true);
             part = join(front, part);
         }
+        if matches!(part.end, End::Open) {
+            // The run's end: a stage that passes items on only at a piece's end
+            // (`fold_pieces`) passes the last ones now.
+            let state = part.state.take().unwrap_or_else(|| transform.front());
+            let acc = part
+                .acc
+                .take()
+                .expect("an open piece holds its accumulator");
+            let mut stepped = false;
+            let mut sink = |acc, out| noted(&mut stepped, step(acc, out, &StopProbe::NEVER));
+            let flow = transform.finish(state, acc, &mut sink);
+            if flow.is_break() {
+                part.end = End::stop(stepped);
+            }
+            part.acc = Some(into_inner(flow));
+        }
         let acc = || {
             part.acc
                 .expect("a run that raised no panic holds its accumulator")
@@ -400,10 +453,11 @@ impl<A> Codec<(A, bool)> for Flagged<'_, A> {
     }
 }
 
-/// Why a pipeline with `dedup`, `unique` or `skip_while` cannot carry a codec.
-const HELD_ITEMS_STAY: &str = "foldex: a pipeline with dedup, unique or skip_while cannot send \
-     its partials to other processes: those stages hold items at a piece's edge, which have no \
-     codec; run it on an executor in this process";
+/// Why a pipeline with a stage that holds items at a piece's edge cannot carry a codec.
+const HELD_ITEMS_STAY: &str = "foldex: a pipeline with dedup, unique or skip_while (or \
+     fold_pieces, intersperse, or positions after a transform) cannot send its partials to \
+     other processes: those stages hold items at a piece's edge, which have no codec; run it on \
+     an executor in this process";
 
 /// What makes a piece's accumulator (`init`), and the codec that writes it (`codec`) where the
 /// reduction has one: no boxing, and nothing per piece beyond `init`.

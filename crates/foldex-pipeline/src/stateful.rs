@@ -14,6 +14,10 @@
 //! front state every held item is decided. So every executor, split and basesize gives what the
 //! sequential chain gives, and on one piece (`SequentialEx`) nothing is ever held.
 //!
+//! A stage that passes items on only at a piece's right edge (`fold_pieces`: the piece's
+//! accumulator) passes those of the run's last piece in [`Transform::finish`], when the run
+//! ends; `positions` and `intersperse` after a transform join pieces the same way.
+//!
 //! - `dedup` holds a piece's first item and keeps its last: joined, the right piece's first
 //!   item is passed on unless it equals the left piece's last.
 //! - `unique` holds a piece's first occurrences, in order, with their set; joined, the right

@@ -167,6 +167,21 @@ impl<I> Streamed<I> {
             stream: Mutex::new(Some(stream)),
         }
     }
+
+    /// The same start over the iterator `adapt` makes of this one's (a stream already run
+    /// stays run).
+    pub(crate) fn adapt<J>(self, adapt: impl FnOnce(I) -> J) -> Streamed<J>
+    where
+        J: Iterator,
+    {
+        let stream = self
+            .stream
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        Streamed {
+            stream: Mutex::new(stream.map(|stream| stream.adapt(adapt))),
+        }
+    }
 }
 
 impl<I> fmt::Debug for Streamed<I> {

@@ -3,6 +3,10 @@
 //! through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
 //! the accumulator of a piece, made once per piece by [`Transform::start`], never per block.
 
+pub use crate::intersperse::Intersperse;
+pub use crate::pieces::{FoldPieces, TryFoldPieces};
+pub use crate::positions::{IndexedPositions, Positions, PositionsState};
+pub use crate::with::{CloneOf, MakeValue};
 use foldex_core::StopProbe;
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
@@ -57,7 +61,8 @@ pub trait Transform<In>: Sync {
     /// stage's stop from the caller's `Break`, or one that joins held items. A choice by type,
     /// not by a branch on [`BREAKS`](Transform::BREAKS) and [`MERGES`](Transform::MERGES):
     /// the folds a chain cannot need are then never compiled for it. Stages that may stop
-    /// answer `route.stopping()`, stages that hold items `route.merging()`.
+    /// answer `route.stopping()`, stages that hold items `route.merging()`, stages that pass
+    /// items on only at joins and at the end `route.joining()`.
     #[doc(hidden)]
     #[inline]
     fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {
@@ -102,6 +107,20 @@ pub trait Transform<In>: Sync {
         ControlFlow::Continue(acc)
     }
 
+    /// Ends the run for `state`, the state of the whole run once every piece is joined (a
+    /// [`merges`](Transform::merges) stage only; other runs never call it): a stage that
+    /// passes items on only at a piece's end (`fold_pieces`) passes its last ones to `sink`.
+    /// Called only while nothing has stopped the run.
+    #[inline]
+    fn finish<A, K>(&self, state: Self::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, Self::Out) -> ControlFlow<A, A>,
+    {
+        let _ = sink;
+        drop(state);
+        ControlFlow::Continue(acc)
+    }
+
     /// Passes what `item` becomes on to `sink`, or stops the fold with `Break(acc)`. A stage
     /// that loops long over one item checks `probe` now and then, and returns `Break(acc)` once
     /// the fold no longer needs the block.
@@ -126,6 +145,16 @@ pub trait Route<R> {
     fn stopping(self) -> R;
     /// A stage holds items at a piece's edge.
     fn merging(self) -> R;
+    /// A stage passes items on when pieces are joined and when the run ends
+    /// ([`Transform::merge`], [`Transform::finish`]), but decides every item where it is read,
+    /// without knowing what precedes its piece (`fold_pieces`, `intersperse`); none stops the
+    /// fold. A route that cannot tell it apart takes the one for stages that hold items.
+    fn joining(self) -> R
+    where
+        Self: Sized,
+    {
+        self.merging()
+    }
 }
 
 /// The route of [`Then`] once its first stage has answered: the second stage decides what
@@ -148,6 +177,10 @@ impl<R, Mid, U: Transform<Mid>, P: Route<R>> Route<R> for Second<'_, U, P, Mid> 
     fn merging(self) -> R {
         self.route.merging()
     }
+
+    fn joining(self) -> R {
+        self.second.route(AtLeastJoining(self.route))
+    }
 }
 
 /// A route on which a stage already may stop: plain becomes stopping.
@@ -164,6 +197,33 @@ impl<R, P: Route<R>> Route<R> for AtLeastStopping<P> {
 
     fn merging(self) -> R {
         self.0.merging()
+    }
+
+    fn joining(self) -> R {
+        // A stage that stops before one that joins: the joins must know where it stopped.
+        self.0.merging()
+    }
+}
+
+/// A route on which a stage already joins pieces: plain becomes joining, and a stage that
+/// stops (the joins must know where) or holds items makes it merging.
+struct AtLeastJoining<P>(P);
+
+impl<R, P: Route<R>> Route<R> for AtLeastJoining<P> {
+    fn plain(self) -> R {
+        self.0.joining()
+    }
+
+    fn stopping(self) -> R {
+        self.0.merging()
+    }
+
+    fn merging(self) -> R {
+        self.0.merging()
+    }
+
+    fn joining(self) -> R {
+        self.0.joining()
     }
 }
 
@@ -251,6 +311,14 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
         K: FnMut(A, T::Out) -> ControlFlow<A, A>,
     {
         self.0.merge(left, right, acc, sink)
+    }
+
+    #[inline]
+    fn finish<A, K>(&self, state: T::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, T::Out) -> ControlFlow<A, A>,
+    {
+        self.0.finish(state, acc, sink)
     }
 
     #[inline]
@@ -354,6 +422,21 @@ where
             done => return done,
         };
         self.1.merge(left_second, right_second, acc, sink)
+    }
+
+    /// What the first stage passes on at the end goes through the second, which then ends.
+    fn finish<A, K>(
+        &self,
+        (first, mut second): Self::State,
+        acc: A,
+        sink: &mut K,
+    ) -> ControlFlow<A, A>
+    where
+        K: FnMut(A, U::Out) -> ControlFlow<A, A>,
+    {
+        let mut next = |acc, mid| self.1.step(&mut second, acc, mid, sink, &StopProbe::NEVER);
+        let acc = self.0.finish(first, acc, &mut next)?;
+        self.1.finish(second, acc, sink)
     }
 
     #[inline]
@@ -510,7 +593,8 @@ stateless_stage! {
     };
 }
 
-/// `map_init`: a scratch value made once per piece by `init`, lent to `map` for every item.
+/// `map_init` and `map_with`: a scratch value made once per piece by `init` (a closure, or
+/// [`CloneOf`] a value), lent to `map` for every item.
 #[derive(Clone, Copy)]
 pub struct MapInit<I, F> {
     pub(crate) init: I,
@@ -526,7 +610,7 @@ impl<I, F> std::fmt::Debug for MapInit<I, F> {
 
 impl<In, T, R, I, F> Transform<In> for MapInit<I, F>
 where
-    I: Fn() -> T + Sync,
+    I: MakeValue<Value = T> + Sync,
     F: Fn(&mut T, In) -> R + Sync,
     T: Send,
 {
@@ -535,7 +619,7 @@ where
 
     #[inline]
     fn start(&self) -> T {
-        (self.init)()
+        self.init.make()
     }
 
     #[inline]

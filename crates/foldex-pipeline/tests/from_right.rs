@@ -163,6 +163,8 @@ fn find_last_over_everything_returns() {
                 Some(usize::MAX - 3),
                 "{name}"
             );
+            let got = all.find_map_last(&*ex, |x| (x % 3 == 0).then_some(x / 3));
+            assert_eq!(got, Some(usize::MAX / 3 - 1), "find_map_last: {name}");
             let pairs = all
                 .clone()
                 .filter(|x| x % 2 == 0)

@@ -99,7 +99,7 @@ pub mod prelude {
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
     pub use foldex_pipeline::sources::{IntoOwnedPipeline, PipeDrain, PipeStr};
-    pub use foldex_pipeline::IntoPipeline;
+    pub use foldex_pipeline::{IntoPipeline, ParallelExtend};
     pub use foldex_seq::{NonThreadedEx, SequentialEx};
     pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{DepthFirstEx, Pool, ThreadedEx};
@@ -161,6 +161,11 @@ struct LoaderExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/pipelines.md")]
 struct PipelinesExamples;
+
+/// docs/rayon-port.md: no Rust block, included so that none goes untested.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/rayon-port.md")]
+struct RayonPortExamples;
 
 /// The examples of docs/streams.md, compiled and run as doc tests.
 #[cfg(doctest)]
