@@ -41,6 +41,7 @@ mod first_items;
 mod fold;
 mod join;
 mod latch;
+pub mod merge;
 mod once_bits;
 mod panic;
 #[cfg(feature = "serde")]

@@ -39,8 +39,8 @@
 use crate::group::{merge_groups, Count};
 use crate::pipeline::Pipeline;
 use crate::run::into_inner;
+use crate::stage::{inner_try_fold, Append, Transform};
 use crate::streamed::PipeSource;
-use crate::transform::{inner_try_fold, Append, Transform};
 use foldex_core::{Codec, Executor, StopProbe};
 use std::borrow::Borrow;
 use std::collections::HashMap;

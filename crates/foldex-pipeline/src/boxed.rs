@@ -9,8 +9,8 @@
 //! one a run takes is asked of the chain it erases, at run time ([`Transform::route`]).
 
 use crate::pipeline::Pipeline;
+use crate::stage::{Route, Transform, Xf};
 use crate::streamed::PipeSource;
-use crate::transform::{Route, Transform, Xf};
 use foldex_core::StopProbe;
 use std::any::Any;
 use std::fmt;

@@ -6,7 +6,7 @@
 
 use crate::indexed::Chain;
 use crate::pipeline::Pipeline;
-use crate::transform::{Route, Transform, Xf};
+use crate::stage::{Route, Transform, Xf};
 use foldex_core::source::{RangeVisitor, Spent};
 use foldex_core::{Source, StopProbe};
 use std::marker::PhantomData;

@@ -8,7 +8,7 @@ use crate::indexed::{
 use crate::interleave::Interleave;
 use crate::pipeline::Pipeline;
 use crate::sources::{ChunksExact, Empty, Gathered, Ints, RChunks, RChunksExact, RepeatN};
-use crate::transform::Id;
+use crate::stage::Id;
 use crate::update::Update;
 use foldex_core::progress::Tracked;
 use foldex_core::source::{MutSlice, OwnedVec, RangeVisitor, Spent};

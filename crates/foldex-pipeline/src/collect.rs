@@ -1,11 +1,10 @@
 //! What [`Pipeline::collect`](crate::Pipeline::collect) can build, and how each collection is
 //! folded: a partial collection per piece, merged left to right.
 
-use crate::collections::push_both;
 use crate::pipeline::Pipeline;
 use crate::sources::from_source;
+use crate::stage::Transform;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
 use foldex_core::{Codec, Executor, ExecutorExt, Source};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasher, Hash};
@@ -303,5 +302,39 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
             ControlFlow::Continue(both) | ControlFlow::Break(both) => both,
         };
         (CA::finish(a), CB::finish(b))
+    }
+}
+
+/// The partials of two collections side by side.
+type Partials<A, B, CA, CB> = (
+    <CA as FromPipeline<A>>::Partial,
+    <CB as FromPipeline<B>>::Partial,
+);
+
+/// Two partials after a push: `Break` where either side stops.
+type Pushed<A, B, CA, CB> = ControlFlow<Partials<A, B, CA, CB>, Partials<A, B, CA, CB>>;
+
+/// Pushes `x` into the left partial and `y` into the right one, where given; `Break` where
+/// either push breaks.
+#[inline]
+pub(crate) fn push_both<A, B, CA: FromPipeline<A>, CB: FromPipeline<B>>(
+    (a, b): (CA::Partial, CB::Partial),
+    x: Option<A>,
+    y: Option<B>,
+) -> Pushed<A, B, CA, CB> {
+    let a = match x {
+        Some(item) => CA::push(a, item),
+        None => ControlFlow::Continue(a),
+    };
+    let b = match y {
+        Some(item) => CB::push(b, item),
+        None => ControlFlow::Continue(b),
+    };
+    match (a, b) {
+        (ControlFlow::Continue(a), ControlFlow::Continue(b)) => ControlFlow::Continue((a, b)),
+        (
+            ControlFlow::Break(a) | ControlFlow::Continue(a),
+            ControlFlow::Break(b) | ControlFlow::Continue(b),
+        ) => ControlFlow::Break((a, b)),
     }
 }

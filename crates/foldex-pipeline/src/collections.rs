@@ -8,7 +8,7 @@
 //! pipeline is indexable), then turned into the collection as std's own `FromIterator` does
 //! (`BinaryHeap` is heapified from the vector, as std builds it).
 
-use crate::collect::FromPipeline;
+use crate::collect::{push_both, FromPipeline};
 use foldex_core::{Executor, Source};
 use std::borrow::Cow;
 use std::collections::{BinaryHeap, LinkedList, VecDeque};
@@ -162,39 +162,5 @@ impl<A, B, CA: FromPipeline<A>, CB: FromPipeline<B>> FromPipeline<(A, B)> for (C
     }
     fn finish((a, b): Self::Partial) -> Self {
         (CA::finish(a), CB::finish(b))
-    }
-}
-
-/// The partials of two collections side by side.
-type Partials<A, B, CA, CB> = (
-    <CA as FromPipeline<A>>::Partial,
-    <CB as FromPipeline<B>>::Partial,
-);
-
-/// Two partials after a push: `Break` where either side stops.
-type Pushed<A, B, CA, CB> = ControlFlow<Partials<A, B, CA, CB>, Partials<A, B, CA, CB>>;
-
-/// Pushes `x` into the left partial and `y` into the right one, where given; `Break` where
-/// either push breaks.
-#[inline]
-pub(crate) fn push_both<A, B, CA: FromPipeline<A>, CB: FromPipeline<B>>(
-    (a, b): (CA::Partial, CB::Partial),
-    x: Option<A>,
-    y: Option<B>,
-) -> Pushed<A, B, CA, CB> {
-    let a = match x {
-        Some(item) => CA::push(a, item),
-        None => ControlFlow::Continue(a),
-    };
-    let b = match y {
-        Some(item) => CB::push(b, item),
-        None => ControlFlow::Continue(b),
-    };
-    match (a, b) {
-        (ControlFlow::Continue(a), ControlFlow::Continue(b)) => ControlFlow::Continue((a, b)),
-        (
-            ControlFlow::Break(a) | ControlFlow::Continue(a),
-            ControlFlow::Break(b) | ControlFlow::Continue(b),
-        ) => ControlFlow::Break((a, b)),
     }
 }

@@ -10,7 +10,7 @@
 use crate::indexed::{ByRef, Zip};
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::sources::from_source;
-use crate::transform::Id;
+use crate::stage::Id;
 use foldex_core::{Executor, Source};
 use std::cmp::Ordering;
 

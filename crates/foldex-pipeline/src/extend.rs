@@ -2,8 +2,8 @@
 
 use crate::collect::FromPipeline;
 use crate::pipeline::Pipeline;
+use crate::stage::Transform;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
 use foldex_core::{Codec, Executor};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};

@@ -2,8 +2,8 @@
 //! failure by index and return it, as `Iterator::try_for_each` does.
 
 use crate::pipeline::Pipeline;
+use crate::stage::Transform;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
 use foldex_core::{Codec, Executor};
 use std::ops::ControlFlow;
 

@@ -3,8 +3,8 @@
 //! `_any` forms give the first match, as `find_any` does.
 
 use crate::pipeline::Pipeline;
+use crate::stage::{FilterMap, Transform};
 use crate::streamed::PipeSource;
-use crate::transform::{FilterMap, Transform};
 use foldex_core::{Codec, Executor};
 
 impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {

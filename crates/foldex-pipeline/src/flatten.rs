@@ -9,8 +9,8 @@
 //! parallelism is over its source's items.
 
 use crate::pipeline::Pipeline;
+use crate::stage::{Append, FlatMap, MapWhile, Transform};
 use crate::streamed::PipeSource;
-use crate::transform::{Append, FlatMap, MapWhile, Transform};
 
 /// The function of `flatten`: each item is its own inner sequence.
 type Itself<T> = fn(T) -> T;

@@ -7,8 +7,8 @@
 //! [`Pipeline::reduce_all`](crate::Pipeline::reduce_all) over the whole pipeline.
 
 use crate::pipeline::Pipeline;
+use crate::stage::Transform;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
 use foldex_core::{Codec, Executor};
 use std::collections::hash_map::{Entry, HashMap};
 use std::hash::Hash;

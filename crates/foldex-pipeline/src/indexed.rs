@@ -5,7 +5,7 @@
 //! so that a pipeline over a mutable slice or a `Vec` by value refuses a second run, saying so.
 
 use crate::effects::{Drain, SkipFirst, Stepped};
-use crate::transform::Transform;
+use crate::stage::Transform;
 use foldex_core::source::{MutSlice, RangeVisitor, Spent};
 use foldex_core::Source;
 use std::ops::Range;

@@ -3,7 +3,7 @@
 
 use crate::indexed::{Window, Zip};
 use crate::pipeline::{IntoPipeline, Pipeline};
-use crate::transform::Id;
+use crate::stage::Id;
 use foldex_core::source::{RangeVisitor, Spent};
 use foldex_core::Source;
 use std::ops::Range;

@@ -7,8 +7,8 @@
 //! holds no item, only whether it has seen one.
 
 use crate::pipeline::Pipeline;
+use crate::stage::{Append, Route, Transform};
 use crate::streamed::PipeSource;
-use crate::transform::{Append, Route, Transform};
 use foldex_core::StopProbe;
 use std::ops::ControlFlow;
 

@@ -5,8 +5,8 @@
 
 use crate::guarded::Positioned;
 use crate::pipeline::Pipeline;
+use crate::stage::{Route, Then, Transform, Xf};
 use crate::streamed::PipeSource;
-use crate::transform::{Route, Then, Transform, Xf};
 use foldex_core::codec::Init;
 use foldex_core::{Codec, Executor, StopProbe};
 use std::ops::ControlFlow;

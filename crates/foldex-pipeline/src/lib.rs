@@ -75,6 +75,7 @@ mod indexed;
 mod interleave;
 mod intersperse;
 mod lent;
+mod make_value;
 mod partition_map;
 mod pieces;
 mod pipeline;
@@ -84,11 +85,12 @@ mod reduce;
 pub mod reducers;
 mod run;
 mod scan;
+pub mod sort;
 pub mod sources;
+mod stage;
 pub mod stateful;
 mod streamed;
 mod sum;
-pub mod transform;
 mod update;
 mod wide;
 mod with;
@@ -103,6 +105,18 @@ pub use foldex_core::progress::Progress;
 pub use pipeline::{IntoPipeline, NoCodec, Pipeline};
 pub use sources::{from_source, from_stream, from_vec};
 pub use streamed::{PipeSource, Streamed};
+
+/// Transforms that may change the number of items, as reducer transformers: each wraps the
+/// step of whatever comes after it, so that any reduction at the end of a pipeline can run
+/// through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
+/// the accumulator of a piece, made once per piece by [`Transform::start`](crate::transform::Transform::start), never per block.
+pub mod transform {
+    pub use crate::intersperse::Intersperse;
+    pub use crate::make_value::{CloneOf, MakeValue};
+    pub use crate::pieces::{FoldPieces, TryFoldPieces};
+    pub use crate::positions::{IndexedPositions, Positions, PositionsState};
+    pub use crate::stage::*;
+}
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.

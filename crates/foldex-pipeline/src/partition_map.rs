@@ -2,8 +2,8 @@
 
 use crate::collect::FromPipeline;
 use crate::pipeline::Pipeline;
+use crate::stage::Transform;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
 use either::Either;
 use foldex_core::{Codec, Executor};
 

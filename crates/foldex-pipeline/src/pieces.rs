@@ -20,8 +20,8 @@
 
 use crate::fallible::Outcome;
 use crate::pipeline::Pipeline;
+use crate::stage::{Append, Route, Transform};
 use crate::streamed::PipeSource;
-use crate::transform::{Append, Route, Transform};
 use crate::with::{CloneOf, MakeValue};
 use foldex_core::StopProbe;
 use std::ops::ControlFlow;

@@ -3,12 +3,12 @@
 use crate::indexed::{
     Chain, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
 };
-use crate::stateful::{Dedup, SkipWhile, Unique};
-use crate::streamed::PipeSource;
-use crate::transform::{
+use crate::stage::{
     Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
     Transform, Xf,
 };
+use crate::stateful::{Dedup, SkipWhile, Unique};
+use crate::streamed::PipeSource;
 use foldex_core::source::MutSlice;
 use foldex_core::{Codec, ConfigError, Source};
 

@@ -10,8 +10,8 @@
 
 use crate::indexed::Enumerate;
 use crate::pipeline::Pipeline;
+use crate::stage::{Id, Route, Then, Transform, Xf};
 use crate::streamed::PipeSource;
-use crate::transform::{Id, Route, Then, Transform, Xf};
 use foldex_core::{Source, StopProbe};
 use std::ops::ControlFlow;
 

@@ -22,8 +22,8 @@
 
 use crate::guarded::Positioned;
 use crate::pipeline::Pipeline;
+use crate::stage::{Route, Transform};
 use crate::streamed::PipeSource;
-use crate::transform::{Route, Transform};
 use foldex_core::codec::Init;
 use foldex_core::exec::PanicPayload;
 use foldex_core::{Codec, Executor, StopProbe};

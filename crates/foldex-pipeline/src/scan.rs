@@ -6,7 +6,7 @@
 
 use crate::indexed::ByRef;
 use crate::pipeline::{IntoPipeline, Pipeline};
-use crate::transform::Id;
+use crate::stage::Id;
 use foldex_core::source::{RangeVisitor, Spent};
 use foldex_core::{Executor, ExecutorExt, Source};
 use std::ops::Range;

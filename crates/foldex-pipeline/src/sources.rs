@@ -41,8 +41,8 @@ pub use strings::{
 };
 
 use crate::pipeline::{IntoPipeline, Pipeline};
+use crate::stage::{Id, Xf};
 use crate::streamed::Streamed;
-use crate::transform::{Id, Xf};
 use foldex_core::source::{MutSlice, OwnedVec, RangeVisitor};
 use foldex_core::{Source, Stream};
 use std::ops::{Range, RangeInclusive};

@@ -60,7 +60,7 @@
 //! let v = (0..10u64).pipe().filter(|x| x % 2 == 0).scan(&SequentialEx, 0, |a, b| a + b);
 //! ```
 
-use crate::transform::{Route, Transform};
+use crate::stage::{Route, Transform};
 use foldex_core::exec::PanicPayload;
 use foldex_core::StopProbe;
 use std::collections::HashSet;

@@ -10,8 +10,8 @@
 
 use crate::pipeline::Pipeline;
 use crate::run::into_inner;
+use crate::stage::Transform;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
 use foldex_core::{Codec, Executor};
 use std::cell::Cell;
 use std::iter::{self, Product, Sum};

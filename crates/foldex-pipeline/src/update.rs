@@ -3,8 +3,8 @@
 //! `panic_fuse` (rayon's), which foldex's folds make the identity.
 
 use crate::pipeline::Pipeline;
+use crate::stage::{Append, Id, Route, Transform, Xf};
 use crate::streamed::PipeSource;
-use crate::transform::{Append, Id, Route, Transform, Xf};
 use foldex_core::source::{RangeVisitor, Spent};
 use foldex_core::{Source, StopProbe};
 use std::fmt;

@@ -6,57 +6,13 @@
 //! bound: `Clone + Send`). The value is kept behind a lock, taken once per piece to clone it.
 
 use crate::fallible::Outcome;
+pub use crate::make_value::{CloneOf, MakeValue};
 use crate::pipeline::Pipeline;
 use crate::run::into_inner;
+use crate::stage::{Append, MapInit, Transform};
 use crate::streamed::PipeSource;
-use crate::transform::{Append, MapInit, Transform};
 use foldex_core::{Codec, Executor};
 use std::ops::ControlFlow;
-use std::sync::{Mutex, PoisonError};
-
-/// What makes a piece's starting value: a closure `Fn() -> T`, or a [`CloneOf`] a value.
-pub trait MakeValue {
-    /// The value made.
-    type Value;
-    /// A new value.
-    fn make(&self) -> Self::Value;
-}
-
-impl<T, F: Fn() -> T> MakeValue for F {
-    type Value = T;
-    #[inline]
-    fn make(&self) -> T {
-        self()
-    }
-}
-
-/// A value given once and cloned for each piece (the `init` of rayon's `map_with`): `T` need
-/// only be `Clone + Send`, as the clone is made under a lock, once per piece.
-pub struct CloneOf<T>(Mutex<T>);
-
-impl<T> CloneOf<T> {
-    /// Keeps `value`, to be cloned.
-    pub fn new(value: T) -> Self {
-        Self(Mutex::new(value))
-    }
-}
-
-impl<T: Clone> MakeValue for CloneOf<T> {
-    type Value = T;
-    fn make(&self) -> T {
-        // A poisoned lock means a clone panicked; the value itself was never changed.
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-}
-
-impl<T> std::fmt::Debug for CloneOf<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CloneOf").finish_non_exhaustive()
-    }
-}
 
 impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// Maps each item with `map`, which borrows a clone of `init` made once per piece of the

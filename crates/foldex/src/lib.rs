@@ -92,14 +92,17 @@ pub use foldex_pipeline::IntoPipeline;
 /// Importing it changes the meaning of no other code: none of its traits has a method that
 /// `std` types also have (`Source` and `Dataset`, whose `len` and `get` would shadow those of
 /// `Vec`, slices and ranges, are imported by name where a program implements them:
-/// `foldex::protocol::Source`, `foldex::dataset::Dataset`).
+/// `foldex::protocol::Source`, `foldex::dataset::Dataset`), nor one that rayon's prelude has
+/// (`ParallelExtend::par_extend` and `ParallelSort::par_sort`, which would make rayon's calls
+/// ambiguous, are imported by name: `foldex::pipeline::ParallelExtend`,
+/// `foldex::pipeline::sort::ParallelSort`).
 pub mod prelude {
     pub use crate::load;
     pub use foldex_auto::AutoEx;
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
     pub use foldex_pipeline::sources::{IntoOwnedPipeline, PipeDrain, PipeStr};
-    pub use foldex_pipeline::{IntoPipeline, ParallelExtend};
+    pub use foldex_pipeline::IntoPipeline;
     pub use foldex_seq::{NonThreadedEx, SequentialEx};
     pub use foldex_taskpool::TaskPoolEx;
     pub use foldex_threaded::{DepthFirstEx, Pool, ThreadedEx};

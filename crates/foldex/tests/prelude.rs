@@ -45,6 +45,25 @@ mod with_root_glob {
     }
 }
 
+/// A program that uses rayon's prelude keeps compiling with foldex's beside it: no method of
+/// foldex's prelude shares a name with one of rayon's (foldex's `par_sort` and `par_extend` are
+/// imported by name).
+mod beside_rayons_prelude {
+    use foldex::prelude::*;
+    use rayon::prelude::*;
+
+    #[test]
+    fn rayons_calls_stay_unambiguous() {
+        let mut v = vec![3u32, 1, 2];
+        v.par_sort();
+        v.par_sort_unstable();
+        v.par_extend(vec![4u32, 5].into_par_iter());
+        assert_eq!(v, [1, 2, 3, 4, 5]);
+        let sum: u32 = v.par_iter().sum();
+        assert_eq!(sum, v.pipe().copied().sum::<u32>(&SequentialEx));
+    }
+}
+
 /// The paths rustc suggests in its hints name an item by the crate that defines it; they
 /// resolve through the facade. Names that moved from the root still build, deprecated.
 mod paths_rustc_suggests {

@@ -1,7 +1,7 @@
 //! The audited module: the only `unsafe` code in foldex.
 //!
-//! Four things cannot be written in safe Rust, and all are wrapped here behind safe APIs, one
-//! file each (`partial`, `scope` with `task`, `stack` with `pending`, `slots`):
+//! Five things cannot be written in safe Rust, and all are wrapped here behind safe APIs, one
+//! file each (`partial`, `scope` with `task`, `stack` with `pending`, `slots`, `merge`):
 //!
 //! 1. **Type-erased partial results that may borrow.** A fold's accumulator may borrow from the
 //!    caller's stack (`Vec<&T>`), so it is not `'static` and `Box<dyn Any>` cannot carry it.
@@ -42,6 +42,10 @@
 //!    or ownership of, the elements of its range, and an in-place collect ([`VecWriter`])
 //!    lets each piece write its range of the output. Safe code cannot split one buffer
 //!    among pieces whose ranges are chosen at run time by an executor it does not trust.
+//! 5. **Elements moved without `Clone`.** A stable parallel sort merges sorted runs
+//!    (`merge_sort`): each merge moves the elements, bitwise, between the caller's slice and
+//!    a scratch buffer, as std's merge sort does, and a panicking comparator must leave every
+//!    element in the slice once.
 //!
 //! What needs no `unsafe` lives elsewhere, but these arguments also rest on it, and an audit of
 //! this module takes it in: the latches in `latch.rs` ([`ScopeLatch`], whose crate-private
@@ -93,7 +97,16 @@
 //!   ranges a broken executor asks for. A [`Written`] range owns the elements it covers
 //!   (it drops them, or hands them to the next by [`Written::join`]); only a range covering
 //!   the whole buffer becomes the `Vec` ([`VecWriter::finish`]).
+//! - `merge_sort` (public as `foldex_core::merge::merge_sort`, in `merge.rs` outside this
+//!   module, whose crate-private `Join` is the executor's `ExecutorExt::join`): every element
+//!   is in exactly one of its two slots (the slice's, the scratch buffer's) at every moment, and each node of the sort's tree, and each merge, ends
+//!   (by return, by unwind, or dropped unrun by an executor that never ran it) with every
+//!   element of its range in the side it promised, the root's being the slice; the argument,
+//!   step by step, heads `merge.rs`. The caller's comparator and leaf sort are safe code that
+//!   sees elements only where they are, and the executor can only choose where the halves of
+//!   a join run (`join` runs each at most once and drops the others before it returns).
 
+mod merge;
 mod partial;
 mod pending;
 mod scope;
@@ -101,6 +114,7 @@ mod slots;
 mod stack;
 mod task;
 
+pub(crate) use merge::{merge_sort, Join};
 pub use partial::{Brand, Partial};
 pub use pending::{join_pending, PendingForks};
 pub use scope::{task_scope, Scope};

@@ -3,8 +3,8 @@
 
 use super::Reducer;
 use crate::pipeline::Pipeline;
+use crate::stage::Transform;
 use crate::streamed::PipeSource;
-use crate::transform::Transform;
 use foldex_core::{Codec, Executor};
 
 impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {

@@ -7,7 +7,7 @@
 
 use super::from_source;
 use crate::pipeline::Pipeline;
-use crate::transform::{FlatMap, Xf};
+use crate::stage::{FlatMap, Xf};
 use foldex_core::Source;
 use std::ops::Range;
 

@@ -6,7 +6,7 @@
 use super::blocks::{pieces, Cut, Pieces};
 use crate::indexed::SliceSource;
 use crate::pipeline::Pipeline;
-use crate::transform::Id;
+use crate::stage::Id;
 use foldex_core::source::RangeVisitor;
 use foldex_core::{ConfigError, Source};
 use std::ops::Range;

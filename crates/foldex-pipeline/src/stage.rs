@@ -1,12 +1,7 @@
-//! Transforms that may change the number of items, as reducer transformers: each wraps the
-//! step of whatever comes after it, so that any reduction at the end of a pipeline can run
-//! through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
-//! the accumulator of a piece, made once per piece by [`Transform::start`], never per block.
+//! The transform stages and their protocol; re-exported, with the stages other files define, as
+//! [`crate::transform`].
 
-pub use crate::intersperse::Intersperse;
-pub use crate::pieces::{FoldPieces, TryFoldPieces};
-pub use crate::positions::{IndexedPositions, Positions, PositionsState};
-pub use crate::with::{CloneOf, MakeValue};
+use crate::make_value::MakeValue;
 use foldex_core::StopProbe;
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
@@ -594,7 +589,7 @@ stateless_stage! {
 }
 
 /// `map_init` and `map_with`: a scratch value made once per piece by `init` (a closure, or
-/// [`CloneOf`] a value), lent to `map` for every item.
+/// [`CloneOf`](crate::transform::CloneOf) a value), lent to `map` for every item.
 #[derive(Clone, Copy)]
 pub struct MapInit<I, F> {
     pub(crate) init: I,
