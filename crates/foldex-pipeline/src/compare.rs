@@ -29,7 +29,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn cmp<E, T>(&self, ex: &E, other: T) -> Ordering
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         T::Source: Source<Item = S::Item>,
         S::Item: Ord,
     {
@@ -55,7 +55,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn partial_cmp<E, T>(&self, ex: &E, other: T) -> Option<Ordering>
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         S::Item: PartialOrd<<T::Source as Source>::Item>,
     {
         let differ = |a: S::Item, b| match a.partial_cmp(&b) {
@@ -77,7 +77,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn eq<E, T>(&self, ex: &E, other: T) -> bool
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         S::Item: PartialEq<<T::Source as Source>::Item>,
     {
         let differ = |a: S::Item, b| if a == b { None } else { Some(()) };
@@ -95,7 +95,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn ne<E, T>(&self, ex: &E, other: T) -> bool
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         S::Item: PartialEq<<T::Source as Source>::Item>,
     {
         !self.eq(ex, other)
@@ -112,7 +112,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn lt<E, T>(&self, ex: &E, other: T) -> bool
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         S::Item: PartialOrd<<T::Source as Source>::Item>,
     {
         self.partial_cmp(ex, other) == Some(Ordering::Less)
@@ -129,7 +129,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn le<E, T>(&self, ex: &E, other: T) -> bool
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         S::Item: PartialOrd<<T::Source as Source>::Item>,
     {
         self.partial_cmp(ex, other).is_some_and(Ordering::is_le)
@@ -146,7 +146,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn gt<E, T>(&self, ex: &E, other: T) -> bool
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         S::Item: PartialOrd<<T::Source as Source>::Item>,
     {
         self.partial_cmp(ex, other) == Some(Ordering::Greater)
@@ -163,7 +163,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     pub fn ge<E, T>(&self, ex: &E, other: T) -> bool
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         S::Item: PartialOrd<<T::Source as Source>::Item>,
     {
         self.partial_cmp(ex, other).is_some_and(Ordering::is_ge)
@@ -175,7 +175,7 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     fn first_difference<E, T, R, F>(&self, ex: &E, other: T, differ: F) -> (Option<R>, Ordering)
     where
         E: Executor + ?Sized,
-        T: IntoPipeline,
+        T: IntoPipeline<Source: Source>,
         R: Send,
         F: Fn(S::Item, <T::Source as Source>::Item) -> Option<R> + Sync,
     {

@@ -163,7 +163,10 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     /// assert_eq!(dot, 32);
     /// ```
     #[track_caller]
-    pub fn zip_eq<T: IntoPipeline>(self, other: T) -> Pipeline<Zip<S, T::Source>, Id, K> {
+    pub fn zip_eq<T>(self, other: T) -> Pipeline<Zip<S, T::Source>, Id, K>
+    where
+        T: IntoPipeline<Source: Source>,
+    {
         let other = other.pipe();
         let (a, b) = (self.source.len(), other.source.len());
         assert!(

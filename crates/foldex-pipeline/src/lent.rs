@@ -3,10 +3,12 @@
 //! (`find_map_last` is `filter_map` then `find_last`), whatever the source (a stream
 //! included) and without cloning anything.
 
+use crate::guarded::Positioned;
 use crate::pipeline::Pipeline;
 use crate::stage::{Route, Then, Transform, Xf};
 use crate::streamed::PipeSource;
-use foldex_core::{Codec, StopProbe};
+use foldex_core::codec::Init;
+use foldex_core::{Codec, Executor, StopProbe};
 use std::ops::ControlFlow;
 
 /// A source by reference: it reads what the source it borrows reads.
@@ -40,6 +42,60 @@ impl<S: PipeSource> PipeSource for LentSource<'_, S> {
     fn as_indexed(&self) -> Option<&S::Indexed> {
         self.0.as_indexed()
     }
+
+    #[inline]
+    fn runs_backwards(&self) -> bool {
+        self.0.runs_backwards()
+    }
+
+    #[inline]
+    fn try_fold_items<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        backwards: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, S::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        self.0.try_fold_items(ex, backwards, init, step, combine)
+    }
+
+    #[inline]
+    fn fold_items<E, A, I, F, C>(&self, ex: &E, backwards: bool, init: I, step: F, combine: C) -> A
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, S::Item) -> A + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        self.0.fold_items(ex, backwards, init, step, combine)
+    }
+
+    #[inline]
+    fn try_fold_guarded<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, Positioned<S::Item>, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        self.0.try_fold_guarded(ex, init, step, combine)
+    }
 }
 
 /// Stages by reference: every call, constant and route is the borrowed stages'.
@@ -51,6 +107,7 @@ impl<In, X: Transform<In>> Transform<In> for LentStages<'_, X> {
     const ONE_TO_ONE: bool = X::ONE_TO_ONE;
     const BREAKS: bool = X::BREAKS;
     const MERGES: bool = X::MERGES;
+    const PER_ITEM: bool = X::PER_ITEM;
 
     #[inline]
     fn breaks(&self) -> bool {

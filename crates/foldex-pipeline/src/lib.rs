@@ -68,6 +68,7 @@ mod extend;
 mod fallible;
 mod find_map;
 mod flatten;
+mod from_right;
 pub mod group;
 mod guarded;
 mod indexed;
@@ -91,6 +92,7 @@ pub mod stateful;
 mod streamed;
 mod sum;
 mod update;
+mod wide;
 mod with;
 
 pub use collect::FromPipeline;
@@ -129,4 +131,5 @@ pub mod adapters {
     pub use crate::sources::Ints;
     pub use crate::sources::{ChunksExact, RChunks, RChunksExact};
     pub use crate::update::{Update, UpdateStage};
+    pub use crate::wide::{Wide, WideInt};
 }

@@ -22,8 +22,9 @@ use foldex_core::{Codec, ConfigError, Source};
 /// assert_eq!((-3..3i64).pipe().filter(|x| x % 2 == 0).count(&SequentialEx), 3);
 /// ```
 pub trait IntoPipeline {
-    /// The source the pipeline reads.
-    type Source: Source;
+    /// The source the pipeline reads: a [`Source`] (indexable), or a
+    /// [`Wide`](crate::adapters::Wide) range that may be longer than `usize::MAX`.
+    type Source: PipeSource;
     /// The pipeline over these items, with no adapters yet.
     fn pipe(self) -> Pipeline<Self::Source>;
 }
@@ -225,7 +226,10 @@ impl<S: Source, K> Pipeline<S, Id, K> {
     /// let dot: i32 = [1, 2, 3].pipe().zip(&[4, 5, 6, 7]).map(|(a, b)| a * b).sum(&SequentialEx);
     /// assert_eq!(dot, 32);
     /// ```
-    pub fn zip<T: IntoPipeline>(self, other: T) -> Pipeline<Zip<S, T::Source>, Id, K> {
+    pub fn zip<T>(self, other: T) -> Pipeline<Zip<S, T::Source>, Id, K>
+    where
+        T: IntoPipeline<Source: Source>,
+    {
         Self::indexed(
             self.codec,
             Zip {

@@ -3,7 +3,9 @@
 //! Every reduction gives what the same chain gives on `std::iter`, on every executor: ties in
 //! `min*`/`max*` resolve as `Iterator` resolves them (the first minimum, the last maximum), and
 //! `find_first`, `position_first`, `any` and `all` stop the fold at the first decisive item by
-//! index (a `Break` there), so nothing to its right runs longer than it takes to notice.
+//! index (a `Break` there), so nothing to its right runs longer than it takes to notice;
+//! `find_last` and `position_last` stop from the right where the pipeline allows it
+//! ([`crate::from_right`]).
 
 use crate::collect::FromPipeline;
 use crate::indexed::OneToOne;
@@ -382,7 +384,10 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         self.find_first(ex, f)
     }
 
-    /// The last item (by index) for which `f` holds.
+    /// The last item (by index) for which `f` holds. On an indexable source whose stages map
+    /// each item alone (`map`, `filter`, `filter_map`, `flat_map`, `inspect`), the search runs
+    /// from the right and stops at the match, as `find_first` does from the left; past a stage
+    /// with state or a stop, or over a stream, every item is folded.
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -396,6 +401,9 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         F: Fn(&X::Out) -> bool + Sync,
         K: Codec<Option<X::Out>>,
     {
+        if let Some(hit) = self.find_last_from_right(ex, &f) {
+            return hit;
+        }
         let step = |acc: Option<X::Out>, x| if f(&x) { Some(x) } else { acc };
         self.fold(ex, || None, step, |a, b| b.or(a))
     }
@@ -422,7 +430,9 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         into_inner(self.try_fold(ex, || (0, None), step, join)).1
     }
 
-    /// The position (among the pipeline's items) of the last item for which `f` holds.
+    /// The position (among the pipeline's items) of the last item for which `f` holds. On an
+    /// indexable pipeline the search runs from the right and stops at the match; past a stage
+    /// that changes the number of items, every item is folded (the position counts them).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -435,6 +445,9 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         F: Fn(X::Out) -> bool + Sync,
         K: Codec<(usize, Option<usize>)>,
     {
+        if let Some(position) = self.position_last_from_right(ex, &f) {
+            return position;
+        }
         let step = |(seen, last): Seen, x| match f(x) {
             true => (seen + 1, Some(seen)),
             false => (seen + 1, last),

@@ -26,7 +26,7 @@ use crate::stage::{Route, Transform};
 use crate::streamed::PipeSource;
 use foldex_core::codec::Init;
 use foldex_core::exec::PanicPayload;
-use foldex_core::{Codec, Executor, ExecutorExt, StopProbe};
+use foldex_core::{Codec, Executor, StopProbe};
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::panic::{self, AssertUnwindSafe};
@@ -148,11 +148,13 @@ where
             }),
         };
         let flow = if breaks || X::BREAKS {
-            ex.try_fold_probed(pipeline.source.input(), init, piece_step, combine)
+            pipeline
+                .source
+                .try_fold_items(ex, false, init, piece_step, combine)
         } else {
             // Nothing here breaks: the stages get a probe that never reports a stop.
             let plain = |acc, item| into_inner(piece_step(acc, item, &StopProbe::NEVER));
-            ControlFlow::Continue(ex.fold(pipeline.source.input(), init, plain, combine))
+            ControlFlow::Continue(pipeline.source.fold_items(ex, false, init, plain, combine))
         };
         match flow {
             ControlFlow::Continue((_, acc)) => ControlFlow::Continue(acc),
@@ -230,7 +232,9 @@ where
             let a = into_inner(transform.merge(&mut left, right, a, &mut &sink));
             (left, combine(a, b))
         };
-        let (state, acc) = ex.fold(pipeline.source.input(), piece_init, piece_step, join);
+        let (state, acc) = pipeline
+            .source
+            .fold_items(ex, false, piece_init, piece_step, join);
         ControlFlow::Continue(into_inner(transform.finish(state, acc, &mut &sink)))
     }
 
@@ -342,12 +346,9 @@ where
             left.end = end;
             left
         };
-        let flow = ex.try_fold_probed(
-            pipeline.source.guarded_input(),
-            piece_init,
-            piece_step,
-            join,
-        );
+        let flow = pipeline
+            .source
+            .try_fold_guarded(ex, piece_init, piece_step, join);
         let (ControlFlow::Continue(mut part) | ControlFlow::Break(mut part)) = flow;
         if !part.front && part.state.is_some() {
             // The run's first pieces saw no items: what the others hold is decided now.

@@ -163,8 +163,8 @@ pub fn from_vec<T: Send>(vec: Vec<T>) -> Pipeline<OwnedVec<T>> {
 /// than `usize` as a [`Source`].
 #[derive(Debug, Clone, Copy)]
 pub struct Ints<T> {
-    start: T,
-    len: usize,
+    pub(crate) start: T,
+    pub(crate) len: usize,
 }
 
 macro_rules! int_sources {
@@ -197,7 +197,12 @@ macro_rules! int_sources {
                 visitor.visit(first..=last)
             }
         }
+    )*};
+}
 
+/// `a..b` and `a..=b` of each type as a pipeline over [`Ints`].
+macro_rules! int_pipes {
+    ($($t:ty as $wide:ty),*) => {$(
         impl IntoPipeline for Range<$t> {
             type Source = Ints<$t>;
             #[track_caller]
@@ -248,6 +253,19 @@ int_sources!(
     isize as i128
 );
 
+// `u128` and `i128` ranges are `Wide` (wide.rs): they may be longer than `usize::MAX`.
+int_pipes!(
+    u8 as u128,
+    u16 as u128,
+    u32 as u128,
+    u64 as u128,
+    i8 as i128,
+    i16 as i128,
+    i32 as i128,
+    i64 as i128,
+    isize as i128
+);
+
 impl IntoPipeline for RangeInclusive<usize> {
     type Source = Ints<usize>;
     #[track_caller]
@@ -294,7 +312,8 @@ impl Source for Ints<usize> {
 fn too_long<T: std::fmt::Debug>(start: &T, end: &T, op: &str) -> usize {
     panic!(
         "the range {start:?}{op}{end:?} has more than usize::MAX ({}) items: a pipeline \
-         indexes its items with usize",
+         indexes its items with usize; a range of u128 or i128 has no such limit \
+         (`(0..=u64::MAX as u128).pipe().filter_map(|x| u64::try_from(x).ok())`)",
         usize::MAX
     )
 }

@@ -32,6 +32,12 @@ pub trait Transform<In>: Sync {
     /// [`Transform::merge`]. The boundary protocol is explained in [`crate::stateful`].
     const MERGES: bool = false;
 
+    /// Whether what one item becomes depends on that item alone, with no state and no stop
+    /// (`map`, `filter`, `filter_map`, `flat_map`, `inspect`): then a search from the right
+    /// (`find_last`) may visit the items in reverse, each item's outputs in order, and stop
+    /// at the last match.
+    const PER_ITEM: bool = false;
+
     /// Whether this stage may stop the fold: [`BREAKS`](Transform::BREAKS), unless the type
     /// says so only as a maybe (a [`Boxed`](crate::boxed::Boxed) chain asks the chain it erases).
     #[inline]
@@ -225,6 +231,7 @@ impl<In> Transform<In> for Id {
     type Out = In;
     type State = ();
     const ONE_TO_ONE: bool = true;
+    const PER_ITEM: bool = true;
 
     #[inline]
     fn start(&self) {}
@@ -260,6 +267,7 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     type State = T::State;
     const BREAKS: bool = T::BREAKS;
     const MERGES: bool = T::MERGES;
+    const PER_ITEM: bool = T::PER_ITEM;
 
     #[inline]
     fn breaks(&self) -> bool {
@@ -359,6 +367,7 @@ where
     type State = (T::State, U::State);
     const BREAKS: bool = T::BREAKS || U::BREAKS;
     const MERGES: bool = T::MERGES || U::MERGES;
+    const PER_ITEM: bool = T::PER_ITEM && U::PER_ITEM;
 
     #[inline]
     fn breaks(&self) -> bool {
@@ -470,6 +479,8 @@ macro_rules! stateless_stage {
             type Out = $out;
             type State = ();
             const BREAKS: bool = $breaks;
+            // Without state, a stage that cannot stop the fold maps each item alone.
+            const PER_ITEM: bool = !$breaks;
 
             #[inline]
             fn route<Res, Way: Route<Res>>(&self, route: Way) -> Res {

@@ -1,9 +1,11 @@
 //! Pipelines over inputs that cannot be indexed: a [`Stream`], pulled in batches.
 
 use crate::guarded::{guard_stream, Guarded, GuardedSource, Positioned};
-use crate::indexed::ByRef;
-use foldex_core::{Input, Source, Stream};
+use crate::indexed::{ByRef, Rev};
+use foldex_core::codec::Init;
+use foldex_core::{Executor, ExecutorExt, Input, Source, StopProbe, Stream};
 use std::fmt;
+use std::ops::ControlFlow;
 use std::sync::{Mutex, PoisonError};
 
 /// What a pipeline reads: any [`Source`] (run as often as you like), or a stream started with
@@ -43,6 +45,85 @@ pub trait PipeSource: Sync + Sized {
     /// The source itself, when it is indexable.
     #[doc(hidden)]
     fn as_indexed(&self) -> Option<&Self::Indexed>;
+
+    /// Whether [`try_fold_items`](PipeSource::try_fold_items) may run `backwards`: the items
+    /// from the last (`find_last`'s search from the right).
+    #[doc(hidden)]
+    #[inline]
+    fn runs_backwards(&self) -> bool {
+        self.as_indexed().is_some()
+    }
+
+    /// The fold of one run over the items, in order or `backwards` (where
+    /// [`runs_backwards`](PipeSource::runs_backwards)): by default the executor's fold over
+    /// [`input`](PipeSource::input), or over the indexable source reversed.
+    #[doc(hidden)]
+    #[inline]
+    fn try_fold_items<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        backwards: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, Self::Item, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        match backwards {
+            false => ex.try_fold_probed(self.input(), init, step, combine),
+            true => ex.try_fold_probed(Rev(ByRef(indexed(self))), init, step, combine),
+        }
+    }
+
+    /// [`try_fold_items`](PipeSource::try_fold_items) with a `step` that never stops the fold.
+    #[doc(hidden)]
+    #[inline]
+    fn fold_items<E, A, I, F, C>(&self, ex: &E, backwards: bool, init: I, step: F, combine: C) -> A
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, Self::Item) -> A + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        match backwards {
+            false => ex.fold(self.input(), init, step, combine),
+            true => ex.fold(Rev(ByRef(indexed(self))), init, step, combine),
+        }
+    }
+
+    /// The fold of one run over the [guarded](PipeSource::guarded_input) items, in order.
+    #[doc(hidden)]
+    #[inline]
+    fn try_fold_guarded<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, Positioned<Self::Item>, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        ex.try_fold_probed(self.guarded_input(), init, step, combine)
+    }
+}
+
+/// The indexable source a run backwards reads.
+#[track_caller]
+fn indexed<S: PipeSource>(source: &S) -> &S::Indexed {
+    source
+        .as_indexed()
+        .expect("foldex: only a source that runs_backwards is folded backwards")
 }
 
 impl<S: Source> PipeSource for S {

@@ -180,11 +180,12 @@ fn find_maps_raise_the_first_panic_before_the_hit_and_none_after() {
             Some(500),
             "{name}"
         );
+        // find_map_last searches from the right, as `rev().find_map(f)`: 700 is met first.
         assert_eq!(
             payload(|| {
                 let _ = (0..1000usize).pipe().find_map_last(&*ex, f);
             }),
-            300,
+            700,
             "{name}"
         );
     }

@@ -75,7 +75,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
     }
 
     fn claim(&self) -> Option<(usize, Range<usize>)> {
-        let next = |c: usize| (c < self.nchunks).then_some(c + 1);
+        let next = |c: usize| (c < self.nchunks).then(|| c + 1);
         let index = self
             .cursor
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, next)

@@ -20,3 +20,14 @@ fn test_u64_opt_len() {
         );
     });
 }
+
+/// As in `range_inclusive`.
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn test_usize_i64_overflow() {
+    let iter = (-2..i64::MAX).pipe();
+    assert_eq!(iter.len(), i64::MAX as usize + 2);
+    each("test_usize_i64_overflow", |ex, what| {
+        assert_eq!(iter.find_last(ex, |_| true), Some(i64::MAX - 1), "{what}");
+    });
+}

@@ -39,3 +39,15 @@ fn test_u64_opt_len() {
         assert_eq!(first, Some(0), "{what}");
     });
 }
+
+/// rayon runs it on 8 threads "or this will take forever"; foldex's `find_last` stops
+/// from the right on every executor.
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn test_usize_i64_overflow() {
+    let iter = (-2..=i64::MAX).pipe();
+    assert_eq!(iter.len(), i64::MAX as usize + 3);
+    each("test_usize_i64_overflow", |ex, what| {
+        assert_eq!(iter.find_last(ex, |_| true), Some(i64::MAX), "{what}");
+    });
+}

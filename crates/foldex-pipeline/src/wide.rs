@@ -1,0 +1,431 @@
+//! Ranges of `u128` and `i128`, which may hold more than `usize::MAX` items
+//! (`0..10u128.pow(27)`): a pipeline over one ([`Wide`]) is not indexable, as rayon's ranges of
+//! these types are not, so `len`, `enumerate`, `zip`, `rev`, `skip`, `take` and the other
+//! index-preserving adapters do not compile on it, nor does `map` as its first stage (one
+//! `map` per pipeline start, so that `(0..10).pipe().map(..)` infers its type): transforms
+//! (`filter`, `filter_map`, `flat_map`, `take_while`, ..., and `map` after them) and every
+//! reduction do.
+//!
+//! A run folds the range as consecutive blocks of at most `usize::MAX / 2` items, each an
+//! indexable [`Ints`] folded on the executor as any source is, one after the other, joined with
+//! the reduction's `combine`: a `Break` in a block ends the run there, so `find_first`, `any`
+//! and `all` stop at the first decisive item, and `find_last` (whose run goes backwards, from
+//! the last block) at the last match. A range of at most `usize::MAX` items is one block, and
+//! indexable inside (a `Vec` is collected in place). A run through stages that hold items at a
+//! piece's edge (`dedup`, `unique`, `skip_while`) pulls a long range as a stream.
+
+use crate::guarded::{guard_stream, Guarded, GuardedSource};
+use crate::indexed::{ByRef, Rev};
+use crate::pipeline::{IntoPipeline, Pipeline};
+use crate::sources::Ints;
+use crate::streamed::PipeSource;
+use crate::transform::Id;
+use foldex_core::codec::Init;
+use foldex_core::{Codec, Executor, ExecutorExt, Source, StopProbe, Stream};
+use std::ops::{ControlFlow, Range, RangeInclusive};
+
+/// The most items in one block of a run over a [`Wide`] range.
+const BLOCK: u128 = (usize::MAX / 2) as u128;
+
+/// A range of `u128` or `i128` (`a..b`, `a..=b`), which may hold more than `usize::MAX` items:
+/// the source of `(a..b).pipe()` for these types (the module doc of `wide.rs` says how it
+/// runs).
+///
+/// ```
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_threaded::ThreadedEx;
+/// let ex = ThreadedEx::new();
+/// let big = 10u128.pow(27);
+/// assert_eq!((0..big).pipe().find_first(&ex, |x| x % 1000 == 999), Some(999));
+/// assert_eq!((0..big).pipe().find_last(&ex, |x| x % 1000 == 1), Some(big - 999));
+/// let small = (0..big).pipe().take_while(|&x| x < 1000).filter(|x| x % 7 == 0);
+/// assert_eq!(small.map(|x| x / 7).max(&ex), Some(142));
+/// ```
+///
+/// What needs an index does not compile on it:
+///
+/// ```compile_fail
+/// use foldex_pipeline::IntoPipeline;
+/// let n = (0..10u128.pow(27)).pipe().len();
+/// ```
+///
+/// ```compile_fail
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// let v: Vec<(usize, u128)> = (0..5u128).pipe().enumerate().collect(&SequentialEx);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Wide<T> {
+    /// The first item.
+    first: T,
+    /// The last item's offset from the first; `None` for an empty range.
+    span: Option<u128>,
+    /// The range as one indexable source, where it holds at most `usize::MAX` items.
+    fits: Option<Ints<T>>,
+    /// The most items in one block of a run: [`BLOCK`] (less in this file's tests).
+    block: u128,
+}
+
+/// An integer type whose ranges are [`Wide`].
+pub trait WideInt: Copy + Send + Sync + 'static {
+    /// The item `offset` places after `self`.
+    fn after(self, offset: u128) -> Self;
+    /// How far `last` is after `self` (`self <= last`).
+    fn span_to(self, last: Self) -> u128;
+}
+
+impl WideInt for u128 {
+    #[inline]
+    fn after(self, offset: u128) -> u128 {
+        self.wrapping_add(offset)
+    }
+
+    #[inline]
+    fn span_to(self, last: u128) -> u128 {
+        last - self
+    }
+}
+
+impl WideInt for i128 {
+    #[inline]
+    fn after(self, offset: u128) -> i128 {
+        // Two's complement: the true value is in range, so the wrapping sum is it.
+        self.wrapping_add(offset as i128)
+    }
+
+    #[inline]
+    fn span_to(self, last: i128) -> u128 {
+        last.wrapping_sub(self) as u128
+    }
+}
+
+impl<T: WideInt> Wide<T> {
+    /// The items `first..=last`; none when `last` is `None`.
+    fn inclusive(first: T, last: Option<T>) -> Self {
+        let span = last.map(|last| first.span_to(last));
+        let len = match span {
+            None => Some(0),
+            Some(span) => usize::try_from(span).ok().and_then(|s| s.checked_add(1)),
+        };
+        Wide {
+            first,
+            span,
+            fits: len.map(|len| Ints { start: first, len }),
+            block: BLOCK,
+        }
+    }
+
+    /// The range's blocks, from the first or (`backwards`) from the last.
+    fn blocks(&self, backwards: bool) -> impl Iterator<Item = Ints<T>> + '_ {
+        // The next block's first offset going forwards, its last going backwards.
+        let mut next = self.span.map(|span| if backwards { span } else { 0 });
+        std::iter::from_fn(move || {
+            let span = self.span?;
+            let at = next?;
+            let (low, len) = if backwards {
+                let len = at.min(self.block - 1) + 1;
+                let low = at - (len - 1);
+                next = low.checked_sub(1);
+                (low, len)
+            } else {
+                let len = (span - at).min(self.block - 1) + 1;
+                next = at.checked_add(len).filter(|&n| n <= span);
+                (at, len)
+            };
+            let len = usize::try_from(len).expect("a block holds at most usize::MAX / 2 items");
+            Some(Ints {
+                start: self.first.after(low),
+                len,
+            })
+        })
+    }
+
+    /// The items in order, as an iterator.
+    fn iter(&self) -> WideIter<T> {
+        WideIter {
+            first: self.first,
+            next: self.span.map(|_| 0),
+            span: self.span.unwrap_or(0),
+        }
+    }
+}
+
+/// The items of a [`Wide`] range in order, pulled as a stream.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct WideIter<T> {
+    first: T,
+    next: Option<u128>,
+    span: u128,
+}
+
+impl<T: WideInt> Iterator for WideIter<T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        let at = self.next?;
+        self.next = at.checked_add(1).filter(|&n| n <= self.span);
+        Some(self.first.after(at))
+    }
+}
+
+/// A fold's `init`, lent to the fold of each block.
+struct Lent<'i, I>(&'i I);
+
+impl<A, I: Init<A>> Init<A> for Lent<'_, I> {
+    #[inline]
+    fn init(&self) -> A {
+        self.0.init()
+    }
+
+    #[inline]
+    fn codec(&self) -> Option<&dyn Codec<A>> {
+        self.0.codec()
+    }
+}
+
+impl<T: WideInt> PipeSource for Wide<T>
+where
+    Ints<T>: Source<Item = T>,
+{
+    type Item = T;
+    type Input<'p> = Stream<WideIter<T>>;
+
+    fn input(&self) -> Stream<WideIter<T>> {
+        Stream::new(self.iter())
+    }
+
+    type Guarded<'p> = Stream<Guarded<WideIter<T>>>;
+
+    fn guarded_input(&self) -> Stream<Guarded<WideIter<T>>> {
+        guard_stream(self.input())
+    }
+
+    type Indexed = Ints<T>;
+
+    fn as_indexed(&self) -> Option<&Ints<T>> {
+        self.fits.as_ref()
+    }
+
+    fn runs_backwards(&self) -> bool {
+        true
+    }
+
+    /// One block after another, joined with `combine`; a `Break` ends the run.
+    fn try_fold_items<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        backwards: bool,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, T, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        let mut done: Option<A> = None;
+        for block in self.blocks(backwards) {
+            let (init, step, combine) = (Lent(&init), &step, &combine);
+            let flow = match backwards {
+                false => ex.try_fold_probed(block, init, step, combine),
+                true => ex.try_fold_probed(Rev(block), init, step, combine),
+            };
+            let broke = flow.is_break();
+            let (ControlFlow::Continue(acc) | ControlFlow::Break(acc)) = flow;
+            let acc = match done.take() {
+                Some(left) => combine(left, acc),
+                None => acc,
+            };
+            if broke {
+                return ControlFlow::Break(acc);
+            }
+            done = Some(acc);
+        }
+        ControlFlow::Continue(done.unwrap_or_else(|| init.init()))
+    }
+
+    fn fold_items<E, A, I, F, C>(&self, ex: &E, backwards: bool, init: I, step: F, combine: C) -> A
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, T) -> A + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        let mut done: Option<A> = None;
+        for block in self.blocks(backwards) {
+            let (init, step, combine) = (Lent(&init), &step, &combine);
+            let acc = match backwards {
+                false => ex.fold(block, init, step, combine),
+                true => ex.fold(Rev(block), init, step, combine),
+            };
+            done = Some(match done.take() {
+                Some(left) => combine(left, acc),
+                None => acc,
+            });
+        }
+        done.unwrap_or_else(|| init.init())
+    }
+
+    fn try_fold_guarded<E, A, I, F, C>(
+        &self,
+        ex: &E,
+        init: I,
+        step: F,
+        combine: C,
+    ) -> ControlFlow<A, A>
+    where
+        E: Executor + ?Sized,
+        A: Send,
+        I: Init<A>,
+        F: Fn(A, crate::guarded::Positioned<T>, &StopProbe) -> ControlFlow<A, A> + Sync,
+        C: Fn(A, A) -> A + Sync,
+    {
+        match &self.fits {
+            Some(ints) => ex.try_fold_probed(GuardedSource(ByRef(ints)), init, step, combine),
+            None => ex.try_fold_probed(self.guarded_input(), init, step, combine),
+        }
+    }
+}
+
+impl IntoPipeline for Range<u128> {
+    type Source = Wide<u128>;
+    fn pipe(self) -> Pipeline<Wide<u128>> {
+        let last = (self.start < self.end).then(|| self.end - 1);
+        from_wide(Wide::inclusive(self.start, last))
+    }
+}
+
+impl IntoPipeline for RangeInclusive<u128> {
+    type Source = Wide<u128>;
+    fn pipe(self) -> Pipeline<Wide<u128>> {
+        let last = (!self.is_empty()).then(|| *self.end());
+        from_wide(Wide::inclusive(*self.start(), last))
+    }
+}
+
+impl IntoPipeline for Range<i128> {
+    type Source = Wide<i128>;
+    fn pipe(self) -> Pipeline<Wide<i128>> {
+        let last = (self.start < self.end).then(|| self.end - 1);
+        from_wide(Wide::inclusive(self.start, last))
+    }
+}
+
+impl IntoPipeline for RangeInclusive<i128> {
+    type Source = Wide<i128>;
+    fn pipe(self) -> Pipeline<Wide<i128>> {
+        let last = (!self.is_empty()).then(|| *self.end());
+        from_wide(Wide::inclusive(*self.start(), last))
+    }
+}
+
+fn from_wide<T>(source: Wide<T>) -> Pipeline<Wide<T>> {
+    Pipeline {
+        source,
+        transform: Id,
+        codec: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Runs over ranges cut into blocks of a few items, so that every way across a block's
+    //! edge is exercised at lengths a test can fold.
+
+    use super::*;
+    use foldex_core::Basesize;
+    use foldex_seq::SequentialEx;
+    use foldex_threaded::ThreadedEx;
+    use std::num::NonZeroUsize;
+
+    fn executors() -> Vec<Box<dyn Executor>> {
+        let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
+        vec![
+            Box::new(SequentialEx),
+            Box::new(ThreadedEx::new().threads(2).with_basesize(fixed(1))),
+            Box::new(ThreadedEx::new().threads(2).with_basesize(fixed(3))),
+        ]
+    }
+
+    /// `first..=last` in blocks of `block` items.
+    fn cut<T: WideInt>(first: T, last: Option<T>, block: u128) -> Pipeline<Wide<T>> {
+        from_wide(Wide {
+            block,
+            ..Wide::inclusive(first, last)
+        })
+    }
+
+    #[test]
+    fn blocks_cover_the_range_in_order() {
+        for block in [1, 2, 7] {
+            for len in [0u128, 1, 2, 6, 7, 8, 23] {
+                let start = u128::MAX - len.max(1) + 1;
+                let want: Vec<u128> = (start..=u128::MAX).take(len as usize).collect();
+                let wide = cut(start, (len > 0).then_some(u128::MAX), block).source;
+                let forwards: Vec<u128> = wide.blocks(false).flat_map(items).collect();
+                assert_eq!(forwards, want, "block {block}, len {len}");
+                let mut backwards: Vec<Ints<u128>> = wide.blocks(true).collect();
+                backwards.reverse();
+                let backwards: Vec<u128> = backwards.into_iter().flat_map(items).collect();
+                assert_eq!(backwards, want, "block {block}, len {len}");
+                assert!(wide.blocks(true).all(|b| b.len <= block as usize));
+                let streamed: Vec<u128> = wide.iter().collect();
+                assert_eq!(streamed, want, "stream: block {block}, len {len}");
+            }
+        }
+    }
+
+    fn items(block: Ints<u128>) -> Vec<u128> {
+        (0..block.len).map(|i| block.get(i)).collect()
+    }
+
+    #[test]
+    fn reductions_across_blocks_match_std() {
+        for ex in executors() {
+            let ex = &*ex;
+            for block in [1, 3, 7] {
+                for len in [0i128, 1, 2, 7, 31] {
+                    let first = i128::MIN + 5;
+                    let last = (len > 0).then(|| first + len - 1);
+                    let std = || (0..len).map(|k| first + k);
+                    let wide = || cut(first, last, block);
+                    let what = format!("block {block}, len {len}");
+                    let hit = |x: &i128| x.rem_euclid(5) == 2;
+                    assert_eq!(wide().find_first(ex, hit), std().find(hit), "{what}");
+                    assert_eq!(wide().find_last(ex, hit), std().rfind(hit), "{what}");
+                    assert_eq!(wide().count(ex), std().count(), "{what}");
+                    let got: Vec<i128> = wide().collect(ex);
+                    assert_eq!(got, std().collect::<Vec<_>>(), "{what}");
+                    let up = |x: i128| (x - first) * 3;
+                    let got = wide().filter(|x| x % 2 == 0).map(up).sum::<i128>(ex);
+                    let want: i128 = std().filter(|x| x % 2 == 0).map(up).sum();
+                    assert_eq!(got, want, "{what}");
+                    let got = wide().position_last(ex, |x| hit(&x));
+                    assert_eq!(
+                        got,
+                        std().collect::<Vec<_>>().iter().rposition(hit),
+                        "{what}"
+                    );
+                    let got: Vec<i128> = wide().filter_map(|x| Some(x / 3)).dedup().collect(ex);
+                    let mut want: Vec<i128> = std().map(|x| x / 3).collect();
+                    want.dedup();
+                    assert_eq!(got, want, "{what}");
+                    let got: Vec<i128> = wide().skip_while(|x| hit(x)).collect(ex);
+                    assert_eq!(got, std().skip_while(hit).collect::<Vec<_>>(), "{what}");
+                    let step = |acc: i128, x: i128| match hit(&x) {
+                        true => ControlFlow::Break(acc),
+                        false => ControlFlow::Continue(acc + x),
+                    };
+                    let got = wide().try_fold(ex, || 0, step, |a, b| a + b);
+                    assert_eq!(got, std().try_fold(0, step), "{what}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Searches that stop from the right (`find_last`, `position_last`) against `std`'s `rfind` and
+//! `rposition`, and ranges of wide integer types longer than `usize::MAX`, on several
+//! executors through `&dyn Executor`.
+
+use foldex_core::{Basesize, Executor, Stream};
+use foldex_pipeline::{from_stream, IntoPipeline};
+use foldex_seq::SequentialEx;
+use foldex_taskpool::TaskPoolEx;
+use foldex_testkit::watchdog;
+use foldex_threaded::ThreadedEx;
+use std::num::NonZeroUsize;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const LENGTHS: [usize; 8] = [0, 1, 2, 3, 7, 31, 97, 1009];
+
+fn executors() -> Vec<(String, Box<dyn Executor>)> {
+    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
+    let mut all: Vec<(String, Box<dyn Executor>)> =
+        vec![("SequentialEx".into(), Box::new(SequentialEx))];
+    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
+        all.push((
+            format!("ThreadedEx(2, {basesize})"),
+            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
+        ));
+        all.push((
+            format!("TaskPoolEx(3, {basesize})"),
+            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
+        ));
+    }
+    all
+}
+
+/// Runs `check` for every executor and length, with fixed pseudo-random data of that length.
+fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
+    watchdog(name, || {
+        let executors = executors();
+        for &len in &LENGTHS {
+            let data: Vec<u64> = (0..len as u64)
+                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+                .collect();
+            for (ex_name, ex) in &executors {
+                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
+            }
+        }
+    });
+}
+
+/// The text of a panic's payload.
+fn message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(text) => *text,
+        Err(payload) => payload
+            .downcast::<&str>()
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
+    }
+}
+
+#[test]
+fn find_last_matches_rfind() {
+    each_case("find_last", |ex, data, what| {
+        for target in [0u64, 1, 5, 63, 64] {
+            let hit = |x: &u64| *x % 7 == target % 7 && *x >= target / 2;
+            let want = data.iter().copied().rfind(hit);
+            let got = data.pipe().copied().find_last(ex, hit);
+            assert_eq!(got, want, "indexable {target}: {what}");
+            let got = data.pipe().map(|&x| x * 3).find_last(ex, |x| hit(&(x / 3)));
+            assert_eq!(got, want.map(|x| x * 3), "map {target}: {what}");
+            let odd = |x: &u64| x % 2 == 1;
+            let want = data.iter().copied().filter(odd).rfind(hit);
+            let got = data.pipe().copied().filter(odd).find_last(ex, hit);
+            assert_eq!(got, want, "filter {target}: {what}");
+            let half = |x: u64| (!x.is_multiple_of(3)).then_some(x / 2);
+            let want = data.iter().copied().filter_map(half).rfind(hit);
+            let got = data.pipe().copied().filter_map(half).inspect(|_| ());
+            assert_eq!(got.find_last(ex, hit), want, "filter_map {target}: {what}");
+            // Each item becomes 0 to 3 pairs; the last match inside one item's outputs wins.
+            let pairs = |x: u64| (0..x % 4).map(move |k| (x, k));
+            let hit2 = |&(x, k): &(u64, u64)| hit(&x) && k % 2 == target % 2;
+            let want = data.iter().copied().flat_map(pairs).rfind(hit2);
+            let got = data.pipe().copied().flat_map(pairs).find_last(ex, hit2);
+            assert_eq!(got, want, "flat_map {target}: {what}");
+            // Stages with state or a stop fold everything, with the same answer.
+            let small = |x: &u64| *x < 60;
+            let want = data.iter().copied().take_while(small).filter(hit).last();
+            let got = data.pipe().copied().take_while(small).find_last(ex, hit);
+            assert_eq!(got, want, "take_while {target}: {what}");
+            let mut deduped = data.to_vec();
+            deduped.dedup();
+            let want = deduped.iter().copied().rfind(hit);
+            let got = data.pipe().copied().dedup().find_last(ex, hit);
+            assert_eq!(got, want, "dedup {target}: {what}");
+            let streamed = from_stream(Stream::new(data.iter().copied()));
+            let want = data.iter().copied().rfind(hit);
+            assert_eq!(streamed.find_last(ex, hit), want, "stream {target}: {what}");
+        }
+    });
+}
+
+#[test]
+fn position_last_matches_rposition() {
+    each_case("position_last", |ex, data, what| {
+        for target in [0u64, 1, 5, 63, 64] {
+            let hit = |x: u64| x % 5 == target % 5 && x >= target / 2;
+            let want = data.iter().rposition(|&x| hit(x));
+            assert_eq!(data.pipe().position_last(ex, |&x| hit(x)), want, "{what}");
+            let got = data
+                .pipe()
+                .map(|&x| x + 1)
+                .position_last(ex, |x| hit(x - 1));
+            assert_eq!(got, want, "map {target}: {what}");
+            let got = data.pipe().rev().position_last(ex, |&x| hit(x));
+            let want = data.iter().rev().rposition(|&x| hit(x));
+            assert_eq!(got, want, "rev {target}: {what}");
+            // Past a filter the position counts the items that pass it.
+            let kept: Vec<u64> = data.iter().copied().filter(|x| x % 3 != 1).collect();
+            let want = kept.iter().rposition(|&x| hit(x));
+            let got = data
+                .pipe()
+                .copied()
+                .filter(|x| x % 3 != 1)
+                .position_last(ex, hit);
+            assert_eq!(got, want, "filter {target}: {what}");
+        }
+    });
+}
+
+/// The predicate runs on few items left of the match: pieces left of it are cancelled.
+#[test]
+fn find_last_stops_early() {
+    watchdog("find_last stops early", || {
+        let n = 1_000_000usize;
+        for (name, ex) in executors() {
+            let calls = AtomicUsize::new(0);
+            let last_even_seventh = (0..n).pipe().filter(|x| x % 2 == 0).find_last(&*ex, |x| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                x % 7 == 0
+            });
+            assert_eq!(last_even_seventh, (0..n).rev().find(|x| x % 14 == 0));
+            let calls = calls.into_inner();
+            assert!(calls < n / 20, "{name}: {calls} predicate calls of {n}");
+            let calls = AtomicUsize::new(0);
+            let position = (0..n).pipe().position_last(&*ex, |x| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                x % 1000 == 3
+            });
+            assert_eq!(position, Some(n - 997), "{name}");
+            let calls = calls.into_inner();
+            assert!(calls < n / 20, "{name}: {calls} predicate calls of {n}");
+        }
+    });
+}
+
+/// A search over `0..usize::MAX` returns.
+#[test]
+fn find_last_over_everything_returns() {
+    watchdog("find_last over 0..usize::MAX", || {
+        for (name, ex) in executors() {
+            let all = (0..usize::MAX).pipe();
+            assert_eq!(
+                all.find_last(&*ex, |x| x % 3 == 0),
+                Some(usize::MAX - 3),
+                "{name}"
+            );
+            let got = all.find_map_last(&*ex, |x| (x % 3 == 0).then_some(x / 3));
+            assert_eq!(got, Some(usize::MAX / 3 - 1), "find_map_last: {name}");
+            let pairs = all
+                .clone()
+                .filter(|x| x % 2 == 0)
+                .flat_map(|x| [x / 2, x / 2 + 1]);
+            let got = pairs.find_last(&*ex, |y| y % 5 == 0);
+            assert_eq!(got, Some(usize::MAX / 2 - 2), "{name}");
+            let got = all.map(|x| x / 2).position_last(&*ex, |y| y % 4 == 0);
+            assert_eq!(got, Some(usize::MAX - 6), "{name}");
+        }
+    });
+}
+
+/// A panic right of the match is raised, as `rfind` raises it; one left of it never happens.
+#[test]
+fn panics_right_of_the_match_are_raised() {
+    watchdog("find_last panics", || {
+        for (name, ex) in executors() {
+            for len in [1usize, 2, 7, 97, 1009] {
+                let at = len - 1;
+                let raised = catch_unwind(AssertUnwindSafe(|| {
+                    (0..len).pipe().filter(|_| true).find_last(&*ex, |&x| {
+                        assert!(x != at, "boom at {x}");
+                        x == 0
+                    })
+                }));
+                let text = message(raised.expect_err("a panic right of the match"));
+                assert_eq!(text, format!("boom at {at}"), "{name}, len {len}");
+                // The panic is left of the match, which rfind never reaches.
+                let got = (0..len).pipe().find_last(&*ex, |&x| {
+                    assert!(x != 0 || len == 1, "boom at 0");
+                    len == 1 || x == len - 1
+                });
+                assert_eq!(got, Some(len - 1), "{name}, len {len}");
+                let raised = catch_unwind(AssertUnwindSafe(|| {
+                    (0..len).pipe().position_last(&*ex, |x| {
+                        assert!(x != at, "position boom at {x}");
+                        false
+                    })
+                }));
+                let text = message(raised.expect_err("position_last's panic"));
+                assert_eq!(text, format!("position boom at {at}"), "{name}, len {len}");
+            }
+        }
+    });
+}
+
+/// Ranges of `u128` and `i128` longer than `usize::MAX`: searches stop at the decisive item
+/// from either end; `take_while` ends a count.
+#[test]
+fn ranges_longer_than_usize_are_searched() {
+    watchdog("long ranges", || {
+        let big = 10u128.pow(27);
+        for (name, ex) in executors() {
+            let ex = &*ex;
+            let all = || (0..big).pipe();
+            let hit = |x: &u128| x % 1_000_003 == 17;
+            assert_eq!(all().find_first(ex, hit), Some(17), "{name}");
+            assert_eq!(all().find_any(ex, hit), Some(17), "{name}");
+            let last = 999_999_999_999_999_999_999_919_017;
+            assert_eq!(all().find_last(ex, hit), Some(last), "{name}");
+            assert!(all().any(ex, |x| x == 5000), "{name}");
+            assert!(!all().all(ex, |x| x < 5000), "{name}");
+            let odd_pairs = all().filter(|x| x % 2 == 1).flat_map(|x| [x, x + big]);
+            let got = odd_pairs.find_last(ex, |y| y % 10 == 3);
+            assert_eq!(got, Some(2 * big - 7), "{name}");
+            let past = usize::MAX as u128;
+            let want: u128 = (past..past + 10).sum();
+            assert_eq!((past..past + 10).pipe().sum::<u128>(ex), want, "{name}");
+            let small = all().take_while(|&x| x < 1000).filter(|x| x % 7 == 0);
+            assert_eq!(small.count(ex), 143, "{name}");
+            let got = all().dedup().find_first(ex, |x| *x == 12_345);
+            assert_eq!(got, Some(12_345), "{name}");
+            let signed = || (i128::MIN..=i128::MAX).pipe();
+            let seventh = |x: &i128| x % 7 == 0;
+            assert_eq!(
+                signed().find_first(ex, seventh),
+                Some(i128::MIN + 2),
+                "{name}"
+            );
+            assert_eq!(
+                signed().find_last(ex, seventh),
+                Some(i128::MAX - 1),
+                "{name}"
+            );
+            let near_min = (i128::MIN..i128::MIN + 10).pipe();
+            assert_eq!(near_min.count(ex), 10, "{name}");
+            // The full u64 range (2^64 items) through u128: u64 ranges stay indexable.
+            let full = || {
+                (0..=u64::MAX as u128)
+                    .pipe()
+                    .filter_map(|x| u64::try_from(x).ok())
+            };
+            assert_eq!(full().find_last(ex, |x| x % 10 == 3), Some(u64::MAX - 2));
+            assert_eq!(full().find_first(ex, |x| *x > 5), Some(6), "{name}");
+            assert!(full().any(ex, |x| x == 1000), "{name}");
+        }
+    });
+}
+
+/// A range of `u128` or `i128` of every small length gives what `std` gives.
+#[test]
+fn small_wide_ranges_match_std() {
+    each_case("small wide ranges", |ex, data, what| {
+        let n = data.len() as i128;
+        for first in [i128::MIN, -3, u64::MAX as i128, i128::MAX - n] {
+            let std = || first..first + n;
+            let wide = || (first..first + n).pipe();
+            let hit = |x: &i128| x.rem_euclid(3) == 1;
+            assert_eq!(wide().find_first(ex, hit), std().find(hit), "{what}");
+            assert_eq!(wide().find_last(ex, hit), std().rfind(hit), "{what}");
+            assert_eq!(wide().count(ex), std().count(), "{what}");
+            let thrice = |x: i128| Some(x.wrapping_mul(3));
+            let got: Vec<i128> = wide().filter_map(thrice).collect(ex);
+            assert_eq!(got, std().filter_map(thrice).collect::<Vec<_>>(), "{what}");
+            let got = (first..=first + n).pipe().position_last(ex, |x| hit(&x));
+            let inclusive: Vec<i128> = (first..=first + n).collect();
+            assert_eq!(got, inclusive.iter().rposition(hit), "{what}");
+        }
+        let top = u128::MAX - data.len() as u128;
+        let got: Vec<u128> = (top..=u128::MAX).pipe().filter(|x| x % 2 == 0).collect(ex);
+        let want: Vec<u128> = (top..=u128::MAX).filter(|x| x % 2 == 0).collect();
+        assert_eq!(got, want, "{what}");
+    });
+}
+
+/// A range with more than `usize::MAX` items of an indexable type panics naming it and the
+/// way round.
+#[test]
+fn indexable_ranges_longer_than_usize_panic_naming_them() {
+    let refused = catch_unwind(|| (0..=u64::MAX).pipe().len());
+    let text = message(refused.expect_err("0..=u64::MAX has 2^64 items"));
+    assert!(text.contains("0..=18446744073709551615"), "{text}");
+    assert!(text.contains("u128"), "{text}");
+}
