@@ -31,7 +31,11 @@ fn test_u64_opt_len() {
     each("test_u64_opt_len", |ex, what| {
         assert_eq!((0..=100u64).pipe().count(ex), 101, "{what}");
         let last = (0..=usize::MAX as u64 - 1).pipe().skip(usize::MAX - 2);
-        assert_eq!(last.collect::<Vec<_>>(ex), [u64::MAX - 2, u64::MAX - 1], "{what}");
+        assert_eq!(
+            last.collect::<Vec<_>>(ex),
+            [u64::MAX - 2, u64::MAX - 1],
+            "{what}"
+        );
     });
 }
 
