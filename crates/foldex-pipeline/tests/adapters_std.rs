@@ -4,50 +4,20 @@
 //! drop, against `std::iter` (or a sequential model where std lacks the method), on several
 //! executors through `&dyn Executor`, over lengths 0, 1, primes and 10^5.
 
-use foldex_core::{Basesize, Executor};
+mod common;
+use common::executors;
+
+use foldex_core::Executor;
 use foldex_pipeline::IntoPipeline;
 use foldex_seq::SequentialEx;
-use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
-use foldex_threaded::ThreadedEx;
-use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 const LENGTHS: [usize; 8] = [0, 1, 2, 3, 7, 31, 1009, 20_011];
 
-fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
-        all.push((
-            format!("ThreadedEx(2, {basesize})"),
-            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
-        ));
-    }
-    for basesize in [fixed(1), fixed(7)] {
-        all.push((
-            format!("TaskPoolEx(3, {basesize})"),
-            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
-        ));
-    }
-    all
-}
-
-/// Runs `check` for every executor and length, with the data `0..len` as `u64`s (scrambled but
-/// fixed).
+/// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    watchdog(name, || {
-        let executors = executors();
-        for &len in &LENGTHS {
-            let data: Vec<u64> = (0..len as u64)
-                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54)
-                .collect();
-            for (ex_name, ex) in &executors {
-                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
-            }
-        }
-    });
+    common::each_case(name, &LENGTHS, 54, check)
 }
 
 /// Runs the same chain on `std::iter` and on a pipeline, each through a `map` that counts its

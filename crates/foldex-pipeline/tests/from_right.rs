@@ -2,48 +2,20 @@
 //! `rposition`, and ranges of wide integer types longer than `usize::MAX`, on several
 //! executors through `&dyn Executor`.
 
-use foldex_core::{Basesize, Executor, Stream};
+mod common;
+use common::executors;
+
+use foldex_core::{Executor, Stream};
 use foldex_pipeline::{from_stream, IntoPipeline};
-use foldex_seq::SequentialEx;
-use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
-use foldex_threaded::ThreadedEx;
-use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const LENGTHS: [usize; 8] = [0, 1, 2, 3, 7, 31, 97, 1009];
 
-fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
-        all.push((
-            format!("ThreadedEx(2, {basesize})"),
-            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
-        ));
-        all.push((
-            format!("TaskPoolEx(3, {basesize})"),
-            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
-        ));
-    }
-    all
-}
-
-/// Runs `check` for every executor and length, with fixed pseudo-random data of that length.
+/// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    watchdog(name, || {
-        let executors = executors();
-        for &len in &LENGTHS {
-            let data: Vec<u64> = (0..len as u64)
-                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
-                .collect();
-            for (ex_name, ex) in &executors {
-                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
-            }
-        }
-    });
+    common::each_case(name, &LENGTHS, 58, check)
 }
 
 /// The text of a panic's payload.

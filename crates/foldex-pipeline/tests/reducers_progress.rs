@@ -3,8 +3,11 @@
 //! from another thread while a fold runs, panics), on every executor configuration, over
 //! lengths 0, 1, primes and 10^5.
 
+mod common;
+use common::executors;
+
 use foldex_core::progress::Progress;
-use foldex_core::{Basesize, Executor, ExecutorExt, Stream};
+use foldex_core::{Executor, ExecutorExt, Stream};
 use foldex_pipeline::reducers::{
     all, any, count, first, fold, last, map, max, max_by, max_by_key, mean, min, min_by,
     min_by_key, product, reduce_with, sum,
@@ -15,48 +18,16 @@ use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use foldex_threaded::ThreadedEx;
 use std::collections::HashMap;
-use std::num::{NonZeroUsize, Wrapping};
+use std::num::Wrapping;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 const LENGTHS: [usize; 9] = [0, 1, 2, 3, 7, 31, 97, 1009, 100_000];
 
-fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
-        all.push((
-            format!("ThreadedEx(2, {basesize})"),
-            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
-        ));
-        all.push((
-            format!("TaskPoolEx(3, {basesize})"),
-            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
-        ));
-    }
-    all.push((
-        "TaskPoolEx(2, background)".into(),
-        Box::new(TaskPoolEx::new().ntasks(2).basesize(3).background(true)),
-    ));
-    all
-}
-
-/// Runs `check` for every executor and length, with pseudo-random `u64`s below 1024 (so that
-/// minima, maxima and keys tie).
+/// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    watchdog(name, || {
-        let executors = executors();
-        for &len in &LENGTHS {
-            let data: Vec<u64> = (0..len as u64)
-                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54)
-                .collect();
-            for (ex_name, ex) in &executors {
-                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
-            }
-        }
-    });
+    common::each_case(name, &LENGTHS, 54, check)
 }
 
 #[test]

@@ -5,16 +5,16 @@
 //! `&dyn Executor`, over lengths 0, 1, primes and 10^5; with the early stops they promise
 //! (over a range far too long to run) and panics with their payloads.
 
-use foldex_core::{Basesize, Executor};
+mod common;
+use common::executors;
+
+use foldex_core::Executor;
 use foldex_pipeline::{Either, IntoPipeline, ParallelExtend};
-use foldex_seq::SequentialEx;
-use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::{watchdog, Boom};
-use foldex_threaded::ThreadedEx;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
-use std::num::{NonZeroUsize, Wrapping};
+use std::num::Wrapping;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -25,41 +25,9 @@ const LENGTHS: [usize; 9] = [0, 1, 2, 3, 7, 31, 97, 1009, 100_000];
 /// Far too many items to run: a reduction over them ends only where it stops early.
 const HUGE: usize = 1 << 40;
 
-fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
-        all.push((
-            format!("ThreadedEx(2, {basesize})"),
-            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
-        ));
-        all.push((
-            format!("TaskPoolEx(3, {basesize})"),
-            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
-        ));
-    }
-    all.push((
-        "TaskPoolEx(2, background)".into(),
-        Box::new(TaskPoolEx::new().ntasks(2).basesize(3).background(true)),
-    ));
-    all
-}
-
-/// Runs `check` for every executor and length, with pseudo-random but fixed data of `len`
-/// small `u64`s (so that ties and repeats occur).
+/// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    watchdog(name, || {
-        let executors = executors();
-        for &len in &LENGTHS {
-            let data: Vec<u64> = (0..len as u64)
-                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
-                .collect();
-            for (ex_name, ex) in &executors {
-                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
-            }
-        }
-    });
+    common::each_case(name, &LENGTHS, 58, check)
 }
 
 /// The payload of the panic `run` raises.

@@ -5,54 +5,22 @@
 //! with panics checked by payload.
 #![allow(clippy::map_flatten)] // the std side is written as the chain under test
 
-use foldex_core::{Basesize, Executor, Stream};
+mod common;
+use common::executors;
+
+use foldex_core::{Executor, Stream};
 use foldex_pipeline::{from_stream, IntoPipeline};
-use foldex_seq::SequentialEx;
-use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
 use foldex_threaded::ThreadedEx;
-use std::num::NonZeroUsize;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 const LENGTHS: [usize; 9] = [0, 1, 2, 3, 7, 31, 97, 1009, 100_000];
 
-fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
-        all.push((
-            format!("ThreadedEx(2, {basesize})"),
-            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
-        ));
-        all.push((
-            format!("TaskPoolEx(3, {basesize})"),
-            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
-        ));
-    }
-    all.push((
-        "TaskPoolEx(2, background)".into(),
-        Box::new(TaskPoolEx::new().ntasks(2).basesize(3).background(true)),
-    ));
-    all
-}
-
-/// Runs `check` for every executor and length, with pseudo-random but fixed `u64`s (small, so
-/// that repeats and ties occur).
+/// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    watchdog(name, || {
-        let executors = executors();
-        for &len in &LENGTHS {
-            let data: Vec<u64> = (0..len as u64)
-                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
-                .collect();
-            for (ex_name, ex) in &executors {
-                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
-            }
-        }
-    });
+    common::each_case(name, &LENGTHS, 58, check)
 }
 
 /// The payload of the panic `f` raises (a `u64` or a `usize`, as the tests raise them).
