@@ -612,7 +612,7 @@ fn a_stage_that_stops_the_run_before_fold_pieces_is_refused() {
             .take_while(|&x| x < 5)
             .fold_pieces(|| 0, |a, x| a + x)
     });
-    let payload = caught.err().expect("a panic");
+    let payload = caught.expect_err("a panic");
     let message = payload.downcast_ref::<String>().expect("a message");
     assert!(
         message.contains("fold_pieces cannot follow take_while"),
