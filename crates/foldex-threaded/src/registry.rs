@@ -169,8 +169,8 @@ impl Workers {
             injector: Injector::new(),
             stealers: deques.iter().map(Worker::stealer).collect(),
             sleep: Sleep::new(),
-            // Each worker counts as looking for work until it enters its loop: it is about to,
-            // and a helper from outside must leave work to it meanwhile.
+            // Each worker counts as looking for work from the start (its loop takes the count
+            // over): it is about to, and a helper from outside must leave work to it meanwhile.
             searching: AtomicUsize::new(threads),
             share_requested: AtomicBool::new(false),
             inline_lengths: crate::inline::new_table(),
@@ -226,7 +226,6 @@ impl Workers {
                 if let Some(on_start) = on_start {
                     let _ = panic::catch_unwind(AssertUnwindSafe(|| on_start(index)));
                 }
-                worker.registry.searching.fetch_sub(1, Ordering::Relaxed);
                 worker.main_loop();
                 if let Some(on_exit) = on_exit {
                     let _ = panic::catch_unwind(AssertUnwindSafe(|| on_exit(index)));

@@ -99,18 +99,20 @@ impl WorkerCtx {
             .or_else(|| self.registry.steal(self.next_victim()))
     }
 
+    /// The worker's loop. Between two tasks a worker always counts as looking for work (in
+    /// [`Registry::searching`]), and also as idle from before its last look until it wakes:
+    /// a thread outside the pool that sees a worker neither idle nor looking knows it holds a
+    /// task (`Registry::wait_for_offer` relies on it), however long the system leaves the
+    /// worker unscheduled. Readers take the two counts together, so counting both is harmless.
     pub(super) fn main_loop(&self) {
         let sleep = &self.registry.sleep;
+        // The registry counted this worker as looking for work since it was created.
+        let mut searching = Searching::adopt(&self.registry.searching);
         'outer: loop {
-            let mut searching = None;
             for round in 0..SPIN_ROUNDS {
                 if let Some(task) = self.find_work() {
-                    drop(searching);
-                    task.run();
+                    searching = self.run_between_searches(searching, task);
                     continue 'outer;
-                }
-                if round == 0 {
-                    searching = Some(Searching::begin(&self.registry.searching));
                 }
                 if round < PAUSE_ROUNDS {
                     std::hint::spin_loop();
@@ -122,11 +124,9 @@ impl WorkerCtx {
                 return;
             }
             let ticket = sleep.announce_idle();
-            // Counted idle first, so that a helper never sees this worker as neither.
-            drop(searching);
             if let Some(task) = self.find_work() {
                 sleep.cancel_idle();
-                task.run();
+                searching = self.run_between_searches(searching, task);
                 continue;
             }
             if self.registry.terminate.load(Ordering::SeqCst) {
@@ -136,6 +136,17 @@ impl WorkerCtx {
             sleep.sleep(ticket);
         }
     }
+
+    /// Runs `task`, counted as looking for work before and after it but not while it runs.
+    fn run_between_searches<'r>(
+        &'r self,
+        searching: Searching<'r>,
+        task: TaskRef,
+    ) -> Searching<'r> {
+        drop(searching);
+        task.run();
+        Searching::begin(&self.registry.searching)
+    }
 }
 
 /// Counts a worker in [`Registry::searching`] while it exists.
@@ -144,6 +155,11 @@ pub(super) struct Searching<'r>(&'r AtomicUsize);
 impl<'r> Searching<'r> {
     pub(super) fn begin(count: &'r AtomicUsize) -> Self {
         count.fetch_add(1, Ordering::Relaxed);
+        Self(count)
+    }
+
+    /// Takes over a count already made for this thread.
+    fn adopt(count: &'r AtomicUsize) -> Self {
         Self(count)
     }
 }
