@@ -20,6 +20,7 @@
 //! taken. Without helping there is one round.
 
 use crate::channel::{Channel, Failure, Lead, Maker};
+use crate::elastic::Deal;
 use crate::loadable::LoadContext;
 use crate::loading::{clear_loading, take_loading};
 use crate::order::{Batches, EpochOrder};
@@ -29,7 +30,6 @@ use crate::stats::{Recorder, Run};
 use crate::transport::{CostMeter, MAX_PARCEL};
 use foldex_core::exec::PanicPayload;
 use foldex_core::{Brand, Caller, Executor, Job, Partial};
-use foldex_dataset::Shard;
 use std::collections::HashSet;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -42,7 +42,8 @@ use std::time::Instant;
 pub(crate) struct Epoch<P: Produce> {
     producer: P,
     order: EpochOrder,
-    shard: Option<Shard>,
+    /// Which positions of the order this rank loads.
+    deal: Deal,
     batches: Batches,
     /// Which batches this epoch runs (all of them, unless it resumes an earlier one).
     schedule: Schedule,
@@ -85,7 +86,7 @@ pub(crate) struct ItemPlan {
 /// An epoch's settings, for [`Epoch::new`].
 pub(crate) struct Plan {
     pub order: EpochOrder,
-    pub shard: Option<Shard>,
+    pub deal: Deal,
     pub batches: Batches,
     pub schedule: Schedule,
     /// Batches per parcel: 1, or up to [`MAX_PARCEL`] for producers that allow it.
@@ -107,7 +108,7 @@ impl<P: Produce> Epoch<P> {
         Self {
             producer,
             order: plan.order,
-            shard: plan.shard,
+            deal: plan.deal,
             batches: plan.batches,
             schedule: plan.schedule,
             count,
@@ -228,10 +229,7 @@ impl<P: Produce> Epoch<P> {
     /// generator when that is not the index: an order a sampler listed may hold an index more
     /// than once, and each draw gets a generator of its own, keyed by its place in the epoch.
     fn index(&self, position: usize) -> (usize, Option<usize>) {
-        let position = match self.shard {
-            Some(shard) => shard.position(self.order.len(), position),
-            None => position,
-        };
+        let position = self.deal.position(self.order.len(), position);
         let key = matches!(self.order, EpochOrder::Listed(_)).then_some(position);
         (self.order.get(position), key)
     }

@@ -46,6 +46,7 @@ pub mod channel;
 #[cfg(not(loom))]
 mod channel;
 mod counted;
+mod elastic;
 mod epoch;
 mod error;
 mod failure;
@@ -68,6 +69,7 @@ pub mod reuse {
 }
 
 pub use channel::MAX_BUFFER;
+pub use elastic::Remainder;
 pub use error::IterError;
 pub use loadable::Loadable;
 pub use loader::{eachobsparallel, Iter, Loader};

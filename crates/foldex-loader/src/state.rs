@@ -6,6 +6,7 @@
 //! finished early; there are never many, since a batch above the prefix can only have been
 //! delivered while an earlier one was still in progress or waiting, which the buffer bounds.
 
+use crate::elastic::Remainder;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -55,6 +56,15 @@ pub struct LoaderState {
     /// field is absent); such a state resumes under any sampler with its seed.
     #[cfg_attr(feature = "serde", serde(default))]
     pub sampler: Option<String>,
+    /// What remained of the epoch when it was dealt to this loader's world in another world's
+    /// stead ([`Loader::merge_states`](crate::Loader::merge_states)): the loader's part is its
+    /// shard of these positions. `None` (or absent): its shard of the whole epoch.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub remainder: Option<Remainder>,
+    /// The positions of the whole epoch, before sharding (the sampler's length), checked on
+    /// resumption and merging. `None` only in a state written before it was recorded.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub epoch_len: Option<usize>,
 }
 
 impl LoaderState {
@@ -88,6 +98,11 @@ impl LoaderState {
         if self.batch_size != fresh.batch_size {
             let (state, loader) = (self.batch_size, fresh.batch_size);
             return mismatch("batch_size", state.to_string(), loader.to_string());
+        }
+        if let (Some(state), Some(loader)) = (self.epoch_len, fresh.epoch_len)
+            && state != loader
+        {
+            return mismatch("epoch length", state.to_string(), loader.to_string());
         }
         if self.len != fresh.len {
             return mismatch("len", self.len.to_string(), fresh.len.to_string());
@@ -133,6 +148,10 @@ pub enum ResumeError {
         /// The state's epoch.
         epoch: u64,
     },
+    /// The states do not describe one epoch of one world (a rank missing or given twice,
+    /// states of different worlds, epochs or remainders, a malformed remainder), or ranks
+    /// cannot be taken to be in step; the message names what and both sides.
+    Inconsistent(String),
 }
 
 impl fmt::Display for ResumeError {
@@ -152,6 +171,7 @@ impl fmt::Display for ResumeError {
                  numbered below u64::MAX (the epoch after it would have no number); the state \
                  is corrupt"
             ),
+            Self::Inconsistent(why) => write!(f, "foldex-loader: cannot resume: {why}"),
         }
     }
 }
@@ -284,6 +304,8 @@ mod tests {
             len: 40,
             shard: Some((0, 1)),
             sampler: Some("Sequential".to_owned()),
+            remainder: None,
+            epoch_len: Some(40),
         }
     }
 

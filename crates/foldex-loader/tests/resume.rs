@@ -128,6 +128,8 @@ fn resumption_costs_no_loading_of_what_was_received() {
         len: 1_000,
         shard: Some((0, 1)),
         sampler: Some("Shuffled".to_owned()),
+        remainder: None,
+        epoch_len: Some(1_000),
     };
     let rest: Vec<usize> = loader.resume(&state).unwrap().flatten().collect();
     assert_eq!(

@@ -3,29 +3,68 @@
 use super::mode::PoolHook;
 use super::{Iter, Loader};
 use crate::channel::{Channel, Inbox, MAX_BATCHES, MAX_BUFFER};
+use crate::elastic::{Deal, Remainder};
 use crate::epoch::{spawn_driver, Epoch, ItemPlan, Plan};
 use crate::error::IterError;
 use crate::loadable::Loadable;
-use crate::order::EpochOrder;
+use crate::order::{Batches, EpochOrder};
 use crate::produce::Produce;
 use crate::state::{LoaderState, Received, ResumeError, Schedule};
 use crate::stats::{BufferOrigin, EpochTally, Recorder};
 use crate::transport::Transport;
+use foldex_dataset::Shard;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 impl<D: Loadable, C, M> Loader<D, C, M> {
     /// The state at the start of epoch `epoch` (nothing received yet).
     pub(super) fn initial_state(&self, epoch: u64) -> LoaderState {
+        self.dealt_state(epoch, self.own_shard(), None)
+    }
+
+    /// This loader's shard, `(0, 1)` when it is not sharded.
+    pub(super) fn own_shard(&self) -> (usize, usize) {
+        self.settings.shard.unwrap_or((0, 1))
+    }
+
+    /// The positions of a whole epoch, before sharding.
+    pub(super) fn sampler_len(&self) -> usize {
+        self.settings.sampler.0.len(self.dataset.input_len())
+    }
+
+    /// The state at the start of epoch `epoch` of rank `shard` (a valid one, not necessarily
+    /// this loader's) with this loader's settings, whose part is its shard of `remainder` (of
+    /// the whole epoch when `None`).
+    pub(super) fn dealt_state(
+        &self,
+        epoch: u64,
+        shard: (usize, usize),
+        remainder: Option<&Remainder>,
+    ) -> LoaderState {
         LoaderState {
             seed: self.settings.sampler.0.seed(),
             epoch,
             next_batch: 0,
             received_above: Vec::new(),
             batch_size: self.settings.batch_size.get(),
-            len: self.epoch_len(),
-            shard: Some(self.settings.shard.unwrap_or((0, 1))),
+            len: self.batches_of(shard, remainder).len,
+            shard: Some(shard),
             sampler: Some(self.settings.sampler.0.name().to_owned()),
+            remainder: remainder.cloned(),
+            epoch_len: Some(self.sampler_len()),
+        }
+    }
+
+    /// The batches of rank `shard` (a valid one) when its part is its shard of `remainder`.
+    pub(super) fn batches_of(
+        &self,
+        shard: (usize, usize),
+        remainder: Option<&Remainder>,
+    ) -> Batches {
+        let sharding = (shard != (0, 1)).then(|| Shard::new(shard.0, shard.1, self.settings.tail));
+        Batches {
+            len: Deal::len(sharding, remainder, self.sampler_len()),
+            ..self.batches()
         }
     }
 
@@ -95,8 +134,27 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         if self.executor.is_worker_thread() {
             panic!("{}", IterError::InsideExecutorPool);
         }
-        state.check(&self.initial_state(state.epoch))?;
-        Schedule::after(state, self.batches().count())?;
+        let own = self.own_shard();
+        if let Some(remainder) = &state.remainder {
+            remainder.check(self.sampler_len())?;
+        }
+        // A state of a whole epoch (unsharded, or merged from a world's states) that has
+        // received nothing of it is dealt to this loader's shard (see `elastic.rs`).
+        let dealt;
+        let whole =
+            state.shard == Some((0, 1)) && state.next_batch == 0 && state.received_above.is_empty();
+        let state = if whole && own != (0, 1) {
+            state.check(&self.dealt_state(state.epoch, (0, 1), state.remainder.as_ref()))?;
+            dealt = self.dealt_state(state.epoch, own, state.remainder.as_ref());
+            &dealt
+        } else {
+            state
+        };
+        state.check(&self.dealt_state(state.epoch, own, state.remainder.as_ref()))?;
+        Schedule::after(
+            state,
+            self.batches_of(own, state.remainder.as_ref()).count(),
+        )?;
         let order = self
             .checked_order(state.epoch)
             .unwrap_or_else(|e| panic!("{e}"));
@@ -116,7 +174,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     where
         P::Out: 'static,
     {
-        let batches = self.batches();
+        let batches = self.batches_of(self.own_shard(), state.remainder.as_ref());
         let schedule = Schedule::after(state, batches.count())
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
@@ -139,7 +197,10 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         let driver = (total > 0).then(|| {
             let plan = Plan {
                 order,
-                shard: self.sharding(),
+                deal: Deal {
+                    shard: self.sharding(),
+                    remainder: state.remainder.clone().map(Arc::new),
+                },
                 batches,
                 schedule,
                 parcel,
@@ -166,7 +227,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             finished: false,
             failed_index: None,
             received,
-            fresh: self.initial_state(state.epoch),
+            fresh: self.dealt_state(state.epoch, self.own_shard(), state.remainder.as_ref()),
             tally: EpochTally::new(
                 recorder,
                 (capacity, origin),
@@ -174,8 +235,10 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                 self.settings.diagnostics,
             ),
             // Only the default buffer is tuned, and only from an epoch that starts with it whole.
-            tuner: (origin != BufferOrigin::Set && total == batches.count())
-                .then(|| (Arc::clone(&self.tuner), self.default_buffer())),
+            tuner: (origin != BufferOrigin::Set
+                && total == batches.count()
+                && state.remainder.is_none())
+            .then(|| (Arc::clone(&self.tuner), self.default_buffer())),
         }
     }
 }
