@@ -262,21 +262,26 @@ mod tests {
                 .map(|r| {
                     let prefix_batch = (shares[r] as f64 * cuts[r].0) as usize / batch_size;
                     let batches = shares[r].div_ceil(batch_size);
-                    if cuts[r].1 && prefix_batch + 2 < batches { vec![prefix_batch + 2] } else { vec![] }
+                    if cuts[r].1 && prefix_batch + 2 < batches {
+                        vec![prefix_batch + 2]
+                    } else {
+                        vec![]
+                    }
                 })
                 .collect();
             let progress = |r: usize| Progress {
                 len: shares[r],
-                prefix: ((shares[r] as f64 * cuts[r].0) as usize / batch_size * batch_size).min(shares[r]),
+                prefix: ((shares[r] as f64 * cuts[r].0) as usize / batch_size * batch_size)
+                    .min(shares[r]),
                 above: &aboves[r],
                 batch_size,
             };
             let merged = merge(&base, world, progress);
             prop_assert_eq!(merged.check(len), Ok(()));
             let mut received = vec![false; len];
-            for r in 0..world {
+            for (r, &share) in shares.iter().enumerate() {
                 let shard = Shard::new(r, world, tail);
-                for q in 0..shares[r] {
+                for q in 0..share {
                     let i = q * world + r;
                     if i < len && progress(r).received(q) {
                         received[shard.position(len, q)] = true;
