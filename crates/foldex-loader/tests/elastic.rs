@@ -144,6 +144,8 @@ struct Scenario {
     in_step: bool,
     /// Through JSON, or as it is.
     json: bool,
+    /// The epoch that stops (the ranks of the first world start it afresh).
+    epoch: u64,
 }
 
 fn through_json(state: LoaderState, json: bool) -> LoaderState {
@@ -159,7 +161,7 @@ fn through_json(state: LoaderState, json: bool) -> LoaderState {
 fn run(s: &Scenario) {
     let c = s.common;
     let order: Vec<usize> = loader(c, s.runs[0][0], (0, 1))
-        .epoch_order(0)
+        .epoch_order(s.epoch)
         .iter()
         .collect();
     // Positions of the global order not yet delivered (a repeat by padding never counts).
@@ -189,9 +191,14 @@ fn run(s: &Scenario) {
             };
             let (got, state) = watchdog(&what, || {
                 let mut iter = match &merged {
-                    None => l.iter(),
+                    None => {
+                        (0..s.epoch).for_each(|_| drop(l.iter()));
+                        l.iter()
+                    }
                     Some(state) => l.resume(state).unwrap(),
                 };
+                assert_eq!(iter.epoch(), s.epoch);
+                assert_eq!(l.next_epoch(), s.epoch + 1);
                 let got: Vec<Vec<usize>> = iter.by_ref().take(stop).collect();
                 (got, iter.state())
             });
@@ -283,15 +290,15 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         ),
         2..=3,
     );
-    (common, world, any::<bool>(), any::<bool>()).prop_map(|(common, worlds, in_step, json)| {
-        Scenario {
-            common,
-            worlds: worlds.iter().map(|w| w.0).collect(),
-            stops: worlds.iter().map(|w| w.1.clone()).collect(),
-            runs: worlds.iter().map(|w| w.2.clone()).collect(),
-            in_step,
-            json,
-        }
+    let flags = (any::<bool>(), any::<bool>(), 0u64..2);
+    (common, world, flags).prop_map(|(common, worlds, (in_step, json, epoch))| Scenario {
+        common,
+        worlds: worlds.iter().map(|w| w.0).collect(),
+        stops: worlds.iter().map(|w| w.1.clone()).collect(),
+        runs: worlds.iter().map(|w| w.2.clone()).collect(),
+        in_step,
+        json,
+        epoch,
     })
 }
 
