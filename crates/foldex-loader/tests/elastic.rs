@@ -17,6 +17,17 @@ fn numbers(len: usize) -> Numbers {
     from_fn(len, (|i| i) as fn(usize) -> usize)
 }
 
+/// Numbers of which every sixth takes a millisecond: unordered ranks receive later batches
+/// before earlier ones, and stop with some above their first missing one.
+fn uneven_numbers(len: usize) -> Numbers {
+    from_fn(len, |i| {
+        if i % 6 == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        i
+    })
+}
+
 /// The settings every rank of every world shares.
 #[derive(Debug, Clone, Copy)]
 struct Common {
@@ -26,6 +37,8 @@ struct Common {
     partial: bool,
     /// Shuffled with this seed, or sequential.
     seed: Option<u64>,
+    /// Every sixth observation is slow ([`uneven_numbers`]).
+    slow: bool,
 }
 
 /// How one rank runs: on which executor, with which buffer, in order or not.
@@ -39,7 +52,12 @@ struct Run {
 fn loader(c: Common, run: Run, shard: (usize, usize)) -> Loader<Numbers> {
     let executors = common::executors();
     let executor = Arc::clone(&executors[run.executor % executors.len()].1);
-    let loader = Loader::new(numbers(c.len), executor)
+    let dataset = if c.slow {
+        uneven_numbers(c.len)
+    } else {
+        numbers(c.len)
+    };
+    let loader = Loader::new(dataset, executor)
         .batch_size(c.batch_size)
         .partial(c.partial)
         .buffer(run.buffer)
@@ -269,13 +287,15 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         prop_oneof![Just(Tail::Pad), Just(Tail::Drop), Just(Tail::Uneven)],
         any::<bool>(),
         proptest::option::of(any::<u64>()),
+        proptest::bool::weighted(0.25),
     )
-        .prop_map(|(len, batch_size, tail, partial, seed)| Common {
+        .prop_map(|(len, batch_size, tail, partial, seed, slow)| Common {
             len,
             batch_size,
             tail,
             partial,
             seed,
+            slow,
         });
     let run = (0usize..16, 1usize..6, any::<bool>()).prop_map(|(executor, buffer, ordered)| Run {
         executor,
@@ -324,6 +344,7 @@ fn ranks_in_step_resume_in_any_world_as_the_uninterrupted_epoch_would() {
         tail: Tail::Pad,
         partial: true,
         seed: Some(3),
+        slow: false,
     };
     let run = Run {
         executor: 1,
