@@ -14,7 +14,9 @@ use std::fmt;
 
 /// Where the consumer of an epoch stands: enough to continue with exactly the next batch, with
 /// [`Loader::resume`](crate::Loader::resume). From [`Iter::state`](crate::Iter::state); small,
-/// and serde-serializable (feature `serde`) so that it can go into a checkpoint.
+/// and serde-serializable (feature `serde`) so that it can go into a checkpoint. The states of
+/// every rank of a sharded epoch merge into one that continues it in another world
+/// ([`Loader::merge_states`](crate::Loader::merge_states)).
 ///
 /// ```
 /// use foldex_dataset::from_fn;

@@ -506,6 +506,8 @@ where
     ///
     /// A state from other settings (sampler, seed, shard, batch size, length) is refused with
     /// [`ResumeError`], and so is one whose epoch is `u64::MAX`: no epoch could follow it.
+    /// A state merged from a world's states ([`Loader::merge_states`]) resumes on any shard:
+    /// this rank deals itself its part of what remains.
     ///
     /// # Panics
     /// On a worker thread of the loader's own executor, or for an epoch too large (see
