@@ -482,3 +482,24 @@ fn states_that_are_not_one_world_are_refused() {
     let err = merger.resume(&merged).map(|_| ()).unwrap_err();
     assert!(err.to_string().contains("must be ascending"), "{err}");
 }
+
+#[test]
+fn a_state_taken_after_an_elastic_resumption_resumes_its_own_part() {
+    let states = stopped_states(40, 7, 3);
+    let merged = rank(40, 7, (0, 2)).merge_states(&states).unwrap();
+    let whole: Vec<Vec<usize>> = rank(40, 7, (1, 2)).resume(&merged).unwrap().collect();
+    let mut iter = rank(40, 7, (1, 2)).resume(&merged).unwrap();
+    let head: Vec<Vec<usize>> = iter.by_ref().take(2).collect();
+    let state = iter.state();
+    drop(iter);
+    assert_eq!(state.remainder, merged.remainder);
+    let tail: Vec<Vec<usize>> = rank(40, 7, (1, 2)).resume(&state).unwrap().collect();
+    assert_eq!([head, tail].concat(), whole);
+    // Another rank of the same world refuses it.
+    let err = rank(40, 7, (0, 2)).resume(&state).map(|_| ()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("rank 1 of 2, this loader rank 0 of 2"),
+        "{err}"
+    );
+}
