@@ -476,6 +476,14 @@ fn states_that_are_not_one_world_are_refused() {
         err.to_string().contains("merge every rank's state"),
         "{err}"
     );
+    // A world of usize::MAX ranks in step: the ranks beyond the epoch's 40 hold nothing, and
+    // merging does not visit them.
+    let mut huge = three[0].clone();
+    (huge.shard, huge.len) = (Some((0, usize::MAX)), 1);
+    let merged = watchdog("a world of usize::MAX", || {
+        rank(40, 7, (0, 3)).merge_in_step(&huge).unwrap()
+    });
+    assert_eq!(merged.remainder.unwrap().count(), 0);
     // A corrupt remainder is named.
     let mut merged = merger.merge_states(&three).unwrap();
     merged.remainder.as_mut().unwrap().done = vec![39, 2];
@@ -502,4 +510,21 @@ fn a_state_taken_after_an_elastic_resumption_resumes_its_own_part() {
             .contains("rank 1 of 2, this loader rank 0 of 2"),
         "{err}"
     );
+}
+
+#[test]
+fn recycled_batches_resume_in_another_world_as_owned_ones_do() {
+    let states = stopped_states(40, 7, 3);
+    let merged = rank(40, 7, (0, 2)).merge_states(&states).unwrap();
+    for r in 0..2 {
+        let owned: Vec<Vec<usize>> = rank(40, 7, (r, 2)).resume(&merged).unwrap().collect();
+        let reused = rank(40, 7, (r, 2)).reuse_buffers(true);
+        let recycled: Vec<Vec<usize>> = reused
+            .resume(&merged)
+            .unwrap()
+            .map(|batch| batch.to_vec())
+            .collect();
+        assert_eq!(recycled, owned, "rank {r}");
+        assert!(!owned.is_empty());
+    }
 }
