@@ -1,6 +1,7 @@
 //! The loader: its builder ([`Loader`], `builder.rs`), the sealed choice between owned and
-//! reused batches (`mode.rs`), the merging of a world's states for elastic resumption (`merge.rs`), the start of an epoch (`start.rs`) and the consumer's iterator
-//! ([`Iter`], `iter.rs`).
+//! reused batches (`mode.rs`), the merging of a world's states for elastic resumption
+//! (`merge.rs`), the start of an epoch (`start.rs`) and the consumer's iterator ([`Iter`],
+//! `iter.rs`).
 
 mod builder;
 mod iter;
