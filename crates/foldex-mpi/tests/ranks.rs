@@ -273,6 +273,81 @@ ranks!(each_rank_resumes_its_own_part, || {
     assert_eq!(got, whole, "rank {}", ex.rank());
 });
 
+/// Every rank's `(states, items)` pushed once, gathered on every rank through `MpiEx`'s fold
+/// (one item of `0..size` per rank).
+fn gather_everywhere(
+    ex: &MpiEx,
+    state: Option<&foldex_loader::LoaderState>,
+    items: &[u64],
+) -> (Vec<foldex_loader::LoaderState>, Vec<u64>) {
+    type Part = (Vec<foldex_loader::LoaderState>, Vec<u64>);
+    ex.fold(
+        0..ex.size(),
+        || (Vec::new(), Vec::new()),
+        |(mut states, mut all): Part, _| {
+            states.extend(state.cloned());
+            all.extend_from_slice(items);
+            (states, all)
+        },
+        |(mut states, mut all): Part, (more_states, more): Part| {
+            states.extend(more_states);
+            all.extend(more);
+            (states, all)
+        },
+    )
+    .expect("the gather")
+}
+
+ranks!(
+    an_epoch_stopped_on_these_ranks_resumes_on_one_more_each_observation_once,
+    || {
+        use foldex_dataset::{from_fn, Tail};
+        use foldex_loader::Loader;
+        use foldex_threaded::ThreadedEx;
+        let (_mpi, ex) = world();
+        let (rank, size) = (ex.rank(), ex.size());
+        let len = 203usize;
+        let loader = |r, world| {
+            Loader::new(from_fn(len, |i| i as u64), ThreadedEx::new().basesize(1))
+                .batch_size(4)
+                .shuffle(11)
+                .shard(r, world)
+                .shard_tail(Tail::Uneven)
+        };
+        // The old world is this job's ranks, each stopping after a different number of batches.
+        let old = loader(rank, size);
+        let mut iter = old.iter();
+        let before: Vec<u64> = iter.by_ref().take(2 * rank + 1).flatten().collect();
+        let state = iter.state();
+        drop(iter);
+        let (states, delivered) = gather_everywhere(&ex, Some(&state), &before);
+        assert_eq!(states.len(), size);
+        // The new world has one rank more: its last rank runs on rank 0 beside rank 0's part.
+        let world = size + 1;
+        let merged = loader(0, world).merge_states(&states).unwrap();
+        let resumed = |r| -> Vec<u64> {
+            loader(r, world)
+                .resume(&merged)
+                .unwrap()
+                .flatten()
+                .collect()
+        };
+        let mut mine = resumed(rank);
+        if rank == 0 {
+            mine.extend(resumed(size));
+        }
+        let (_, after) = gather_everywhere(&ex, None, &mine);
+        let mut all = delivered;
+        all.extend(after);
+        all.sort_unstable();
+        assert_eq!(
+            all,
+            (0..len as u64).collect::<Vec<_>>(),
+            "rank {rank} of {size}: the epoch before and after the change of world"
+        );
+    }
+);
+
 #[test]
 fn a_rank_that_dies_ends_the_job_with_an_error_and_no_rank_hangs() {
     if std::env::var_os("FOLDEX_MPI_CHILD").is_some() {
