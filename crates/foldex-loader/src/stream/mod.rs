@@ -33,10 +33,14 @@
 //! read it with a timeout.
 
 mod builder;
+mod cursor;
 mod iter;
 mod pull;
+mod seek;
 mod window;
 
 pub use builder::{StreamLoader, DEFAULT_WINDOW};
+pub use cursor::StreamState;
 pub use iter::StreamIter;
+pub use seek::{DatasetItems, SeekShard};
 pub use window::{Computed, Policed, Windowing};
