@@ -127,7 +127,7 @@ fn settings() -> impl Strategy<Value = Settings> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Stop after `stop` batches, resume (on another executor), stop again after `again`,
     /// resume again: what was delivered is the uninterrupted epoch, in its order when ordered.
@@ -208,7 +208,13 @@ fn a_seekable_shard_is_not_read_again_from_its_start_and_another_is() {
     };
     let replayed = || {
         let read = Arc::clone(&read);
-        let open = move |_: &()| Counted { len: 1000, read: Arc::clone(&read) }.open_at(0);
+        let open = move |_: &()| {
+            Counted {
+                len: 1000,
+                read: Arc::clone(&read),
+            }
+            .open_at(0)
+        };
         StreamLoader::from_shards(vec![()], open, |&x: &u32| x, Arc::clone(&executor))
             .batch_size(10)
             .window(2)
@@ -231,7 +237,10 @@ fn a_seekable_shard_is_not_read_again_from_its_start_and_another_is() {
         if seeks {
             assert!(read <= 400 + 20 + 8, "{name}: read {read} items");
         } else {
-            assert!(read >= 1000, "{name}: read {read} items, so it did not replay");
+            assert!(
+                read >= 1000,
+                "{name}: read {read} items, so it did not replay"
+            );
         }
     }
 }
@@ -292,9 +301,14 @@ fn a_state_from_other_settings_is_refused_naming_both_sides() {
 fn a_shard_shorter_than_the_state_says_fails_the_resumed_epoch_naming_it() {
     let executor: Arc<dyn Executor> = Arc::new(foldex_seq::SequentialEx);
     let make = |len: u32| {
-        StreamLoader::from_shards(vec![len], |&len| 0..len, |&x: &u32| x, Arc::clone(&executor))
-            .batch_size(2)
-            .window(1)
+        StreamLoader::from_shards(
+            vec![len],
+            |&len| 0..len,
+            |&x: &u32| x,
+            Arc::clone(&executor),
+        )
+        .batch_size(2)
+        .window(1)
     };
     let mut epoch = make(20).iter();
     epoch.by_ref().take(5).for_each(drop);
@@ -328,10 +342,14 @@ fn unordered_batches_received_past_a_slow_one_are_not_delivered_again() {
             }
             x
         };
-        StreamLoader::from_seekable(vec![(0..40u32).collect::<Vec<_>>()], slow, Arc::clone(&executor))
-            .window(16)
-            .buffer(8)
-            .ordered(false)
+        StreamLoader::from_seekable(
+            vec![(0..40u32).collect::<Vec<_>>()],
+            slow,
+            Arc::clone(&executor),
+        )
+        .window(16)
+        .buffer(8)
+        .ordered(false)
     };
     watchdog("a slow item, unordered", || {
         held.store(true, Ordering::Relaxed);

@@ -128,7 +128,10 @@ impl StreamState {
     /// received too).
     pub fn position(&self) -> usize {
         let batch = self.settings.batch_size;
-        let in_window = self.next_batch.saturating_mul(batch).min(self.cursor.window_len);
+        let in_window = self
+            .next_batch
+            .saturating_mul(batch)
+            .min(self.cursor.window_len);
         self.cursor.offset.saturating_add(in_window)
     }
 
@@ -155,7 +158,11 @@ impl StreamState {
             return mismatch("shard", describe(s.shard), describe(l.shard));
         }
         if s.interleave != l.interleave {
-            return mismatch("interleave", s.interleave.to_string(), l.interleave.to_string());
+            return mismatch(
+                "interleave",
+                s.interleave.to_string(),
+                l.interleave.to_string(),
+            );
         }
         if s.shuffle != l.shuffle {
             let describe = |shuffle: Option<(usize, u64)>| match shuffle {
@@ -165,7 +172,11 @@ impl StreamState {
             return mismatch("shuffle_buffer", describe(s.shuffle), describe(l.shuffle));
         }
         if s.batch_size != l.batch_size {
-            return mismatch("batch_size", s.batch_size.to_string(), l.batch_size.to_string());
+            return mismatch(
+                "batch_size",
+                s.batch_size.to_string(),
+                l.batch_size.to_string(),
+            );
         }
         if s.seed != l.seed {
             return mismatch("seed", s.seed.to_string(), l.seed.to_string());
@@ -187,7 +198,7 @@ impl StreamState {
             })
         };
         let batch = self.settings.batch_size;
-        if c.window_len == 0 || c.window_len % batch != 0 {
+        if c.window_len == 0 || !c.window_len.is_multiple_of(batch) {
             let state = format!("a window of {} items", c.window_len);
             return corrupt(state, format!("windows of whole batches of {batch}"));
         }
@@ -202,7 +213,10 @@ impl StreamState {
             return corrupt(state, format!("interleave {interleave}"));
         }
         if c.rng.is_some() != self.settings.shuffle.is_some() {
-            let state = format!("shuffle generator {}", if c.rng.is_some() { "present" } else { "absent" });
+            let state = format!(
+                "shuffle generator {}",
+                if c.rng.is_some() { "present" } else { "absent" }
+            );
             return corrupt(state, format!("shuffle_buffer {:?}", self.settings.shuffle));
         }
         let held_room = self.settings.shuffle.map_or(0, |(size, _)| size);
@@ -219,7 +233,10 @@ impl StreamState {
             }
         }
         if pulled.len() != c.cycle.len() {
-            return corrupt(format!("cycle {:?}", c.cycle), "each shard open once".to_owned());
+            return corrupt(
+                format!("cycle {:?}", c.cycle),
+                "each shard open once".to_owned(),
+            );
         }
         for &tag in &c.held {
             let beyond = pulled.get(&tag.0).is_some_and(|&p| tag.1 >= p);

@@ -31,6 +31,11 @@
 //! a stream that blocks forever (a channel whose senders never hang up) leaves its puller
 //! blocked, not the consumer; end such a stream by closing its source (drop the senders), or
 //! read it with a timeout.
+//!
+//! **Checkpoints.** [`StreamIter::state`] gives a [`StreamState`] from which
+//! [`StreamLoader::resume`] continues the epoch with exactly the next batch: the puller's
+//! cursor travels with each window, and resumption restores it, reopening the shards at their
+//! positions ([`SeekShard`]) or replaying them (the protocol is described in `cursor.rs`).
 
 mod builder;
 mod cursor;

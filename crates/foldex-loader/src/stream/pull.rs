@@ -169,7 +169,10 @@ impl<R> Puller<R> {
                 held: items,
                 tags,
                 size,
-                rng: cursor.rng.clone().expect("a shuffled cursor has a generator"),
+                rng: cursor
+                    .rng
+                    .clone()
+                    .expect("a shuffled cursor has a generator"),
             }
         });
         Self {
@@ -190,7 +193,10 @@ impl<R> Puller<R> {
                 .iter()
                 .map(|reading| (reading.shard, reading.pulled))
                 .collect(),
-            held: self.shuffle.as_ref().map_or_else(Vec::new, |s| s.tags.clone()),
+            held: self
+                .shuffle
+                .as_ref()
+                .map_or_else(Vec::new, |s| s.tags.clone()),
             rng: self.shuffle.as_ref().map(|s| s.rng.clone()),
         }
     }

@@ -50,7 +50,9 @@ impl<T: Clone + Send + Sync + 'static> SeekShard for Vec<T> {
 
     fn open_at(&self, position: usize) -> Self::Iter {
         let tail = <[T]>::get(self, position..).unwrap_or_default();
-        tail.to_vec().into_iter()
+        // Owned: the iterator outlives the borrow of the shard.
+        let tail: Vec<T> = tail.to_vec();
+        tail.into_iter()
     }
 
     fn item_at(&self, position: usize) -> Option<T> {
