@@ -163,11 +163,10 @@ impl<R> Puller<R> {
             cycle_length,
         };
         let shuffle = shuffle.map(|size| {
-            let (mut items, tags): (Vec<R>, Vec<Tag>) = held.into_iter().unzip();
-            items.reserve(size.min(ROOM_AHEAD).saturating_sub(items.len()));
+            let mut held = held;
+            held.reserve(size.min(ROOM_AHEAD).saturating_sub(held.len()));
             ShuffleBuffer {
-                held: items,
-                tags,
+                held,
                 size,
                 rng: cursor
                     .rng
@@ -196,7 +195,7 @@ impl<R> Puller<R> {
             held: self
                 .shuffle
                 .as_ref()
-                .map_or_else(Vec::new, |s| s.tags.clone()),
+                .map_or_else(Vec::new, |s| s.held.iter().map(|&(_, tag)| tag).collect()),
             rng: self.shuffle.as_ref().map(|s| s.rng.clone()),
         }
     }
@@ -268,10 +267,10 @@ impl<R> Iterator for Interleave<R> {
 
 /// A shuffle buffer (tf.data's `shuffle(buffer_size)`): holds `size` items and hands out one
 /// drawn at random, replacing it with the next from the source. The order is a function of the
-/// source's order, the seed, the epoch and `size`. `tags[i]` says where `held[i]` came from.
+/// source's order, the seed, the epoch and `size`. Each item is held with its [`Tag`], side by
+/// side, so that a draw touches one place in memory.
 struct ShuffleBuffer<R> {
-    held: Vec<R>,
-    tags: Vec<Tag>,
+    held: Vec<(R, Tag)>,
     size: usize,
     rng: ItemRng,
 }
@@ -280,10 +279,7 @@ impl<R> ShuffleBuffer<R> {
     fn next(&mut self, source: &mut impl Iterator<Item = (R, Tag)>) -> Option<R> {
         while self.held.len() < self.size {
             match source.next() {
-                Some((item, tag)) => {
-                    self.held.push(item);
-                    self.tags.push(tag);
-                }
+                Some(tagged) => self.held.push(tagged),
                 None => break,
             }
         }
@@ -291,8 +287,7 @@ impl<R> ShuffleBuffer<R> {
             return None;
         }
         let at = self.rng.gen_range(0..self.held.len());
-        self.tags.swap_remove(at);
-        Some(self.held.swap_remove(at))
+        Some(self.held.swap_remove(at).0)
     }
 }
 
@@ -334,7 +329,6 @@ mod tests {
             let mut source = (0..100usize).map(|i| (i, (0, i)));
             let mut buffer = ShuffleBuffer {
                 held: Vec::new(),
-                tags: Vec::new(),
                 size: 10,
                 rng: shuffle_rng(seed, 0, 10),
             };
