@@ -328,3 +328,84 @@ fn shorter(shard: usize, needed: usize) -> ! {
          and the state needs {needed} of it (the shard changed since the state was taken)"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> StreamSettings {
+        StreamSettings {
+            shards: 4,
+            shard: (0, 2),
+            interleave: 2,
+            shuffle: Some((3, 9)),
+            batch_size: 2,
+            seed: 9,
+        }
+    }
+
+    /// Rank 0 of 2 reads shards 0 and 2: it has opened both, reads shard 2 at item 5, and holds
+    /// items of both in its buffer.
+    fn state() -> StreamState {
+        StreamState {
+            epoch: 1,
+            settings: settings(),
+            cursor: Cursor {
+                offset: 12,
+                window_len: 8,
+                opened: 2,
+                cycle: vec![(2, 5)],
+                held: vec![(0, 7), (2, 4)],
+                rng: Some(foldex_dataset::rng_for(9, 1, 3)),
+            },
+            next_batch: 1,
+            received_above: vec![],
+        }
+    }
+
+    #[test]
+    fn a_cursor_this_rank_could_not_have_reached_is_refused() {
+        let shards = [0, 2];
+        assert_eq!(state().check(&settings(), &shards), Ok(()));
+        assert_eq!(state().position(), 14);
+        let refused = |change: fn(&mut Cursor)| {
+            let mut state = state();
+            change(&mut state.cursor);
+            match state.check(&settings(), &shards) {
+                Err(ResumeError::Mismatch {
+                    setting,
+                    state,
+                    loader,
+                }) => {
+                    assert_eq!(setting, "stream position");
+                    format!("{state} / {loader}")
+                }
+                other => panic!("not refused: {other:?}"),
+            }
+        };
+        assert_eq!(
+            refused(|c| c.cycle = vec![(1, 5)]),
+            "shard 1 / opened shards [0, 2]"
+        );
+        assert_eq!(
+            refused(|c| c.opened = 3),
+            "3 shards opened / 2 shards on this rank"
+        );
+        assert_eq!(
+            refused(|c| c.held.push((2, 5))),
+            "shuffle buffer item (2, 5) / each pulled item held once"
+        );
+        assert_eq!(
+            refused(|c| c.held = vec![(0, 7), (0, 7)]),
+            "shuffle buffer item (0, 7) / each pulled item held once"
+        );
+        assert_eq!(
+            refused(|c| c.window_len = 3),
+            "a window of 3 items / windows of whole batches of 2"
+        );
+        assert_eq!(
+            refused(|c| c.rng = None),
+            "shuffle generator absent / shuffle_buffer Some((3, 9))"
+        );
+    }
+}
