@@ -136,6 +136,7 @@ proptest! {
         s in settings(),
         stop in 0usize..30,
         again in 0usize..30,
+        windows_after in (1usize..6, 1usize..6),
         executors in (0usize..64, 0usize..64, 0usize..64),
     ) {
         let all = common::executors();
@@ -152,14 +153,16 @@ proptest! {
             drop(epoch);
             assert_eq!(state.epoch(), s.earlier_epochs);
 
-            let second = loader(&s, &b.1);
+            // The window size may differ on resumption: the state's window is pulled again
+            // whole, and the windows after it follow the resuming loader's setting.
+            let second = loader(&Settings { window: windows_after.0, ..s.clone() }, &b.1);
             let mut epoch = second.resume(&state).unwrap();
             got.extend(epoch.by_ref().take(again));
             let state = round_trip(&epoch.state());
             drop(epoch);
             assert_eq!(second.iter().epoch(), s.earlier_epochs + 1, "the epoch after the resumed one");
 
-            let third = loader(&s, &c.1);
+            let third = loader(&Settings { window: windows_after.1, ..s.clone() }, &c.1);
             got.extend(third.resume(&state).unwrap());
 
             if s.ordered {
