@@ -42,7 +42,9 @@ pub fn rng_for(seed: u64, epoch: u64, index: usize) -> ItemRng {
 /// A small, fast generator (splitmix64) for one observation's augmentations; see [`rng_for`].
 ///
 /// It is a [`rand_core::Rng`] (and so a `RngCore`), so `rand`'s distributions and its
-/// `RngExt` methods draw from it. Not for cryptography.
+/// `RngExt` methods draw from it. Not for cryptography. Serde-serializable (feature `serde`),
+/// so that a generator part-way through its stream (a stream loader's shuffle buffer) can go
+/// into a checkpoint.
 ///
 /// ```
 /// use foldex_dataset::rng_for;
@@ -52,6 +54,7 @@ pub fn rng_for(seed: u64, epoch: u64, index: usize) -> ItemRng {
 /// assert!((-10.0..10.0).contains(&angle));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ItemRng {
     state: u64,
 }

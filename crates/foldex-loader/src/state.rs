@@ -130,7 +130,9 @@ fn describe(shard: Option<(usize, usize)>) -> String {
 #[non_exhaustive]
 pub enum ResumeError {
     /// The state was taken from a loader with other settings (sampler, seed, shard, batch size
-    /// or dataset length); resuming would not continue the same epoch.
+    /// or dataset length; for a [`StreamState`](crate::stream::StreamState), shards,
+    /// interleave, shuffle buffer or a stream position this loader cannot have reached);
+    /// resuming would not continue the same epoch.
     Mismatch {
         /// Which setting differs.
         setting: &'static str,

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 impl<D: Loadable, C, M> Loader<D, C, M> {
     /// The state at the start of epoch `epoch` (nothing received yet).
-    pub(super) fn initial_state(&self, epoch: u64) -> LoaderState {
+    pub(crate) fn initial_state(&self, epoch: u64) -> LoaderState {
         self.dealt_state(epoch, self.own_shard(), None)
     }
 

@@ -1,11 +1,14 @@
 //! The [`StreamLoader`](crate::StreamLoader): its settings, and the call that starts an epoch.
 
-use super::iter::{StreamIter, WindowSettings};
+use super::cursor::{Cursor, StreamSettings, StreamState};
+use super::iter::{Start, StreamIter, WindowSettings};
 use super::pull::{shuffle_rng, Open, PullPlan, ShardIter};
+use super::seek::{Seek, SeekShard};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
 use crate::channel::MAX_BUFFER;
 use crate::policy::ErrorPolicy;
+use crate::state::ResumeError;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
 use foldex_dataset::{Collate, VecCollate};
@@ -38,6 +41,8 @@ use std::thread::{self};
 pub struct StreamLoader<R, T, C = VecCollate, W = Computed<R, T>> {
     shard_count: usize,
     open: Arc<Open<R>>,
+    /// The shards opened at a position, when they can be: resumption seeks instead of replaying.
+    seek: Option<Arc<dyn Seek<R>>>,
     windowing: Arc<W>,
     item: PhantomData<fn() -> T>,
     collate: Arc<C>,
@@ -69,6 +74,7 @@ impl<R, T, C, W> StreamLoader<R, T, C, W> {
         StreamLoader {
             shard_count: self.shard_count,
             open: self.open,
+            seek: self.seek,
             windowing,
             item: PhantomData,
             collate,
@@ -170,6 +176,42 @@ where
         )
     }
 
+    /// A loader over shards that can be opened at any item position ([`SeekShard`]: a `Vec`, an
+    /// `Arc` of a [`Dataset`](foldex_dataset::Dataset) such as `foldex_data::Records`):
+    /// [`resume`](Self::resume) opens them where the state says instead of reading them again
+    /// from their start. Otherwise as [`from_shards`](Self::from_shards) with `open` being
+    /// `open_at(0)`.
+    ///
+    /// ```
+    /// use foldex_loader::StreamLoader;
+    /// use foldex_threaded::ThreadedEx;
+    /// use std::sync::Arc;
+    ///
+    /// let shards = vec![Arc::new(vec![1u32, 2, 3]), Arc::new(vec![10, 20])];
+    /// let loader = StreamLoader::from_seekable(shards, |x: &u32| x + 1, ThreadedEx::new().basesize(1))
+    ///     .interleave(2)
+    ///     .batch_size(2);
+    /// let batches: Vec<Vec<u32>> = loader.iter().collect();
+    /// assert_eq!(batches, [vec![2, 11], vec![3, 21], vec![4]]);
+    /// ```
+    pub fn from_seekable<S, F, E>(shards: Vec<S>, compute: F, executor: E) -> Self
+    where
+        E: Executor + 'static,
+        S: SeekShard<Item = R>,
+        F: Fn(&R) -> T + Send + Sync + 'static,
+    {
+        let shards = Arc::new(shards);
+        let reader = Arc::clone(&shards);
+        let mut loader = Self::with_open(
+            shards.len(),
+            move |i| Box::new(reader[i].open_at(0)),
+            compute,
+            Arc::new(executor),
+        );
+        loader.seek = Some(shards);
+        loader
+    }
+
     fn with_open(
         shard_count: usize,
         open: impl Fn(usize) -> ShardIter<R> + Send + Sync + 'static,
@@ -179,6 +221,7 @@ where
         Self {
             shard_count,
             open: Arc::new(open),
+            seek: None,
             windowing: Arc::new(Computed(Arc::new(compute))),
             item: PhantomData,
             collate: Arc::new(VecCollate),
@@ -359,17 +402,81 @@ where
     /// On a worker thread of the loader's executor, as [`Loader::iter`](crate::Loader::iter) does.
     pub fn iter(&self) -> StreamIter<R, T, C, W> {
         let epoch = self.next_epoch.fetch_add(1, Ordering::Relaxed);
-        let window = self.window.get().saturating_mul(self.batch_size.get());
+        let rng = self
+            .shuffle
+            .map(|(size, seed)| shuffle_rng(seed, epoch, size.get()));
+        let first = self.batch_size.get().min(self.window_items());
+        let start = Start {
+            settings: self.stream_settings(),
+            cursor: Arc::new(Cursor::first(first, rng)),
+            received: (0, Vec::new()),
+        };
+        self.start(epoch, start)
+    }
+
+    /// Continues the epoch that `state` (from [`StreamIter::state`]) describes with exactly the
+    /// batch after what was received, in the order the whole epoch would have had (unordered,
+    /// every item not received, once); the next iteration after it is the following epoch.
+    /// See [`StreamState`] for what it holds, and the [`stream`](crate::stream) module for how
+    /// the shards are reopened: at their positions when they can seek
+    /// ([`from_seekable`](Self::from_seekable)), else read again from their start up to them.
+    ///
+    /// A state from other settings (shards, shard, interleave, shuffle buffer, batch size, item
+    /// seed) is refused with [`ResumeError::Mismatch`] naming both sides, and so is one whose
+    /// epoch is `u64::MAX`. The window size, the buffer, the delivery order and the executor
+    /// may differ. A shard that has fewer items than the state says were read from it fails
+    /// the resumed epoch, at its first `next()`, with a panic naming the shard.
+    ///
+    /// # Panics
+    /// On a worker thread of the loader's executor, as [`iter`](Self::iter) does.
+    pub fn resume(&self, state: &StreamState) -> Result<StreamIter<R, T, C, W>, ResumeError> {
+        state.check(&self.stream_settings(), &self.shards())?;
+        // `check` refused `u64::MAX`.
+        self.next_epoch.store(state.epoch + 1, Ordering::Relaxed);
+        let start = Start {
+            settings: state.settings.clone(),
+            cursor: Arc::new(state.cursor.clone()),
+            received: (state.next_batch, state.received_above.clone()),
+        };
+        Ok(self.start(state.epoch, start))
+    }
+
+    /// Items per window, at most.
+    fn window_items(&self) -> usize {
+        self.window.get().saturating_mul(self.batch_size.get())
+    }
+
+    /// The settings a [`StreamState`] of this loader records.
+    fn stream_settings(&self) -> StreamSettings {
+        StreamSettings {
+            shards: self.shard_count,
+            shard: self.shard.unwrap_or((0, 1)),
+            interleave: self.cycle_length.get(),
+            shuffle: self.shuffle.map(|(size, seed)| (size.get(), seed)),
+            batch_size: self.batch_size.get(),
+            seed: self.item_seed(),
+        }
+    }
+
+    /// The seed of the items' contexts.
+    fn item_seed(&self) -> u64 {
+        self.seed
+            .or(self.shuffle.map(|(_, seed)| seed))
+            .unwrap_or(0)
+    }
+
+    /// Starts epoch `epoch` at `start`.
+    fn start(&self, epoch: u64, start: Start) -> StreamIter<R, T, C, W> {
         let hung_up = Arc::new(AtomicBool::new(false));
         let plan = PullPlan {
             open: Arc::clone(&self.open),
+            seek: self.seek.clone(),
             shards: self.shards(),
             cycle_length: self.cycle_length.get(),
-            shuffle: self
-                .shuffle
-                .map(|(size, seed)| (size.get(), shuffle_rng(seed, epoch, size.get()))),
+            shuffle: self.shuffle.map(|(size, _)| size.get()),
+            start: Cursor::clone(&start.cursor),
             batch: self.batch_size.get(),
-            window,
+            window: self.window_items(),
             hung_up: Arc::clone(&hung_up),
         };
         let (send, windows) = std::sync::mpsc::sync_channel(1);
@@ -389,12 +496,9 @@ where
                 ordered: self.ordered,
                 cost: Arc::clone(&self.cost),
                 tuner: Arc::clone(&self.tuner),
-                seed: self
-                    .seed
-                    .or(self.shuffle.map(|(_, seed)| seed))
-                    .unwrap_or(0),
+                seed: self.item_seed(),
             },
-            epoch,
+            (epoch, start),
             windows,
             hung_up,
             puller,

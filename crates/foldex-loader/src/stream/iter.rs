@@ -1,9 +1,11 @@
 //! The [`StreamIter`]: one epoch of a stream loader, window after window.
 
+use super::cursor::{Cursor, StreamSettings, StreamState};
 use super::pull::{Pulled, Windows};
 use super::window::{Computed, Windowing};
 use crate::buffer_tune::BufferTuner;
 use crate::loader::{Iter, Loader};
+use crate::state::LoaderState;
 use crate::stats::Stats;
 use crate::transport::CostMeter;
 use foldex_core::exec::{message, PanicPayload};
@@ -51,6 +53,14 @@ pub(super) struct WindowSettings<T, C, W> {
     pub(super) seed: u64,
 }
 
+/// Where an epoch starts: the cursor of its first window and what was received of that window
+/// (`next_batch`, `received_above`), all of it before it for a fresh epoch.
+pub(super) struct Start {
+    pub(super) settings: StreamSettings,
+    pub(super) cursor: Arc<Cursor>,
+    pub(super) received: (usize, Vec<usize>),
+}
+
 /// One window being delivered: its first stream position and its loader's epoch.
 struct Running<B> {
     offset: usize,
@@ -69,6 +79,11 @@ struct Running<B> {
 pub struct StreamIter<R, T, C: Collate<T>, W = Computed<R, T>> {
     settings: WindowSettings<T, C, W>,
     epoch: u64,
+    /// The stream's settings and, when no window is running, the cursor of the window
+    /// delivered last (or to be delivered first) and what was received of it.
+    at: Start,
+    /// The next window to start is `at`'s, resumed after what was received of it.
+    resuming: bool,
     windows: Option<Windows<R>>,
     /// Tells the puller to stop.
     hung_up: Arc<AtomicBool>,
@@ -102,7 +117,7 @@ where
     /// until `hung_up` tells it to stop.
     pub(super) fn new(
         settings: WindowSettings<T, C, W>,
-        epoch: u64,
+        (epoch, at): (u64, Start),
         windows: Windows<R>,
         hung_up: Arc<AtomicBool>,
         puller: JoinHandle<()>,
@@ -110,6 +125,8 @@ where
         Self {
             settings,
             epoch,
+            resuming: at.received != (0, Vec::new()),
+            at,
             windows: Some(windows),
             hung_up,
             puller: Some(puller),
@@ -124,6 +141,30 @@ where
     /// The number of this epoch.
     pub fn epoch(&self) -> u64 {
         self.epoch
+    }
+
+    /// What the consumer has received of this epoch, as a small serializable value:
+    /// [`StreamLoader::resume`](crate::StreamLoader::resume) continues from it with exactly
+    /// the next batch. See [`StreamState`] for what it holds.
+    pub fn state(&self) -> StreamState {
+        let (next_batch, received_above) = match &self.current {
+            Some(running) => {
+                let LoaderState {
+                    next_batch,
+                    received_above,
+                    ..
+                } = running.iter.state();
+                (next_batch, received_above)
+            }
+            None => self.at.received.clone(),
+        };
+        StreamState {
+            epoch: self.epoch,
+            settings: self.at.settings.clone(),
+            cursor: Cursor::clone(&self.at.cursor),
+            next_batch,
+            received_above,
+        }
     }
 
     /// After `next()` re-raised a panic, the stream position of the item whose `compute` or
@@ -149,7 +190,10 @@ where
     fn start_window(&mut self) -> Option<Running<C::Batch>> {
         let pulled = self.windows.as_ref()?.recv();
         match pulled {
-            Ok(Pulled::Window { offset, items }) => {
+            Ok(Pulled::Window { start, items }) => {
+                let offset = start.offset;
+                self.at.cursor = start;
+                let received = std::mem::take(&mut self.at.received);
                 let s = &self.settings;
                 let window = s.windowing.window(items);
                 let mut loader = Loader::new(window, Arc::clone(&s.executor))
@@ -162,10 +206,27 @@ where
                 if let Some(buffer) = s.buffer {
                     loader = loader.buffer(buffer);
                 }
-                Some(Running {
-                    offset,
-                    iter: loader.iter(),
-                })
+                let iter = if std::mem::take(&mut self.resuming) {
+                    let (next_batch, received_above) = received;
+                    let state = LoaderState {
+                        next_batch,
+                        received_above,
+                        ..loader.initial_state(0)
+                    };
+                    match loader.resume(&state) {
+                        Ok(iter) => iter,
+                        Err(e) => {
+                            let why = format!(
+                                "foldex-loader: cannot resume the stream's window at position \
+                                 {offset}: {e} (the shards changed since the state was taken)"
+                            );
+                            self.fail(None, Box::new(why))
+                        }
+                    }
+                } else {
+                    loader.iter()
+                };
+                Some(Running { offset, iter })
             }
             Ok(Pulled::Failed { position, payload }) => {
                 self.failure = Some((position, payload));
@@ -239,6 +300,8 @@ where
                 Ok(Some(batch)) => return Some(batch),
                 Ok(None) => {
                     let done = self.current.take().expect("a window is running");
+                    let state = done.iter.state();
+                    self.at.received = (state.next_batch, state.received_above);
                     absorb(&mut self.finished_stats, done.iter.stats(), done.offset);
                 }
                 Err(mut payload) => {
@@ -285,7 +348,7 @@ mod tests {
         let (send, windows) = sync_channel::<Pulled<usize>>(1);
         let puller = std::thread::spawn(move || {
             let first = Pulled::Window {
-                offset: 0,
+                start: Arc::new(Cursor::first(2, None)),
                 items: vec![1, 2, 3],
             };
             assert!(send.send(first).is_ok());
@@ -305,7 +368,19 @@ mod tests {
             seed: 0,
         };
         let hung_up = Arc::new(AtomicBool::new(false));
-        let mut epoch = StreamIter::new(settings, 0, windows, hung_up, puller);
+        let at = Start {
+            settings: StreamSettings {
+                shards: 1,
+                shard: (0, 1),
+                interleave: 1,
+                shuffle: None,
+                batch_size: 2,
+                seed: 0,
+            },
+            cursor: Arc::new(Cursor::first(2, None)),
+            received: (0, Vec::new()),
+        };
+        let mut epoch = StreamIter::new(settings, (0, at), windows, hung_up, puller);
         assert_eq!(epoch.next(), Some(vec![1, 2]));
         assert_eq!(epoch.next(), Some(vec![3]));
         let caught = panic::catch_unwind(AssertUnwindSafe(|| epoch.next()));

@@ -31,12 +31,21 @@
 //! a stream that blocks forever (a channel whose senders never hang up) leaves its puller
 //! blocked, not the consumer; end such a stream by closing its source (drop the senders), or
 //! read it with a timeout.
+//!
+//! **Checkpoints.** [`StreamIter::state`] gives a [`StreamState`] from which
+//! [`StreamLoader::resume`] continues the epoch with exactly the next batch: the puller's
+//! cursor travels with each window, and resumption restores it, reopening the shards at their
+//! positions ([`SeekShard`]) or replaying them (the protocol is described in `cursor.rs`).
 
 mod builder;
+mod cursor;
 mod iter;
 mod pull;
+mod seek;
 mod window;
 
 pub use builder::{StreamLoader, DEFAULT_WINDOW};
+pub use cursor::StreamState;
 pub use iter::StreamIter;
+pub use seek::{DatasetItems, SeekShard};
 pub use window::{Computed, Policed, Windowing};

@@ -1,6 +1,8 @@
 //! The puller of a stream loader's epoch: one thread that opens the rank's shards, interleaves
 //! them, passes their items through the shuffle buffer and hands them on in windows.
 
+use super::cursor::{restore, Cursor};
+use super::seek::Seek;
 use foldex_core::exec::PanicPayload;
 use foldex_dataset::{rng_for, ItemRng};
 use std::collections::VecDeque;
@@ -15,10 +17,15 @@ pub(crate) type ShardIter<R> = Box<dyn Iterator<Item = R> + Send>;
 /// Opens shard `i` of the loader's shards.
 pub(crate) type Open<R> = dyn Fn(usize) -> ShardIter<R> + Send + Sync;
 
+/// Where a pulled item comes from: its shard (the index in the loader's list) and its position
+/// in that shard.
+pub(crate) type Tag = (usize, usize);
+
 /// What the puller sends: a window of items, or the panic of an iterator (or of `open`).
 pub(crate) enum Pulled<R> {
-    /// The items at stream positions `offset..offset + items.len()`.
-    Window { offset: usize, items: Vec<R> },
+    /// The items at stream positions `start.offset..start.offset + items.len()`; `start` is
+    /// the puller's cursor before the window's first item, what a resumption starts from.
+    Window { start: Arc<Cursor>, items: Vec<R> },
     /// Pulling the item at stream position `position` panicked; nothing follows.
     Failed {
         position: usize,
@@ -34,16 +41,20 @@ const ROOM_AHEAD: usize = 1 << 12;
 /// How an epoch's items are pulled.
 pub(crate) struct PullPlan<R> {
     pub open: Arc<Open<R>>,
+    /// Opens shards at a position, when they can be (else resumption replays them).
+    pub seek: Option<Arc<dyn Seek<R>>>,
     /// The shards this rank reads, in the order they are opened.
     pub shards: Vec<usize>,
     /// Shards read at once, an item from each in turn.
     pub cycle_length: usize,
-    /// The shuffle buffer's size and the RNG that draws from it, if shuffled.
-    pub shuffle: Option<(usize, ItemRng)>,
-    /// Items per batch: the first window holds one batch, each next one four times as many as the
-    /// one before, up to `window` items (a multiple of it).
+    /// The shuffle buffer's size, if shuffled.
+    pub shuffle: Option<usize>,
+    /// Where the epoch starts: its beginning, or a resumption's window.
+    pub start: Cursor,
+    /// Items per batch: windows hold whole batches.
     pub batch: usize,
-    /// Items per window, at most.
+    /// Items per window, at most (a multiple of the batch size). Each window holds four times
+    /// as many items as the one before, from `start.window_len` on, up to this.
     pub window: usize,
     /// Set when the consumer dropped the epoch: the puller stops before its next item.
     pub hung_up: Arc<AtomicBool>,
@@ -56,30 +67,31 @@ impl<R: Send + 'static> PullPlan<R> {
     pub fn run(self, out: &SyncSender<Pulled<R>>) {
         let Self {
             open,
+            seek,
             shards,
             cycle_length,
             shuffle,
+            start,
             batch,
             window,
             hung_up,
         } = self;
-        let interleaved = Interleave {
-            open,
-            pending: shards.into(),
-            cycle: VecDeque::new(),
-            cycle_length,
+        let (mut offset, mut size) = (start.offset, start.window_len);
+        let restored = panic::catch_unwind(AssertUnwindSafe(|| {
+            Puller::restore(&start, open, seek.as_deref(), shards, cycle_length, shuffle)
+        }));
+        let mut items = match restored {
+            Ok(puller) => puller,
+            Err(payload) => {
+                let _ = out.send(Pulled::Failed {
+                    position: offset,
+                    payload,
+                });
+                return;
+            }
         };
-        let mut items: Box<dyn Iterator<Item = R>> = match shuffle {
-            Some((size, rng)) => Box::new(ShuffleBuffer {
-                source: interleaved,
-                held: Vec::with_capacity(size.min(ROOM_AHEAD)),
-                size,
-                rng,
-            }),
-            None => Box::new(interleaved),
-        };
-        let (mut offset, mut size) = (0, batch.min(window));
         loop {
+            let start = Arc::new(items.cursor(offset, size));
             let mut pulled_items = Vec::with_capacity(size.min(ROOM_AHEAD));
             let pulled = panic::catch_unwind(AssertUnwindSafe(|| {
                 while pulled_items.len() < size && !hung_up.load(Ordering::Relaxed) {
@@ -93,12 +105,12 @@ impl<R: Send + 'static> PullPlan<R> {
             if pulled.is_err() {
                 // Only whole batches go before the failure: the batch that holds the failing
                 // item is not delivered, as when `compute` panics on it (windows start at a
-                // multiple of the batch size).
+                // multiple of the batch size, and hold whole batches).
                 pulled_items.truncate(count - count % batch);
             }
             if !pulled_items.is_empty() {
                 let sent = out.send(Pulled::Window {
-                    offset,
+                    start,
                     items: pulled_items,
                 });
                 if sent.is_err() {
@@ -123,35 +135,131 @@ impl<R: Send + 'static> PullPlan<R> {
     }
 }
 
+/// The items of an epoch in stream order: the shards interleaved, then shuffled.
+pub(crate) struct Puller<R> {
+    interleave: Interleave<R>,
+    shuffle: Option<ShuffleBuffer<R>>,
+}
+
+impl<R> Puller<R> {
+    /// The puller that continues from `cursor` (see [`restore`](super::cursor::restore) for
+    /// how the shards are reopened).
+    fn restore(
+        cursor: &Cursor,
+        open: Arc<Open<R>>,
+        seek: Option<&dyn Seek<R>>,
+        shards: Vec<usize>,
+        cycle_length: usize,
+        shuffle: Option<usize>,
+    ) -> Self {
+        let (cycle, held) = restore(cursor, &*open, seek);
+        let mut pending: VecDeque<usize> = shards.into();
+        pending.drain(..cursor.opened.min(pending.len()));
+        let interleave = Interleave {
+            open,
+            pending,
+            opened: cursor.opened,
+            cycle,
+            cycle_length,
+        };
+        let shuffle = shuffle.map(|size| {
+            let mut held = held;
+            held.reserve(size.min(ROOM_AHEAD).saturating_sub(held.len()));
+            ShuffleBuffer {
+                held,
+                size,
+                rng: cursor
+                    .rng
+                    .clone()
+                    .expect("a shuffled cursor has a generator"),
+            }
+        });
+        Self {
+            interleave,
+            shuffle,
+        }
+    }
+
+    /// Where the puller stands, `offset` items into the stream, before a window of `window_len`.
+    fn cursor(&self, offset: usize, window_len: usize) -> Cursor {
+        Cursor {
+            offset,
+            window_len,
+            opened: self.interleave.opened,
+            cycle: self
+                .interleave
+                .cycle
+                .iter()
+                .map(|reading| (reading.shard, reading.pulled))
+                .collect(),
+            held: self
+                .shuffle
+                .as_ref()
+                .map_or_else(Vec::new, |s| s.held.iter().map(|&(_, tag)| tag).collect()),
+            rng: self.shuffle.as_ref().map(|s| s.rng.clone()),
+        }
+    }
+
+    fn next(&mut self) -> Option<R> {
+        match &mut self.shuffle {
+            Some(shuffle) => shuffle.next(&mut self.interleave),
+            None => self.interleave.next().map(|(item, _)| item),
+        }
+    }
+}
+
+/// A shard being read: its index, the items pulled from it so far, and its iterator.
+pub(crate) struct Reading<R> {
+    pub shard: usize,
+    pub pulled: usize,
+    pub iter: ShardIter<R>,
+}
+
 /// The items of several shards: `cycle_length` shards open at once, one item from each in
 /// turn; a shard that ends is replaced in its place by the next one (tf.data's `interleave`
 /// with a block of one).
 struct Interleave<R> {
     open: Arc<Open<R>>,
     pending: VecDeque<usize>,
-    cycle: VecDeque<ShardIter<R>>,
+    /// How many of the rank's shards were opened.
+    opened: usize,
+    cycle: VecDeque<Reading<R>>,
     cycle_length: usize,
 }
 
-impl<R> Iterator for Interleave<R> {
-    type Item = R;
+impl<R> Interleave<R> {
+    fn open_next(&mut self) -> Option<Reading<R>> {
+        let shard = self.pending.pop_front()?;
+        self.opened += 1;
+        Some(Reading {
+            shard,
+            pulled: 0,
+            iter: (self.open)(shard),
+        })
+    }
+}
 
-    fn next(&mut self) -> Option<R> {
+impl<R> Iterator for Interleave<R> {
+    type Item = (R, Tag);
+
+    fn next(&mut self) -> Option<(R, Tag)> {
         loop {
             while self.cycle.len() < self.cycle_length {
-                let Some(shard) = self.pending.pop_front() else {
+                let Some(reading) = self.open_next() else {
                     break;
                 };
-                self.cycle.push_back((self.open)(shard));
+                self.cycle.push_back(reading);
             }
             let mut current = self.cycle.pop_front()?;
-            if let Some(item) = current.next() {
+            if let Some(item) = current.iter.next() {
+                let tag = (current.shard, current.pulled);
+                current.pulled += 1;
                 self.cycle.push_back(current);
-                return Some(item);
+                return Some((item, tag));
             }
             // That shard ended: the next one takes its place, and its turn.
-            if let Some(shard) = self.pending.pop_front() {
-                self.cycle.push_front((self.open)(shard));
+            if let Some(reading) = self.open_next() {
+                self.cycle.push_front(reading);
             }
         }
     }
@@ -159,21 +267,19 @@ impl<R> Iterator for Interleave<R> {
 
 /// A shuffle buffer (tf.data's `shuffle(buffer_size)`): holds `size` items and hands out one
 /// drawn at random, replacing it with the next from the source. The order is a function of the
-/// source's order, the seed, the epoch and `size`.
-struct ShuffleBuffer<R, I> {
-    source: I,
-    held: Vec<R>,
+/// source's order, the seed, the epoch and `size`. Each item is held with its [`Tag`], side by
+/// side, so that a draw touches one place in memory.
+struct ShuffleBuffer<R> {
+    held: Vec<(R, Tag)>,
     size: usize,
     rng: ItemRng,
 }
 
-impl<R, I: Iterator<Item = R>> Iterator for ShuffleBuffer<R, I> {
-    type Item = R;
-
-    fn next(&mut self) -> Option<R> {
+impl<R> ShuffleBuffer<R> {
+    fn next(&mut self, source: &mut impl Iterator<Item = (R, Tag)>) -> Option<R> {
         while self.held.len() < self.size {
-            match self.source.next() {
-                Some(item) => self.held.push(item),
+            match source.next() {
+                Some(tagged) => self.held.push(tagged),
                 None => break,
             }
         }
@@ -181,7 +287,7 @@ impl<R, I: Iterator<Item = R>> Iterator for ShuffleBuffer<R, I> {
             return None;
         }
         let at = self.rng.gen_range(0..self.held.len());
-        Some(self.held.swap_remove(at))
+        Some(self.held.swap_remove(at).0)
     }
 }
 
@@ -208,9 +314,11 @@ mod tests {
         let items: Vec<_> = Interleave {
             open: open_ranges(vec![3, 1, 2]),
             pending: VecDeque::from([0, 1, 2]),
+            opened: 0,
             cycle: VecDeque::new(),
             cycle_length: 2,
         }
+        .map(|(item, _)| item)
         .collect();
         assert_eq!(items, [(0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (2, 1)]);
     }
@@ -218,13 +326,13 @@ mod tests {
     #[test]
     fn a_shuffle_buffer_hands_out_each_item_once_in_an_order_set_by_its_seed() {
         let shuffled = |seed| -> Vec<usize> {
-            ShuffleBuffer {
-                source: 0..100usize,
+            let mut source = (0..100usize).map(|i| (i, (0, i)));
+            let mut buffer = ShuffleBuffer {
                 held: Vec::new(),
                 size: 10,
                 rng: shuffle_rng(seed, 0, 10),
-            }
-            .collect()
+            };
+            std::iter::from_fn(|| buffer.next(&mut source)).collect()
         };
         let a = shuffled(1);
         assert_eq!(a, shuffled(1));
