@@ -24,7 +24,7 @@
 //! **Composition.** A state taken after an elastic resumption carries its remainder, so that
 //! it resumes in its own world as any state does, or merges again with the states of its world.
 
-use crate::state::ResumeError;
+use crate::error::ResumeError;
 use foldex_dataset::Shard;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Why a loader refuses to start an epoch.
+//! Why a loader refuses to start or resume an epoch.
 
 use crate::channel::{MAX_BATCHES, MAX_BUFFER};
 use crate::counted::counted;
@@ -69,3 +69,60 @@ impl fmt::Display for IterError {
 }
 
 impl std::error::Error for IterError {}
+
+/// Why a loader refused to resume from a [`LoaderState`](crate::LoaderState).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// The state was taken from a loader with other settings (sampler, seed, shard, batch size
+    /// or dataset length; for a [`StreamState`](crate::stream::StreamState), shards,
+    /// interleave, shuffle buffer or a stream position this loader cannot have reached);
+    /// resuming would not continue the same epoch.
+    Mismatch {
+        /// Which setting differs.
+        setting: &'static str,
+        /// Its value in the state.
+        state: String,
+        /// Its value in this loader.
+        loader: String,
+    },
+    /// The state names batches this epoch does not have.
+    OutOfRange {
+        /// The batches in the epoch.
+        batches: usize,
+    },
+    /// The state's epoch is `u64::MAX`, which no loader reaches by counting: the epoch after
+    /// it would have no number of its own (wrapping to 0 would repeat epoch 0's order).
+    LastEpoch {
+        /// The state's epoch.
+        epoch: u64,
+    },
+    /// The states do not describe one epoch of one world (a rank missing or given twice,
+    /// states of different worlds, epochs or remainders, a malformed remainder), or ranks
+    /// cannot be taken to be in step; the message names what and both sides.
+    Inconsistent(String),
+}
+
+impl fmt::Display for ResumeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Mismatch { setting, state, loader } => write!(
+                f,
+                "foldex-loader: cannot resume: the state has {setting} {state}, this loader {loader}"
+            ),
+            Self::OutOfRange { batches } => write!(
+                f,
+                "foldex-loader: cannot resume: the state names batches beyond the epoch's {batches}"
+            ),
+            Self::LastEpoch { epoch } => write!(
+                f,
+                "foldex-loader: cannot resume: the state has epoch {epoch}, and epochs are \
+                 numbered below u64::MAX (the epoch after it would have no number); the state \
+                 is corrupt"
+            ),
+            Self::Inconsistent(why) => write!(f, "foldex-loader: cannot resume: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ResumeError {}

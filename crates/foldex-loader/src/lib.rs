@@ -70,10 +70,10 @@ pub mod reuse {
 
 pub use channel::MAX_BUFFER;
 pub use elastic::Remainder;
-pub use error::IterError;
+pub use error::{IterError, ResumeError};
 pub use loadable::Loadable;
 pub use loader::{eachobsparallel, Iter, Loader};
 pub use policy::{Checked, ErrorPolicy};
-pub use state::{LoaderState, ResumeError};
+pub use state::LoaderState;
 pub use stats::Stats;
 pub use stream::{StreamIter, StreamLoader};

@@ -7,10 +7,10 @@
 //! delivered while an earlier one was still in progress or waiting, which the buffer bounds.
 
 use crate::elastic::Remainder;
+use crate::error::ResumeError;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-use std::fmt;
 
 /// Where the consumer of an epoch stands: enough to continue with exactly the next batch, with
 /// [`Loader::resume`](crate::Loader::resume). From [`Iter::state`](crate::Iter::state); small,
@@ -124,63 +124,6 @@ fn describe(shard: Option<(usize, usize)>) -> String {
         Some((rank, world)) => format!("rank {rank} of {world}"),
     }
 }
-
-/// Why a loader refused to resume from a [`LoaderState`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ResumeError {
-    /// The state was taken from a loader with other settings (sampler, seed, shard, batch size
-    /// or dataset length; for a [`StreamState`](crate::stream::StreamState), shards,
-    /// interleave, shuffle buffer or a stream position this loader cannot have reached);
-    /// resuming would not continue the same epoch.
-    Mismatch {
-        /// Which setting differs.
-        setting: &'static str,
-        /// Its value in the state.
-        state: String,
-        /// Its value in this loader.
-        loader: String,
-    },
-    /// The state names batches this epoch does not have.
-    OutOfRange {
-        /// The batches in the epoch.
-        batches: usize,
-    },
-    /// The state's epoch is `u64::MAX`, which no loader reaches by counting: the epoch after
-    /// it would have no number of its own (wrapping to 0 would repeat epoch 0's order).
-    LastEpoch {
-        /// The state's epoch.
-        epoch: u64,
-    },
-    /// The states do not describe one epoch of one world (a rank missing or given twice,
-    /// states of different worlds, epochs or remainders, a malformed remainder), or ranks
-    /// cannot be taken to be in step; the message names what and both sides.
-    Inconsistent(String),
-}
-
-impl fmt::Display for ResumeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Mismatch { setting, state, loader } => write!(
-                f,
-                "foldex-loader: cannot resume: the state has {setting} {state}, this loader {loader}"
-            ),
-            Self::OutOfRange { batches } => write!(
-                f,
-                "foldex-loader: cannot resume: the state names batches beyond the epoch's {batches}"
-            ),
-            Self::LastEpoch { epoch } => write!(
-                f,
-                "foldex-loader: cannot resume: the state has epoch {epoch}, and epochs are \
-                 numbered below u64::MAX (the epoch after it would have no number); the state \
-                 is corrupt"
-            ),
-            Self::Inconsistent(why) => write!(f, "foldex-loader: cannot resume: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for ResumeError {}
 
 /// Which batches an epoch still has to run: all from `first` on, except `skip`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

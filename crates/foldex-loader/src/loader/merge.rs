@@ -3,8 +3,9 @@
 
 use super::Loader;
 use crate::elastic::{merge, Progress, Remainder};
+use crate::error::ResumeError;
 use crate::loadable::Loadable;
-use crate::state::{LoaderState, ResumeError, Schedule};
+use crate::state::{LoaderState, Schedule};
 
 impl<D: Loadable, C, M> Loader<D, C, M> {
     /// Merges the states of every rank of a world, one each in any order (each from

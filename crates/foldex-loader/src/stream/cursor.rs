@@ -20,7 +20,7 @@
 
 use super::pull::{Open, Reading, ShardIter, Tag};
 use super::seek::Seek;
-use crate::state::ResumeError;
+use crate::error::ResumeError;
 use foldex_dataset::ItemRng;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
