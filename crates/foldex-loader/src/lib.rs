@@ -40,6 +40,8 @@
 
 mod buffer_pool;
 mod buffer_tune;
+mod byte_gate;
+mod byte_size;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod channel;
@@ -67,6 +69,7 @@ pub mod reuse {
     pub use crate::loader::{BatchMode, Owned, Reuse, ReusedBatch};
 }
 
+pub use byte_size::ByteSize;
 pub use channel::MAX_BUFFER;
 pub use error::IterError;
 pub use loadable::Loadable;

@@ -4,6 +4,7 @@
 
 use super::{Iter, Loader};
 use crate::buffer_pool::{BufferPool, Reused};
+use crate::byte_gate::Measure;
 use crate::loadable::Loadable;
 use crate::order::EpochOrder;
 use crate::produce::{Fresh, Recycled};
@@ -62,7 +63,8 @@ where
         order: EpochOrder,
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
-        loader.start(state, order, |_| (Fresh { dataset, collate }, None))
+        let measure = loader.measure::<C::Batch>();
+        loader.start(state, order, measure, |_| (Fresh { dataset, collate }, None))
     }
 }
 
@@ -134,7 +136,11 @@ where
         order: EpochOrder,
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
-        loader.start(state, order, |budget| {
+        // A guard is measured by its batch.
+        let measure = loader.measure::<C::Batch>().map(|measure| {
+            Arc::new(move |guard: &Reused<D::Item, C::Batch>| measure(guard)) as Measure<_>
+        });
+        loader.start(state, order, measure, |budget| {
             let pool = loader.mode.pool(budget);
             let hook = Arc::clone(&pool) as Arc<dyn PoolHook>;
             (

@@ -2,6 +2,7 @@
 
 use super::mode::PoolHook;
 use super::{Iter, Loader};
+use crate::byte_gate::{ByteGate, Measure};
 use crate::channel::{Channel, Inbox, MAX_BATCHES, MAX_BUFFER};
 use crate::epoch::{spawn_driver, Epoch, ItemPlan, Plan};
 use crate::error::IterError;
@@ -106,11 +107,13 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     }
 
     /// Starts epoch `state.epoch` after what `state` says was received, making batches with
-    /// `producer`. The caller has checked that this thread may iterate.
+    /// `producer` and measuring them with `measure` for the byte cap, if one is set. The caller
+    /// has checked that this thread may iterate.
     pub(super) fn start<P: Produce + 'static>(
         &self,
         state: &LoaderState,
         order: EpochOrder,
+        measure: Option<Measure<P::Out>>,
         producer: impl FnOnce(usize) -> (P, Option<Arc<dyn PoolHook>>),
     ) -> Iter<P::Out>
     where
@@ -121,7 +124,11 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
         let (buffer, origin) = self.planned_buffer();
-        let Transport { parcel, cheap } = self.cost.plan::<P>(buffer);
+        let bytes = self.settings.max_buffer_bytes.zip(measure).map(|(cap, measure)| {
+            let gate = ByteGate::new(cap.get(), self.settings.ordered);
+            (Arc::new(gate), measure)
+        });
+        let Transport { parcel, cheap } = self.cost.plan::<P>(buffer, bytes.is_some());
         // No more places than the epoch has parcels: a place beyond them would never be used.
         let tickets = total.div_ceil(parcel);
         let places = (buffer / parcel).min(tickets).max(1);
@@ -151,6 +158,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                     seed: self.item_seed(),
                     init: self.worker_init.clone(),
                 },
+                bytes: bytes.clone(),
             };
             let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
             spawn_driver(Arc::new(producers), Arc::clone(&self.executor))
@@ -172,10 +180,12 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                 (capacity, origin),
                 parcel,
                 self.settings.diagnostics,
-            ),
+            )
+            .with_bytes(bytes.as_ref().map(|(gate, _)| Arc::clone(gate))),
             // Only the default buffer is tuned, and only from an epoch that starts with it whole.
             tuner: (origin != BufferOrigin::Set && total == batches.count())
                 .then(|| (Arc::clone(&self.tuner), self.default_buffer())),
+            bytes,
         }
     }
 }

@@ -11,6 +11,7 @@
 //!   when it has to wait, and looks at the buffer's occupancy on a sample of deliveries.
 
 use super::report::{BufferOrigin, SkippedItem, Stats, WorkerStats};
+use crate::byte_gate::ByteGate;
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -226,6 +227,10 @@ impl Recorder {
             workers,
             skipped,
             retries: self.retries.load(Ordering::Relaxed),
+            max_buffer_bytes: None,
+            peak_bytes: 0,
+            largest_batch_bytes: 0,
+            capped_by_bytes: Duration::ZERO,
         }
     }
 }
@@ -243,6 +248,8 @@ pub(crate) struct EpochTally {
     parcel: usize,
     /// Whether deliveries are counted (see `Loader::diagnostics`).
     counting: bool,
+    /// The epoch's byte cap, whose figures the stats report.
+    bytes: Option<Arc<ByteGate>>,
 }
 
 impl EpochTally {
@@ -259,7 +266,14 @@ impl EpochTally {
             origin,
             parcel,
             counting,
+            bytes: None,
         }
+    }
+
+    /// Reports the figures of the epoch's byte cap too.
+    pub fn with_bytes(mut self, gate: Option<Arc<ByteGate>>) -> Self {
+        self.bytes = gate;
+        self
     }
 
     /// Counts one delivered batch of `items` observations.
@@ -277,12 +291,20 @@ impl EpochTally {
 
     /// The epoch's figures so far.
     pub fn snapshot(&self) -> Stats {
-        Stats {
+        let mut stats = Stats {
             buffer_origin: self.origin,
             ..self
                 .recorder
                 .snapshot(&self.consumer, self.capacity, self.parcel)
+        };
+        if let Some(gate) = &self.bytes {
+            let figures = gate.figures();
+            stats.max_buffer_bytes = Some(figures.cap);
+            stats.peak_bytes = figures.peak;
+            stats.largest_batch_bytes = figures.largest;
+            stats.capped_by_bytes = figures.capped;
         }
+        stats
     }
 }
 

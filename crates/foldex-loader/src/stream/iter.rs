@@ -3,7 +3,8 @@
 use super::pull::{Pulled, Windows};
 use super::window::{Computed, Windowing};
 use crate::buffer_tune::BufferTuner;
-use crate::loader::{Iter, Loader};
+use crate::loader::{AnyMeasure, Iter, Loader};
+use std::num::NonZeroUsize;
 use crate::stats::Stats;
 use crate::transport::CostMeter;
 use foldex_core::exec::{message, PanicPayload};
@@ -49,6 +50,8 @@ pub(super) struct WindowSettings<T, C, W> {
     pub(super) cost: Arc<CostMeter>,
     pub(super) tuner: Arc<BufferTuner>,
     pub(super) seed: u64,
+    /// The byte cap of each window's loader, and the measure of its batches.
+    pub(super) byte_cap: Option<(NonZeroUsize, AnyMeasure)>,
 }
 
 /// One window being delivered: its first stream position and its loader's epoch.
@@ -161,6 +164,9 @@ where
                     .window_of_stream((self.epoch, offset), s.seed);
                 if let Some(buffer) = s.buffer {
                     loader = loader.buffer(buffer);
+                }
+                if let Some((bytes, measure)) = &s.byte_cap {
+                    loader = loader.with_byte_cap(*bytes, Arc::clone(measure));
                 }
                 Some(Running {
                     offset,
@@ -303,6 +309,7 @@ mod tests {
             cost: Arc::default(),
             tuner: Arc::default(),
             seed: 0,
+            byte_cap: None,
         };
         let hung_up = Arc::new(AtomicBool::new(false));
         let mut epoch = StreamIter::new(settings, 0, windows, hung_up, puller);
