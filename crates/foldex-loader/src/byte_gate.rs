@@ -8,15 +8,20 @@
 //! larger than the cap still travels, alone), or, ordered, when its batch is the one the
 //! consumer needs next (that batch must never wait: the batches held may all be behind it).
 //! Otherwise it waits until a release or a stop, and the wait is counted as time capped by
-//! bytes. A thread that must not wait (the consumer helping, a pool worker helping under a
-//! nested fold: see `channel/mod.rs`) starts no batch while the cap is reached and something
-//! is held, and is admitted without waiting for a batch it already made.
+//! bytes.
+//!
+//! A thread that must not wait (the consumer helping, a thread that helps while it waits for
+//! something below it on its stack: see `channel/mod.rs`) cannot wait here either: the batch
+//! the consumer needs may be the one in the frame below it. It starts a batch only while one
+//! as large as the largest so far fits beside the bytes held, or nothing is held, and is
+//! admitted without waiting for the batch it made.
 //!
 //! **The bound.** Waiting admissions keep `held` at or under `cap`, except the two exceptions
-//! above, which add one batch at most beyond it (each happens only while no other exception
-//! is held: the first needs `held == 0`, the second is the one batch at the consumer's next
-//! position). A helping thread adds at most the batch it started below the cap. So the bytes
-//! held never exceed `cap` plus the largest batch, plus one batch per helping thread.
+//! above, which add one batch at most beyond it. A helping thread's batch fits when it starts;
+//! it goes beyond the cap only when batches admitted while it was made took its room, by one
+//! batch at most per helping thread. So the bytes held never exceed `cap` plus the largest
+//! batch, plus one batch per thread that makes batches while it helps, and then only in a
+//! race.
 //!
 //! **No hang.** A waiting producer holds a batch that is not needed next; the batch needed next
 //! is admitted without waiting (ordered), or any admitted batch is deliverable (unordered), and
@@ -81,11 +86,11 @@ impl ByteGate {
         self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether a thread that must not wait should leave its batch for later: the cap is
-    /// reached and a held batch is on its way to the consumer.
+    /// Whether a thread that must not wait should leave its batch for later: a batch as large
+    /// as the largest so far would not fit, and a held batch is on its way to the consumer.
     pub fn is_full(&self) -> bool {
         let held = self.lock();
-        held.bytes > 0 && held.bytes >= self.cap
+        held.bytes > 0 && held.bytes.saturating_add(held.largest.max(1)) > self.cap
     }
 
     /// Admits `bytes` of the batch at position `seq` (its ticket), waiting for room while
@@ -189,8 +194,11 @@ mod tests {
         gate.admit(90, 5, true, || true); // stopped: admitted, then refunded
         gate.refund(90);
         gate.release(90);
-        assert!(!gate.is_full(), "90 of 100 bytes held");
+        assert!(gate.is_full(), "90 of 100 bytes held: a batch of 90 would not fit");
         gate.admit(20, 6, false, || false); // a helping thread's batch does not wait
-        assert!(gate.is_full());
+        gate.release(90);
+        assert!(gate.is_full(), "20 bytes held: a batch of 90 does not fit beside them");
+        gate.release(20);
+        assert!(!gate.is_full(), "nothing held");
     }
 }
