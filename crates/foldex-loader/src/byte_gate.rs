@@ -12,16 +12,19 @@
 //!
 //! A thread that must not wait (the consumer helping, a thread that helps while it waits for
 //! something below it on its stack: see `channel/mod.rs`) cannot wait here either: the batch
-//! the consumer needs may be the one in the frame below it. It starts a batch only while one
-//! as large as the largest so far fits beside the bytes held, or nothing is held, and is
-//! admitted without waiting for the batch it made.
+//! the consumer needs may be the one in the frame below it. Instead it *reserves* room before
+//! it takes a batch number ([`ByteGate::reserve`]): as much as the largest batch admitted so
+//! far, or the whole cap while none was; without room (and with something held) it leaves
+//! the batch for later. The batch it makes then takes the reservation's place, without
+//! waiting, whatever its size.
 //!
-//! **The bound.** Waiting admissions keep `held` at or under `cap`, except the two exceptions
-//! above, which add one batch at most beyond it. A helping thread's batch fits when it starts;
-//! it goes beyond the cap only when batches admitted while it was made took its room, by one
-//! batch at most per helping thread. So the bytes held never exceed `cap` plus the largest
-//! batch, plus one batch per thread that makes batches while it helps, and then only in a
-//! race.
+//! **The bound.** Admissions and reservations keep `held` at or under `cap`, except: a batch
+//! admitted (or room reserved) while nothing is held, which adds at most one batch beyond the
+//! cap; ordered, the batch the consumer needs next, one more (there is one such batch at a
+//! time); and a helping thread's batch larger than its reservation, which can only be a batch
+//! larger than every batch admitted before it in the epoch. So the bytes held never exceed
+//! `cap` plus twice the largest batch, when batches are of one size (or shrink); growing
+//! batches made by helping threads may add what each has beyond the largest before it.
 //!
 //! **No hang.** A waiting producer holds a batch that is not needed next; the batch needed next
 //! is admitted without waiting (ordered), or any admitted batch is deliverable (unordered), and
@@ -41,7 +44,9 @@ pub(crate) type Measure<T> = std::sync::Arc<dyn Fn(&T) -> usize + Send + Sync>;
 struct Held {
     /// Bytes admitted and not yet taken by the consumer.
     bytes: usize,
-    /// The most `bytes` ever was.
+    /// Room reserved by helping threads for the batches they make.
+    reserved: usize,
+    /// The most `bytes` ever was (reservations are not memory yet).
     peak: usize,
     /// The largest batch admitted.
     largest: usize,
@@ -53,6 +58,13 @@ struct Held {
     capped: Duration,
 }
 
+impl Held {
+    /// Bytes admitted or reserved.
+    fn total(&self) -> usize {
+        self.bytes.saturating_add(self.reserved)
+    }
+}
+
 /// The byte cap of one epoch. See the module docs.
 #[derive(Debug)]
 pub(crate) struct ByteGate {
@@ -60,6 +72,31 @@ pub(crate) struct ByteGate {
     ordered: bool,
     held: Mutex<Held>,
     released: Condvar,
+}
+
+/// Room a thread that must not wait holds for the batch it makes ([`ByteGate::reserve`]).
+pub(crate) struct Reservation<'g> {
+    gate: &'g ByteGate,
+    /// The room held; `None` once used.
+    bytes: Option<usize>,
+}
+
+impl Reservation<'_> {
+    /// The batch made, of `bytes`, takes the room's place.
+    pub fn admit(mut self, bytes: usize) {
+        if let Some(reserved) = self.bytes.take() {
+            self.gate.exchange(reserved, bytes);
+        }
+    }
+}
+
+impl Drop for Reservation<'_> {
+    /// No batch was made (none was left, the epoch stopped, or the batch panicked).
+    fn drop(&mut self) {
+        if let Some(reserved) = self.bytes.take() {
+            self.gate.exchange(reserved, 0);
+        }
+    }
 }
 
 /// What a byte gate saw, for the epoch's stats.
@@ -86,23 +123,53 @@ impl ByteGate {
         self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether a thread that must not wait should leave its batch for later: a batch as large
-    /// as the largest so far would not fit, and a held batch is on its way to the consumer.
-    pub fn is_full(&self) -> bool {
-        let held = self.lock();
-        held.bytes > 0 && held.bytes.saturating_add(held.largest.max(1)) > self.cap
+    /// Room for the batch of a thread that must not wait, or `None` (it should leave the
+    /// batch for later): the largest batch so far (the whole cap before any), which fits
+    /// beside the bytes held, or nothing is held. The room comes back when the reservation is
+    /// dropped unless [`Reservation::admit`] used it.
+    pub fn reserve(&self) -> Option<Reservation<'_>> {
+        let mut held = self.lock();
+        let bytes = if held.largest == 0 {
+            self.cap
+        } else {
+            held.largest
+        };
+        let total = held.total();
+        if total > 0 && total.saturating_add(bytes) > self.cap {
+            return None;
+        }
+        held.reserved = held.reserved.saturating_add(bytes);
+        Some(Reservation {
+            gate: self,
+            bytes: Some(bytes),
+        })
+    }
+
+    /// Counts `bytes` in place of a reservation of `reserved`.
+    fn exchange(&self, reserved: usize, bytes: usize) {
+        let mut held = self.lock();
+        held.reserved = held.reserved.saturating_sub(reserved);
+        held.bytes = held.bytes.saturating_add(bytes);
+        held.peak = held.peak.max(held.bytes);
+        held.largest = held.largest.max(bytes);
+        let wake = held.waiting > 0 && bytes < reserved;
+        drop(held);
+        if wake {
+            self.released.notify_all();
+        }
     }
 
     /// Admits `bytes` of the batch at position `seq` (its ticket), waiting for room while
-    /// `wait` is true and `stopped()` is false (see the module docs).
-    pub fn admit(&self, bytes: usize, seq: usize, wait: bool, stopped: impl Fn() -> bool) {
+    /// `stopped()` is false (see the module docs).
+    pub fn admit(&self, bytes: usize, seq: usize, stopped: impl Fn() -> bool) {
         let mut held = self.lock();
         let mut since = None::<Instant>;
         loop {
-            let fits = held.bytes == 0
-                || held.bytes.saturating_add(bytes) <= self.cap
+            let total = held.total();
+            let fits = total == 0
+                || total.saturating_add(bytes) <= self.cap
                 || (self.ordered && seq == held.taken);
-            if fits || !wait || stopped() {
+            if fits || stopped() {
                 break;
             }
             since.get_or_insert_with(Instant::now);
@@ -171,10 +238,10 @@ mod tests {
     #[test]
     fn a_batch_over_the_cap_passes_alone_and_others_wait_for_room() {
         let gate = Arc::new(ByteGate::new(100, false));
-        gate.admit(250, 0, true, || false);
+        gate.admit(250, 0, || false);
         let waiter = {
             let gate = Arc::clone(&gate);
-            thread::spawn(move || gate.admit(60, 1, true, || false))
+            thread::spawn(move || gate.admit(60, 1, || false))
         };
         thread::sleep(Duration::from_millis(20));
         assert_eq!(gate.figures().peak, 250, "the second batch waits");
@@ -188,17 +255,25 @@ mod tests {
     #[test]
     fn ordered_the_next_batch_never_waits_and_a_stop_lets_waiters_go() {
         let gate = ByteGate::new(100, true);
-        gate.admit(90, 3, true, || false);
-        gate.admit(90, 0, true, || false); // the consumer's next position
+        gate.admit(90, 3, || false);
+        gate.admit(90, 0, || false); // the consumer's next position
         assert_eq!(gate.figures().peak, 180);
-        gate.admit(90, 5, true, || true); // stopped: admitted, then refunded
+        gate.admit(90, 5, || true); // stopped: admitted, then refunded
         gate.refund(90);
         gate.release(90);
-        assert!(gate.is_full(), "90 of 100 bytes held: a batch of 90 would not fit");
-        gate.admit(20, 6, false, || false); // a helping thread's batch does not wait
+        assert!(gate.reserve().is_none(), "90 of 100 bytes held: 90 more would not fit");
         gate.release(90);
-        assert!(gate.is_full(), "20 bytes held: a batch of 90 does not fit beside them");
+        let room = gate.reserve().expect("nothing held");
+        assert!(gate.reserve().is_none(), "the room of the largest batch, 90, is held");
+        room.admit(20);
+        assert!(gate.reserve().is_none(), "20 bytes held, 90 would not fit");
         gate.release(20);
-        assert!(!gate.is_full(), "nothing held");
+        drop(gate.reserve().expect("nothing held"));
+        assert_eq!(gate.figures().peak, 270, "with the batch admitted after the stop");
+        let unknown = ByteGate::new(100, false);
+        let first = unknown.reserve().expect("nothing held");
+        assert!(unknown.reserve().is_none(), "before any batch, a reservation is the cap");
+        drop(first);
+        assert!(unknown.reserve().is_some(), "a dropped reservation gives its room back");
     }
 }

@@ -153,9 +153,14 @@ impl<P: Produce> Epoch<P> {
         if lead.is_none() && self.channel.should_skip(next, maker) {
             return false;
         }
-        if helping && self.bytes.as_ref().is_some_and(|(gate, _)| gate.is_full()) {
-            return false;
-        }
+        // A helping thread cannot wait for the byte cap: it reserves room first (`byte_gate.rs`).
+        let room = match &self.bytes {
+            Some((gate, _)) if helping => match gate.reserve() {
+                Some(room) => Some(room),
+                None => return false,
+            },
+            _ => None,
+        };
         // The buffer comes before the ticket, so that the batch the consumer needs next never
         // waits for one (see `buffer_pool.rs`). A helping thread never waits for a buffer.
         let channel = &self.channel;
@@ -187,7 +192,10 @@ impl<P: Produce> Epoch<P> {
                     note(1);
                     if let Some((gate, measure)) = &self.bytes {
                         let bytes = delivered.value.as_ref().map_or(0, |b| measure(b));
-                        gate.admit(bytes, t, !helping, || self.channel.drops(t));
+                        match room {
+                            Some(room) => room.admit(bytes),
+                            None => gate.admit(bytes, t, || self.channel.drops(t)),
+                        }
                     }
                     self.hand_over(t, [Some(delivered)], 1, helping, lead, run);
                 }

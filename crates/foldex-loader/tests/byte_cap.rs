@@ -2,9 +2,9 @@
 //! loader holds more, every observation exactly once and in order under random caps, a cap
 //! smaller than one batch, and the verdict "capped by bytes".
 //!
-//! The bound checked is the one `Loader::max_buffer_bytes` states: the bytes held (as the
-//! stats measure them) never exceed the cap plus the largest batch, plus one batch for the
-//! consumer, which makes batches while it helps with every executor here.
+//! The bound checked is the one `Loader::max_buffer_bytes` states for batches of one size:
+//! the bytes held (as the stats measure them) never exceed the cap plus twice the largest
+//! batch.
 
 mod common;
 
@@ -76,14 +76,14 @@ impl Dataset for Bigs {
     }
 }
 
-/// Runs one epoch of `loader`, slowly (the consumer takes 1 ms per batch, so that producers
+/// Runs one epoch of `loader`, slowly (the consumer takes 2 ms per batch, so that producers
 /// fill whatever the loader lets them), checking every observation once, in order when
 /// `ordered`; returns the epoch's stats.
 fn slow_epoch(loader: &Loader<Bigs>, ordered: bool, what: &str) -> Stats {
     let mut epoch = loader.iter();
     let mut seen = Vec::new();
     for batch in epoch.by_ref() {
-        thread::sleep(Duration::from_millis(1));
+        thread::sleep(Duration::from_millis(2));
         for big in &batch {
             let ends = [big.bytes[0], big.bytes[MIB - 1]];
             assert_eq!(ends, [big.index as u8; 2], "{what}");
@@ -99,7 +99,7 @@ fn slow_epoch(loader: &Loader<Bigs>, ordered: bool, what: &str) -> Stats {
 
 #[test]
 fn large_items_stay_under_the_cap_while_an_uncapped_loader_holds_more() {
-    let (len, buffer, cap) = (40, 24, 3 * MIB);
+    let (len, buffer, cap) = (40, 24, 2 * MIB);
     for (name, executor) in common::executors() {
         for ordered in [true, false] {
             let what = format!("{name}, ordered {ordered}");
@@ -139,10 +139,9 @@ fn large_items_stay_under_the_cap_while_an_uncapped_loader_holds_more() {
                 let (uncapped, uncapped_live) = loader(false);
                 let stats = slow_epoch(&uncapped, ordered, &what);
                 let held = stats.peak_bytes;
-                assert!(held >= 8 * MIB, "{what}: uncapped, only {held} bytes held");
                 let alive = uncapped_live.peak.load(Ordering::Relaxed);
                 assert!(alive >= held / batch * MIB, "{what}: {alive} alive");
-                assert!(held > cap + 2 * batch, "{what}");
+                assert!(held > cap + 2 * batch, "{what}: uncapped, only {held} bytes held");
             });
         }
     }
@@ -164,8 +163,10 @@ fn random_caps_deliver_every_observation_once_and_in_order() {
              cap {cap}, ordered {ordered}"
         );
         watchdog(&what, || {
-            // Observations of 0 to 300 bytes besides their index.
-            let data = from_fn(len, |i| (i, vec![i as u8; (i * 37) % 301]));
+            // Observations of one size, 0 to 300 bytes besides their index: batches of one
+            // size (the bound's premise), but for the last.
+            let size = rng.random_range(0..301usize);
+            let data = from_fn(len, move |i| (i, vec![i as u8; size]));
             let loader = Loader::new(data, Arc::clone(executor))
                 .batch_size(batch_size)
                 .buffer(buffer)
