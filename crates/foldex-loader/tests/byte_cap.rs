@@ -228,6 +228,41 @@ fn a_cap_smaller_than_one_batch_delivers_every_batch_alone() {
 }
 
 #[test]
+fn reused_batches_are_measured_by_the_batch_their_guard_holds() {
+    for (name, executor) in common::executors() {
+        for ordered in [true, false] {
+            let what = format!("{name}, ordered {ordered}");
+            watchdog(&what, || {
+                let data = from_fn(90, |i| vec![i as u32; 500]);
+                let loader = Loader::new(data, Arc::clone(executor))
+                    .batch_size(3)
+                    .buffer(12)
+                    .ordered(ordered)
+                    .max_buffer_bytes(4 * 6_000)
+                    .reuse_buffers(true);
+                for _ in 0..2 {
+                    let mut epoch = loader.iter();
+                    let mut seen = Vec::new();
+                    for batch in epoch.by_ref() {
+                        seen.extend(batch.iter().map(|item| item[0] as usize));
+                    }
+                    if !ordered {
+                        seen.sort_unstable();
+                    }
+                    assert_eq!(seen, (0..90).collect::<Vec<_>>(), "{what}");
+                    let stats = epoch.stats();
+                    assert!(stats.largest_batch_bytes >= 6_000, "{what}: {stats:?}");
+                    assert!(
+                        stats.peak_bytes <= 4 * 6_000 + 2 * stats.largest_batch_bytes,
+                        "{what}: {stats:?}"
+                    );
+                }
+            });
+        }
+    }
+}
+
+#[test]
 fn a_stream_loader_holds_its_cap_too() {
     for (name, executor) in common::executors() {
         for ordered in [true, false] {

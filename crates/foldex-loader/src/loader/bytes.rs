@@ -31,13 +31,15 @@ where
     /// [`buffer`](Loader::buffer) places. Set it after [`collate`](Loader::collate).
     ///
     /// A batch larger than the cap is still delivered, alone: it is admitted when nothing
-    /// else is held, and, ordered, the batch the consumer needs next never waits. So the bytes
-    /// held never exceed `bytes` plus the largest batch, plus one batch per thread that makes
-    /// batches while it helps (the consumer, when the executor lends it work while it waits;
-    /// a pool worker waiting for a fold nested in a batch). [`Stats::peak_bytes`](crate::Stats::peak_bytes) reports
-    /// what an epoch held, and its verdict says "capped by bytes" when the cap kept the
-    /// consumer waiting. Batches travel one by one (no parcels), and a tuned default buffer
-    /// grows no further than the batches the cap holds.
+    /// else is held, and, ordered, the batch the consumer needs next never waits. So, for
+    /// batches of one size, the bytes waiting never exceed `bytes` plus two batches; a thread
+    /// that makes batches while it helps (it cannot wait) reserves room for the largest batch
+    /// so far first, and may overshoot by what its batch has beyond that. Batches being made,
+    /// the consumer's, and recycled buffers are not counted.
+    /// [`Stats::peak_bytes`](crate::Stats::peak_bytes) reports what an epoch held, and its
+    /// verdict says "capped by bytes" when the cap kept the consumer waiting. Batches travel
+    /// one by one (no parcels), and a tuned default buffer grows no further than the batches
+    /// the cap holds.
     ///
     /// Without this setting nothing is measured.
     ///
