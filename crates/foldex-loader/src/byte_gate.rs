@@ -261,19 +261,35 @@ mod tests {
         gate.admit(90, 5, || true); // stopped: admitted, then refunded
         gate.refund(90);
         gate.release(90);
-        assert!(gate.reserve().is_none(), "90 of 100 bytes held: 90 more would not fit");
+        assert!(
+            gate.reserve().is_none(),
+            "90 of 100 bytes held: 90 more would not fit"
+        );
         gate.release(90);
         let room = gate.reserve().expect("nothing held");
-        assert!(gate.reserve().is_none(), "the room of the largest batch, 90, is held");
+        assert!(
+            gate.reserve().is_none(),
+            "the room of the largest batch, 90, is held"
+        );
         room.admit(20);
         assert!(gate.reserve().is_none(), "20 bytes held, 90 would not fit");
         gate.release(20);
         drop(gate.reserve().expect("nothing held"));
-        assert_eq!(gate.figures().peak, 270, "with the batch admitted after the stop");
+        assert_eq!(
+            gate.figures().peak,
+            270,
+            "with the batch admitted after the stop"
+        );
         let unknown = ByteGate::new(100, false);
         let first = unknown.reserve().expect("nothing held");
-        assert!(unknown.reserve().is_none(), "before any batch, a reservation is the cap");
+        assert!(
+            unknown.reserve().is_none(),
+            "before any batch, a reservation is the cap"
+        );
         drop(first);
-        assert!(unknown.reserve().is_some(), "a dropped reservation gives its room back");
+        assert!(
+            unknown.reserve().is_some(),
+            "a dropped reservation gives its room back"
+        );
     }
 }

@@ -67,7 +67,25 @@ macro_rules! plain {
     )*};
 }
 
-plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool, char, ());
+plain!(
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    f32,
+    f64,
+    bool,
+    char,
+    ()
+);
 
 impl<T: ByteSize> ByteSize for Vec<T> {
     fn byte_size(&self) -> usize {
@@ -146,7 +164,7 @@ mod tests {
         assert_eq!([vec![1u8; 3]].byte_size(), 24 + 3);
         let pair = (vec![0u8; 100], 3u32);
         assert_eq!(pair.byte_size(), size_of::<(Vec<u8>, u32)>() + 100);
-        assert!(<(u8, f64)>::PLAIN && !<(u8, String)>::PLAIN);
+        const { assert!(<(u8, f64)>::PLAIN && !<(u8, String)>::PLAIN) };
         assert_eq!(Some(vec![0u8; 9]).byte_size(), 24 + 9);
         assert_eq!(Box::new(5u32).byte_size(), 8 + 4);
         let boxed: Box<[u16]> = vec![0; 4].into_boxed_slice();

@@ -110,7 +110,11 @@ mod tests {
     #[test]
     fn cheap_small_batches_travel_in_parcels_from_the_second_epoch() {
         let meter = CostMeter::default();
-        assert_eq!(meter.plan::<Small>(16, false).parcel, 1, "nothing timed yet");
+        assert_eq!(
+            meter.plan::<Small>(16, false).parcel,
+            1,
+            "nothing timed yet"
+        );
         meter.note(Duration::from_nanos(2_400), 8);
         meter.note(Duration::from_nanos(90_000), 8);
         assert_eq!(

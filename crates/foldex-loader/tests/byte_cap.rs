@@ -93,7 +93,11 @@ fn slow_epoch(loader: &Loader<Bigs>, ordered: bool, what: &str) -> Stats {
     if !ordered {
         seen.sort_unstable();
     }
-    assert_eq!(seen, (0..loader.dataset().len).collect::<Vec<_>>(), "{what}");
+    assert_eq!(
+        seen,
+        (0..loader.dataset().len).collect::<Vec<_>>(),
+        "{what}"
+    );
     epoch.stats()
 }
 
@@ -141,7 +145,10 @@ fn large_items_stay_under_the_cap_while_an_uncapped_loader_holds_more() {
                 let held = stats.peak_bytes;
                 let alive = uncapped_live.peak.load(Ordering::Relaxed);
                 assert!(alive >= held / batch * MIB, "{what}: {alive} alive");
-                assert!(held > cap + 2 * batch, "{what}: uncapped, only {held} bytes held");
+                assert!(
+                    held > cap + 2 * batch,
+                    "{what}: uncapped, only {held} bytes held"
+                );
             });
         }
     }
@@ -341,7 +348,10 @@ fn a_zero_cap_or_a_collate_after_the_cap_is_refused_by_name() {
     let zero = message(Box::new(|| {
         Loader::new(from_fn(3, |i| vec![i]), ThreadedEx::new()).max_buffer_bytes(0);
     }));
-    assert!(zero.contains("max_buffer_bytes must be at least 1, got 0"), "{zero}");
+    assert!(
+        zero.contains("max_buffer_bytes must be at least 1, got 0"),
+        "{zero}"
+    );
     let stream_zero = message(Box::new(|| {
         StreamLoader::new(|| 0..3u8, |&i: &u8| i, ThreadedEx::new()).max_buffer_bytes(0);
     }));
@@ -351,5 +361,8 @@ fn a_zero_cap_or_a_collate_after_the_cap_is_refused_by_name() {
             .max_buffer_bytes(100)
             .collate(|xs: Vec<Vec<usize>>| xs.len());
     }));
-    assert!(late.contains("collate must come before max_buffer_bytes"), "{late}");
+    assert!(
+        late.contains("collate must come before max_buffer_bytes"),
+        "{late}"
+    );
 }

@@ -64,7 +64,9 @@ where
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
         let measure = loader.measure::<C::Batch>();
-        loader.start(state, order, measure, |_| (Fresh { dataset, collate }, None))
+        loader.start(state, order, measure, |_| {
+            (Fresh { dataset, collate }, None)
+        })
     }
 }
 

@@ -124,10 +124,14 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
         let (buffer, origin) = self.planned_buffer();
-        let bytes = self.settings.max_buffer_bytes.zip(measure).map(|(cap, measure)| {
-            let gate = ByteGate::new(cap.get(), self.settings.ordered);
-            (Arc::new(gate), measure)
-        });
+        let bytes = self
+            .settings
+            .max_buffer_bytes
+            .zip(measure)
+            .map(|(cap, measure)| {
+                let gate = ByteGate::new(cap.get(), self.settings.ordered);
+                (Arc::new(gate), measure)
+            });
         let Transport { parcel, cheap } = self.cost.plan::<P>(buffer, bytes.is_some());
         // No more places than the epoch has parcels: a place beyond them would never be used.
         let tickets = total.div_ceil(parcel);

@@ -352,7 +352,11 @@ mod tests {
              raise max_buffer_bytes or make batches smaller"
         ));
         capped.capped_by_bytes = Duration::from_millis(50);
-        assert_eq!(capped.verdict(), Verdict::InputBound, "the cap was hardly reached");
+        assert_eq!(
+            capped.verdict(),
+            Verdict::InputBound,
+            "the cap was hardly reached"
+        );
     }
 
     #[test]
