@@ -18,6 +18,12 @@
 //! the batch for later. The batch it makes then takes the reservation's place, without
 //! waiting, whatever its size.
 //!
+//! **Recycled buffers.** With buffer reuse, a buffer the consumer hands back stays in the
+//! loader's pool only while it fits beside what is held (else it is freed), and is counted
+//! until a producer takes it again: `held` is the bytes admitted, reserved and pooled. The
+//! rule "nothing is held" below looks at batches only (admitted or reserved), so that pooled
+//! buffers never keep a batch from being made.
+//!
 //! **The bound.** Admissions and reservations keep `held` at or under `cap`, except: a batch
 //! admitted (or room reserved) while nothing is held, which adds at most one batch beyond the
 //! cap; ordered, the batch the consumer needs next, one more (there is one such batch at a
@@ -46,7 +52,9 @@ struct Held {
     bytes: usize,
     /// Room reserved by helping threads for the batches they make.
     reserved: usize,
-    /// The most `bytes` ever was (reservations are not memory yet).
+    /// Bytes of the recycled buffers kept in the loader's pool ([`ByteGate::keep_pooled`]).
+    pooled: usize,
+    /// The most `bytes + pooled` ever was (reservations are not memory yet).
     peak: usize,
     /// The largest batch admitted.
     largest: usize,
@@ -59,9 +67,18 @@ struct Held {
 }
 
 impl Held {
-    /// Bytes admitted or reserved.
-    fn total(&self) -> usize {
+    /// Bytes admitted or reserved: batches on their way to the consumer.
+    fn in_flight(&self) -> usize {
         self.bytes.saturating_add(self.reserved)
+    }
+
+    /// Bytes admitted, reserved or pooled: what a new batch must fit beside.
+    fn total(&self) -> usize {
+        self.in_flight().saturating_add(self.pooled)
+    }
+
+    fn note_peak(&mut self) {
+        self.peak = self.peak.max(self.bytes.saturating_add(self.pooled));
     }
 }
 
@@ -134,8 +151,7 @@ impl ByteGate {
         } else {
             held.largest
         };
-        let total = held.total();
-        if total > 0 && total.saturating_add(bytes) > self.cap {
+        if held.in_flight() > 0 && held.total().saturating_add(bytes) > self.cap {
             return None;
         }
         held.reserved = held.reserved.saturating_add(bytes);
@@ -150,7 +166,7 @@ impl ByteGate {
         let mut held = self.lock();
         held.reserved = held.reserved.saturating_sub(reserved);
         held.bytes = held.bytes.saturating_add(bytes);
-        held.peak = held.peak.max(held.bytes);
+        held.note_peak();
         held.largest = held.largest.max(bytes);
         let wake = held.waiting > 0 && bytes < reserved;
         drop(held);
@@ -165,9 +181,8 @@ impl ByteGate {
         let mut held = self.lock();
         let mut since = None::<Instant>;
         loop {
-            let total = held.total();
-            let fits = total == 0
-                || total.saturating_add(bytes) <= self.cap
+            let fits = held.in_flight() == 0
+                || held.total().saturating_add(bytes) <= self.cap
                 || (self.ordered && seq == held.taken);
             if fits || stopped() {
                 break;
@@ -178,12 +193,35 @@ impl ByteGate {
             held.waiting -= 1;
         }
         held.bytes = held.bytes.saturating_add(bytes);
-        held.peak = held.peak.max(held.bytes);
+        held.note_peak();
         held.largest = held.largest.max(bytes);
         if let Some(since) = since {
             held.capped += since.elapsed();
             drop(held);
             note_blocked(since);
+        }
+    }
+
+    /// Whether a recycled buffer of `bytes` may stay in the loader's pool: it fits beside
+    /// what is held (else the pool frees it). Counted until [`ByteGate::unpool`].
+    pub fn keep_pooled(&self, bytes: usize) -> bool {
+        let mut held = self.lock();
+        if held.total().saturating_add(bytes) > self.cap {
+            return false;
+        }
+        held.pooled += bytes;
+        held.note_peak();
+        true
+    }
+
+    /// A pooled buffer of `bytes` was taken for a new batch.
+    pub fn unpool(&self, bytes: usize) {
+        let mut held = self.lock();
+        held.pooled = held.pooled.saturating_sub(bytes);
+        let wake = held.waiting > 0 && bytes > 0;
+        drop(held);
+        if wake {
+            self.released.notify_all();
         }
     }
 
@@ -280,6 +318,12 @@ mod tests {
             270,
             "with the batch admitted after the stop"
         );
+        let pooled = ByteGate::new(100, false);
+        assert!(pooled.keep_pooled(70));
+        assert!(!pooled.keep_pooled(40), "70 + 40 > 100");
+        pooled.admit(50, 0, || false); // pooled bytes never keep a batch from being made
+        assert_eq!(pooled.figures().peak, 120);
+        pooled.unpool(70);
         let unknown = ByteGate::new(100, false);
         let first = unknown.reserve().expect("nothing held");
         assert!(

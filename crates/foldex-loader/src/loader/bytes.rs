@@ -34,8 +34,10 @@ where
     /// else is held, and, ordered, the batch the consumer needs next never waits. So, for
     /// batches of one size, the bytes waiting never exceed `bytes` plus two batches; a thread
     /// that makes batches while it helps (it cannot wait) reserves room for the largest batch
-    /// so far first, and may overshoot by what its batch has beyond that. Batches being made,
-    /// the consumer's, and recycled buffers are not counted.
+    /// so far first, and may overshoot by what its batch has beyond that. With
+    /// [`reuse_buffers`](Loader::reuse_buffers), recycled buffers count too (by their batch),
+    /// and one that does not fit is freed. Batches being made and the consumer's are not
+    /// counted.
     /// [`Stats::peak_bytes`](crate::Stats::peak_bytes) reports what an epoch held, and its
     /// verdict says "capped by bytes" when the cap kept the consumer waiting. Batches travel
     /// one by one (no parcels), and a tuned default buffer grows no further than the batches

@@ -64,7 +64,7 @@ where
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
         let measure = loader.measure::<C::Batch>();
-        loader.start(state, order, measure, |_| {
+        loader.start(state, order, measure, |_, _| {
             (Fresh { dataset, collate }, None)
         })
     }
@@ -138,12 +138,14 @@ where
         order: EpochOrder,
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
-        // A guard is measured by its batch.
-        let measure = loader.measure::<C::Batch>().map(|measure| {
+        // A guard is measured by its batch, and so is a recycled buffer.
+        let batch_measure = loader.measure::<C::Batch>();
+        let measure = batch_measure.clone().map(|measure| {
             Arc::new(move |guard: &Reused<D::Item, C::Batch>| measure(guard)) as Measure<_>
         });
-        loader.start(state, order, measure, |budget| {
+        loader.start(state, order, measure, |budget, gate| {
             let pool = loader.mode.pool(budget);
+            pool.cap_bytes(gate.map(Arc::clone).zip(batch_measure));
             let hook = Arc::clone(&pool) as Arc<dyn PoolHook>;
             (
                 Recycled {

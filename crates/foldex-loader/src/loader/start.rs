@@ -114,7 +114,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         state: &LoaderState,
         order: EpochOrder,
         measure: Option<Measure<P::Out>>,
-        producer: impl FnOnce(usize) -> (P, Option<Arc<dyn PoolHook>>),
+        producer: impl FnOnce(usize, Option<&Arc<ByteGate>>) -> (P, Option<Arc<dyn PoolHook>>),
     ) -> Iter<P::Out>
     where
         P::Out: 'static,
@@ -146,7 +146,8 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         let received = Received::new(&schedule);
         // Producers hold one buffer each, at most: the executor's workers (no more of them than
         // there are batches), the driver thread and the helping consumer.
-        let (producer, pool) = producer(capacity + workers.min(total) + 2);
+        let gate = bytes.as_ref().map(|(gate, _)| gate);
+        let (producer, pool) = producer(capacity + workers.min(total) + 2, gate);
         let driver = (total > 0).then(|| {
             let plan = Plan {
                 order,
