@@ -155,7 +155,7 @@ fn large_items_stay_under_the_cap_while_an_uncapped_loader_holds_more() {
 }
 
 #[test]
-fn random_caps_deliver_every_observation_once_and_in_order() {
+fn random_caps_deliver_every_observation_once_and_in_order_resumed_too() {
     let executors = common::executors();
     for case in 0..200u64 {
         let mut rng = rng_for(0xB17E, 0, case as usize);
@@ -195,6 +195,25 @@ fn random_caps_deliver_every_observation_once_and_in_order() {
                 }
                 assert_eq!(seen, expected, "{what}, epoch {epoch}");
             }
+            // Stopped at a random batch and resumed: the rest, exactly once, in order.
+            let stop = rng.random_range(0..=loader.len());
+            let mut first = loader.iter();
+            let mut seen: Vec<usize> = first
+                .by_ref()
+                .take(stop)
+                .flatten()
+                .map(|(i, _)| i)
+                .collect();
+            let state = first.state();
+            drop(first);
+            let rest = loader.resume(&state).expect("the same loader's state");
+            seen.extend(rest.flatten().map(|(i, _)| i));
+            let mut expected: Vec<usize> = loader.epoch_order(2).iter().collect();
+            if !ordered {
+                seen.sort_unstable();
+                expected.sort_unstable();
+            }
+            assert_eq!(seen, expected, "{what}, resumed after {stop} batches");
         });
     }
 }
