@@ -263,6 +263,12 @@ impl fmt::Display for Stats {
                 counted(self.buffer as u64, "batch", "batches")
             )?;
         }
+        if let (Some(cap), false) = (
+            self.max_buffer_bytes,
+            self.verdict() == Verdict::CappedByBytes,
+        ) {
+            write!(f, "; at most {} bytes waited (cap {cap})", self.peak_bytes)?;
+        }
         if self.parcel > 1 {
             write!(
                 f,
@@ -356,6 +362,12 @@ mod tests {
             capped.verdict(),
             Verdict::InputBound,
             "the cap was hardly reached"
+        );
+        assert!(
+            capped
+                .to_string()
+                .ends_with("; at most 5000 bytes waited (cap 4096)"),
+            "{capped}"
         );
     }
 
