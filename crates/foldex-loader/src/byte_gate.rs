@@ -33,8 +33,9 @@
 //! batches made by helping threads may add what each has beyond the largest before it.
 //!
 //! **No hang.** A waiting producer holds a batch that is not needed next; the batch needed next
-//! is admitted without waiting (ordered), or any admitted batch is deliverable (unordered), and
-//! `held > 0` means such a batch is on its way to the consumer, whose take releases bytes and
+//! is admitted without waiting (ordered), or any admitted batch is deliverable (unordered); a
+//! producer waits only while batches are held (admitted, or reserved by a thread that makes
+//! one without waiting), so one is on its way to the consumer, whose take releases bytes and
 //! wakes the waiters. A stop (cancel, failure) wakes them too: they are admitted, their push is
 //! refused, and they give the bytes back ([`ByteGate::refund`]).
 
