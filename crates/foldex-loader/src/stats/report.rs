@@ -31,7 +31,7 @@ pub struct Stats {
     /// Time the consumer spent inside `next()` waiting for a batch (helping included).
     pub consumer_waited: Duration,
     /// Time producers slept waiting for room in the buffer (summed over producers), and, with
-    /// buffer reuse, for a free buffer.
+    /// buffer reuse, for a free buffer, and, with a byte cap, for the cap.
     pub producers_blocked: Duration,
     /// The buffer's capacity (finished batches that may wait for the consumer).
     pub buffer: usize,
