@@ -12,8 +12,13 @@
 //! consumer needs next always has one. The one state without progress is a consumer that holds
 //! so many guards that no buffer is left for anyone while it waits for the next batch; it then
 //! grows the pool by one buffer ([`BufferPool::ensure_progress`]) rather than waiting forever.
+//!
+//! **Byte cap.** Under [`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes) a buffer
+//! handed back stays only while its batch fits beside the bytes the epoch holds, and counts
+//! among them while it waits to be reused (`byte_gate.rs`); otherwise it is freed.
 
-use crate::stats::note_blocked;
+use crate::blocked::note_blocked;
+use crate::byte_gate::{ByteGate, Measure};
 use std::collections::VecDeque;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -42,7 +47,8 @@ struct Stock<I, B> {
     /// First freed, first reused: every buffer takes its turn, so after a warm-up all of them
     /// have grown to their working size. Its capacity grows with `allocated`, when a buffer is
     /// created, never in proportion to the budget: handing a buffer back never allocates.
-    free: VecDeque<BatchBuffers<I, B>>,
+    /// Each with the bytes the byte cap counts for it (0 without a cap).
+    free: VecDeque<(BatchBuffers<I, B>, usize)>,
     /// Buffers in existence (free, being filled, buffered, or held by the consumer).
     allocated: usize,
     /// How many buffers may exist.
@@ -50,6 +56,8 @@ struct Stock<I, B> {
     /// Producers waiting for a buffer: a guard hands its buffer back without a wake-up (a
     /// system call) when nobody waits.
     waiting: usize,
+    /// The current epoch's byte cap, and how a batch is measured for it.
+    bytes: Option<(Arc<ByteGate>, Measure<B>)>,
 }
 
 /// The buffer pool of a loader. See the module docs.
@@ -70,6 +78,7 @@ impl<I, B: Default> BufferPool<I, B> {
                 allocated: 0,
                 budget,
                 waiting: 0,
+                bytes: None,
             }),
             freed: Condvar::new(),
             recycle,
@@ -87,7 +96,10 @@ impl<I, B: Default> BufferPool<I, B> {
         let mut s = self.lock();
         let mut waiting_since = None::<Instant>;
         let buffers = loop {
-            if let Some(buffers) = s.free.pop_front() {
+            if let Some((buffers, size)) = s.free.pop_front() {
+                if let Some((gate, _)) = &s.bytes {
+                    gate.unpool(size);
+                }
                 break buffers;
             }
             if s.allocated < s.budget {
@@ -138,6 +150,18 @@ impl<I, B: Default> BufferPool<I, B> {
             drop(s);
             self.freed.notify_all();
         }
+    }
+
+    /// Counts the free buffers under `bytes`, the byte cap of the epoch that starts (freeing
+    /// those that do not fit), and the buffers handed back from now on.
+    pub fn cap_bytes(&self, bytes: Option<(Arc<ByteGate>, Measure<B>)>) {
+        let mut s = self.lock();
+        if let Some((gate, _)) = &bytes {
+            let before = s.free.len();
+            s.free.retain(|(_, size)| gate.keep_pooled(*size));
+            s.allocated -= before - s.free.len();
+        }
+        s.bytes = bytes;
     }
 
     /// Makes room for at least `budget` buffers (a loader's settings decide it per epoch).
@@ -213,8 +237,17 @@ impl<I, B> Drop for Reused<I, B> {
             // Buffers filled halfway by a producer that panicked comes back too: its buffers
             // are overwritten before they are read again.
             let mut s = self.pool.state.lock().unwrap_or_else(|e| e.into_inner());
-            let freed = if self.pool.recycle {
-                s.free.push_back(buffers);
+            let size = s
+                .bytes
+                .as_ref()
+                .filter(|_| self.pool.recycle)
+                .map(|(gate, measure)| {
+                    let size = measure(&buffers.batch);
+                    (gate.keep_pooled(size), size)
+                });
+            let freed = if self.pool.recycle && size.is_none_or(|(kept, _)| kept) {
+                s.free
+                    .push_back((buffers, size.map_or(0, |(_, size)| size)));
                 None
             } else {
                 s.allocated -= 1;
@@ -254,6 +287,30 @@ mod tests {
             "the dropped buffer is reused"
         );
         assert_eq!(pool.allocated(), 2);
+    }
+
+    #[test]
+    fn under_a_byte_cap_only_the_buffers_that_fit_are_kept_and_counted() {
+        let pool = Arc::new(TestPool::new(4, true));
+        let gate = Arc::new(ByteGate::new(100, false));
+        let floats: Measure<Vec<Vec<f32>>> = Arc::new(|batch| batch.len() * 10);
+        pool.cap_bytes(Some((Arc::clone(&gate), floats)));
+        let mut guards: Vec<_> = (0..3).map(|_| pool.acquire(|| false).unwrap()).collect();
+        for guard in &mut guards {
+            guard.buffers_mut().batch.resize(6, Vec::new()); // 60 bytes each
+        }
+        drop(guards);
+        assert_eq!(
+            pool.allocated(),
+            1,
+            "one buffer of 60 bytes fits in 100, not two"
+        );
+        assert_eq!(gate.figures().peak, 60);
+        let again = pool.acquire(|| false).unwrap();
+        gate.admit(90, 0, || false); // fits: the pooled buffer was taken again
+        assert_eq!(gate.figures().peak, 90);
+        drop(again);
+        assert_eq!(pool.allocated(), 0, "60 more bytes do not fit beside 90");
     }
 
     #[test]

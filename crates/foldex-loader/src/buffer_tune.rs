@@ -10,10 +10,15 @@
 //! consumer-bound, changes nothing: there a larger buffer only holds more memory. An epoch
 //! that ended early, or that had too few batches to fill its buffer a few times over, teaches
 //! nothing. A buffer set with [`Loader::buffer`](crate::Loader::buffer) is never changed.
+//!
+//! Under a byte cap ([`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes)) the buffer
+//! never grows past the batches the cap holds (the cap over the largest batch seen), nor after
+//! an epoch whose producers waited for the cap: there the bytes, not the places, were short.
 
 use crate::channel::MAX_BUFFER;
 use crate::stats::{BufferOrigin, Stats, INPUT_BOUND};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// The share of sampled deliveries that must have found the buffer full, in an epoch where the
 /// consumer also waited, for the next epoch's buffer to grow.
@@ -47,8 +52,12 @@ impl BufferTuner {
         let (buffer, _) = self.size(default);
         let enough = stats.batches >= BUFFERS_PER_LESSON.saturating_mul(buffer as u64);
         let bursty = stats.waited() >= INPUT_BOUND && stats.full >= BURSTY_FULL;
-        if enough && bursty {
-            let most = default.saturating_mul(MAX_GROWTH).min(MAX_BUFFER);
+        let capped = stats.capped_by_bytes > Duration::ZERO;
+        if enough && bursty && !capped {
+            let mut most = default.saturating_mul(MAX_GROWTH).min(MAX_BUFFER);
+            if let Some(cap) = stats.max_buffer_bytes {
+                most = most.min(cap / stats.largest_batch_bytes.max(1));
+            }
             let grown = buffer.saturating_mul(2).min(most).max(default);
             self.grown.store(grown, Ordering::Relaxed);
         }
@@ -58,7 +67,6 @@ impl BufferTuner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     fn epoch(batches: u64, waited: f64, full: f64) -> Stats {
         Stats::of_epoch(
@@ -94,6 +102,24 @@ mod tests {
             tuner.learn(&stats, 4);
             assert_eq!(tuner.size(4), (4, BufferOrigin::Default), "{stats:?}");
         }
+    }
+
+    #[test]
+    fn a_byte_cap_bounds_the_growth_and_a_capped_epoch_teaches_nothing() {
+        let tuner = BufferTuner::default();
+        let mut bursty = epoch(1000, 0.3, 0.4);
+        bursty.max_buffer_bytes = Some(10 << 20);
+        bursty.largest_batch_bytes = 1 << 20; // ten batches fit in the cap
+        let mut sizes = Vec::new();
+        for _ in 0..4 {
+            tuner.learn(&bursty, 4);
+            sizes.push(tuner.size(4).0);
+        }
+        assert_eq!(sizes, [8, 10, 10, 10]);
+        let tuner = BufferTuner::default();
+        bursty.capped_by_bytes = Duration::from_millis(1);
+        tuner.learn(&bursty, 4);
+        assert_eq!(tuner.size(4), (4, BufferOrigin::Default));
     }
 
     #[test]

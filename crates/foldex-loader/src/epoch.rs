@@ -19,6 +19,7 @@
 //! returns with batches nobody took, the driver runs the job again over those, until every batch is
 //! taken. Without helping there is one round.
 
+use crate::byte_gate::{ByteGate, Measure};
 use crate::channel::{Channel, Failure, Lead, Maker};
 use crate::elastic::Deal;
 use crate::loadable::LoadContext;
@@ -68,6 +69,8 @@ pub(crate) struct Epoch<P: Produce> {
     initialised: Box<[AtomicBool]>,
     /// The threads sharing the last worker number that ran `items.init`.
     overflow: Mutex<HashSet<ThreadId>>,
+    /// The byte cap, and how a batch is measured for it (`byte_gate.rs`).
+    bytes: Option<(Arc<ByteGate>, Measure<P::Out>)>,
 }
 
 /// What runs on a thread before its first load of an epoch: [`Loader::worker_init`](crate::Loader::worker_init).
@@ -84,7 +87,7 @@ pub(crate) struct ItemPlan {
 }
 
 /// An epoch's settings, for [`Epoch::new`].
-pub(crate) struct Plan {
+pub(crate) struct Plan<P> {
     pub order: EpochOrder,
     pub deal: Deal,
     pub batches: Batches,
@@ -94,17 +97,20 @@ pub(crate) struct Plan {
     pub cost: Arc<CostMeter>,
     pub timing: bool,
     pub items: ItemPlan,
+    /// The byte cap (batches then travel one by one), and how a batch is measured for it.
+    pub bytes: Option<(Arc<ByteGate>, Measure<P>)>,
 }
 
 impl<P: Produce> Epoch<P> {
     pub fn new(
         producer: P,
-        plan: Plan,
+        plan: Plan<P::Out>,
         channel: Arc<Channel<Delivered<P::Out>>>,
         recorder: Arc<Recorder>,
     ) -> Self {
         let count = plan.schedule.count(plan.batches.count());
         debug_assert!(plan.parcel == 1 || (P::PARCELS && plan.parcel <= MAX_PARCEL));
+        debug_assert!(plan.parcel == 1 || plan.bytes.is_none());
         Self {
             producer,
             order: plan.order,
@@ -124,6 +130,7 @@ impl<P: Produce> Epoch<P> {
                 .collect(),
             overflow: Mutex::default(),
             recorder,
+            bytes: plan.bytes,
         }
     }
 
@@ -147,6 +154,14 @@ impl<P: Produce> Epoch<P> {
         if lead.is_none() && self.channel.should_skip(next, maker) {
             return false;
         }
+        // A helping thread cannot wait for the byte cap: it reserves room first (`byte_gate.rs`).
+        let room = match &self.bytes {
+            Some((gate, _)) if helping => match gate.reserve() {
+                Some(room) => Some(room),
+                None => return false,
+            },
+            _ => None,
+        };
         // The buffer comes before the ticket, so that the batch the consumer needs next never
         // waits for one (see `buffer_pool.rs`). A helping thread never waits for a buffer.
         let channel = &self.channel;
@@ -176,6 +191,13 @@ impl<P: Produce> Epoch<P> {
             match made {
                 Ok(Some(delivered)) => {
                     note(1);
+                    if let Some((gate, measure)) = &self.bytes {
+                        let bytes = delivered.value.as_ref().map_or(0, |b| measure(b));
+                        match room {
+                            Some(room) => room.admit(bytes),
+                            None => gate.admit(bytes, t, || self.channel.drops(t)),
+                        }
+                    }
                     self.hand_over(t, [Some(delivered)], 1, helping, lead, run);
                 }
                 Ok(None) => {}
@@ -217,8 +239,16 @@ impl<P: Produce> Epoch<P> {
         let index = take_loading();
         self.channel
             .fail_from(cut, rank, Failure { payload, index });
-        // Producers waiting for a buffer look again: no new batch is needed.
+        // Producers waiting for a buffer or for bytes look again: no new batch is needed.
         self.producer.wake_waiting();
+        self.wake_capped();
+    }
+
+    /// Producers waiting for the byte cap look at whether their batch is still needed.
+    fn wake_capped(&self) {
+        if let Some((gate, _)) = &self.bytes {
+            gate.wake_all();
+        }
     }
 
     fn all_taken(&self) -> bool {
@@ -249,10 +279,16 @@ impl<P: Produce> Epoch<P> {
         let staged = staged.into_iter().flatten();
         // `Err` means the batches will not be delivered (a stop, or a failure before them);
         // they are dropped here.
-        let _dropped = match lead {
+        let dropped = match lead {
             Some(lead) => self.channel.push_ahead(t, staged, lead).err(),
             None => self.channel.push_all(t, staged, !helping).err(),
         };
+        if let (Some(dropped), Some((gate, measure))) = (dropped, &self.bytes) {
+            // Batches travel one by one under a byte cap: this is the one admitted.
+            for batch in dropped.flat_map(|d| d.value) {
+                gate.refund(measure(&batch));
+            }
+        }
         // Counted once in the channel, not while the producer waits for room with them in hand
         // (the stats read pushed minus delivered as the buffer's occupancy). The consumer may
         // deliver them first: the occupancy it samples then is low by a parcel at most.
@@ -423,6 +459,7 @@ where
             if let Err(payload) = driven {
                 // The executor itself panicked (a bug in it): the consumer gets the payload.
                 epoch.channel.fail(Failure::anywhere(payload));
+                epoch.wake_capped();
             }
             epoch.channel.close();
         })

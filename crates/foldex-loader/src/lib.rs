@@ -38,8 +38,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod blocked;
 mod buffer_pool;
 mod buffer_tune;
+mod byte_gate;
+mod byte_size;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod channel;
@@ -68,6 +71,7 @@ pub mod reuse {
     pub use crate::loader::{BatchMode, Owned, Reuse, ReusedBatch};
 }
 
+pub use byte_size::ByteSize;
 pub use channel::MAX_BUFFER;
 pub use elastic::Remainder;
 pub use error::{IterError, ResumeError};

@@ -12,6 +12,10 @@
 //! less than [`CHEAP_NANOS`] each (producers time one ticket in 16); the first epoch, and one
 //! after an epoch too short to tell, sends batches one by one. The buffer keeps its
 //! meaning: the channel has `buffer / k` places, so at most `buffer` finished batches wait.
+//!
+//! Under a byte cap ([`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes)) batches
+//! travel one by one: the cap admits each batch by its own bytes (`byte_gate.rs`), and a
+//! parcel would hold batches that no admission has counted.
 
 use crate::produce::{Delivered, Produce};
 use std::mem;
@@ -62,13 +66,18 @@ impl CostMeter {
             .fetch_min(u64::try_from(nanos).unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
-    /// How an epoch that starts now, with a buffer of `buffer` batches, sends its batches, from
-    /// what the epoch before measured; the meter then starts over for this epoch.
-    pub fn plan<P: Produce>(&self, buffer: usize) -> Transport {
+    /// How an epoch that starts now, with a buffer of `buffer` batches and a byte cap or not
+    /// (`capped`), sends its batches, from what the epoch before measured; the meter then
+    /// starts over for this epoch.
+    pub fn plan<P: Produce>(&self, buffer: usize, capped: bool) -> Transport {
         let nanos = self.nanos.swap(u64::MAX, Ordering::Relaxed);
         let cheap = nanos < CHEAP_NANOS;
         Transport {
-            parcel: Self::parcel::<P>(buffer, cheap),
+            parcel: if capped {
+                1
+            } else {
+                Self::parcel::<P>(buffer, cheap)
+            },
             cheap,
         }
     }
@@ -101,22 +110,26 @@ mod tests {
     #[test]
     fn cheap_small_batches_travel_in_parcels_from_the_second_epoch() {
         let meter = CostMeter::default();
-        assert_eq!(meter.plan::<Small>(16).parcel, 1, "nothing timed yet");
+        assert_eq!(
+            meter.plan::<Small>(16, false).parcel,
+            1,
+            "nothing timed yet"
+        );
         meter.note(Duration::from_nanos(2_400), 8);
         meter.note(Duration::from_nanos(90_000), 8);
         assert_eq!(
-            meter.plan::<Small>(16).parcel,
+            meter.plan::<Small>(16, false).parcel,
             8,
             "the cheapest sample counts"
         );
         assert_eq!(
-            meter.plan::<Small>(16).parcel,
+            meter.plan::<Small>(16, false).parcel,
             1,
             "each epoch measures anew"
         );
         let cheap = |buffer| {
             meter.note(Duration::from_nanos(300), 1);
-            meter.plan::<Small>(buffer).parcel
+            meter.plan::<Small>(buffer, false).parcel
         };
         assert_eq!(cheap(64), 8, "eight at most");
         assert_eq!(cheap(8), 4, "two places");
@@ -129,8 +142,10 @@ mod tests {
     fn expensive_or_large_batches_travel_alone() {
         let meter = CostMeter::default();
         meter.note(Duration::from_micros(5), 1);
-        assert_eq!(meter.plan::<Small>(16).parcel, 1);
+        assert_eq!(meter.plan::<Small>(16, false).parcel, 1);
         meter.note(Duration::from_nanos(10), 1);
-        assert_eq!(meter.plan::<Large>(16).parcel, 1);
+        assert_eq!(meter.plan::<Large>(16, false).parcel, 1);
+        meter.note(Duration::from_nanos(10), 1);
+        assert_eq!(meter.plan::<Small>(16, true).parcel, 1, "a byte cap");
     }
 }

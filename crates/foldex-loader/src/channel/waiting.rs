@@ -191,7 +191,7 @@ impl<T> Channel<T> {
             .unwrap_or_else(|e| e.into_inner());
         self.waiters.sleepers.fetch_sub(1, Ordering::Relaxed);
         drop(guard);
-        crate::stats::note_blocked(asleep);
+        crate::blocked::note_blocked(asleep);
     }
 
     /// Sleeps until the next batch may have arrived, the epoch stopped or closed, or

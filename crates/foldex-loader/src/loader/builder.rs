@@ -16,6 +16,7 @@ use foldex_core::{ConfigError, Executor};
 use foldex_dataset::collate::Unbatched;
 use foldex_dataset::sampler::{checked_order, Sequential, Shuffled};
 use foldex_dataset::{Collate, Sampler, Shard, Tail, VecCollate};
+use std::any::Any;
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -61,6 +62,8 @@ pub struct Loader<D, C = VecCollate, M = Owned> {
     pub(super) tuner: Arc<BufferTuner>,
     /// What runs on each thread before its first load of an epoch.
     pub(super) worker_init: Option<Arc<WorkerInit>>,
+    /// How a batch is measured for the byte cap (see `bytes.rs`).
+    pub(super) byte_measure: Option<Arc<dyn Any + Send + Sync>>,
     pub(super) mode: M,
 }
 
@@ -82,6 +85,8 @@ pub(super) struct Settings {
     pub shard: Option<(usize, usize)>,
     pub tail: Tail,
     pub diagnostics: bool,
+    /// The byte cap ([`Loader::max_buffer_bytes`]).
+    pub max_buffer_bytes: Option<NonZeroUsize>,
 }
 
 /// A sampler behind a pointer, as a loader keeps it.
@@ -125,11 +130,13 @@ impl<D: Loadable> Loader<D> {
                 shard: None,
                 tail: Tail::default(),
                 diagnostics: true,
+                max_buffer_bytes: None,
             },
             next_epoch: AtomicU64::new(0),
             cost: Arc::default(),
             tuner: Arc::default(),
             worker_init: None,
+            byte_measure: None,
             mode: Owned,
         }
     }
@@ -273,7 +280,16 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     /// });
     /// assert_eq!(loader.iter().collect::<Vec<_>>(), vec![1.0, 4.0]);
     /// ```
+    ///
+    /// # Panics
+    /// After [`Loader::max_buffer_bytes`], which measures the batches of the collate set
+    /// before it: set the byte cap after the collate.
+    #[track_caller]
     pub fn collate<C2: Collate<D::Item>>(self, collate: C2) -> Loader<D, C2, M> {
+        assert!(
+            self.settings.max_buffer_bytes.is_none(),
+            "collate must come before max_buffer_bytes, which measures the collate's batches"
+        );
         self.rebuild(Arc::new(collate), |mode| mode)
     }
 
@@ -287,6 +303,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             cost: self.cost,
             tuner: self.tuner,
             worker_init: self.worker_init,
+            byte_measure: self.byte_measure,
             mode: mode(self.mode),
         }
     }

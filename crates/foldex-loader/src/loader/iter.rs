@@ -3,6 +3,7 @@
 
 use super::mode::PoolHook;
 use crate::buffer_tune::BufferTuner;
+use crate::byte_gate::{ByteGate, Measure};
 use crate::channel::{Channel, Failure, Inbox, Recv};
 use crate::counted::counted;
 use crate::error::IterError;
@@ -48,6 +49,8 @@ pub struct Iter<B> {
     /// The loader's buffer tuner and default buffer, when this epoch's buffer is the tuned
     /// default: a finished epoch teaches it.
     pub(super) tuner: Option<(Arc<BufferTuner>, usize)>,
+    /// The byte cap, and how a batch is measured for it: each batch taken releases its bytes.
+    pub(super) bytes: Option<(Arc<ByteGate>, Measure<B>)>,
 }
 
 impl<B> fmt::Debug for Iter<B> {
@@ -142,6 +145,9 @@ impl<B> Iter<B> {
             if let Some(pool) = &self.pool {
                 pool.wake_all();
             }
+            if let Some((gate, _)) = &self.bytes {
+                gate.wake_all();
+            }
             // The driver catches every panic it can meet; nothing is left to report here.
             let _ = driver.join();
         }
@@ -169,6 +175,9 @@ impl<B> Iterator for Iter<B> {
             };
             match received {
                 Recv::Item(delivered) => {
+                    if let Some((gate, measure)) = &self.bytes {
+                        gate.release(delivered.value.as_ref().map_or(0, |b| measure(b)));
+                    }
                     self.remaining -= 1;
                     self.received.record(delivered.batch);
                     self.tally.delivered(delivered.items);

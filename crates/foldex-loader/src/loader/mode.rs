@@ -4,6 +4,7 @@
 
 use super::{Iter, Loader};
 use crate::buffer_pool::{BufferPool, Reused};
+use crate::byte_gate::Measure;
 use crate::loadable::Loadable;
 use crate::order::EpochOrder;
 use crate::produce::{Fresh, Recycled};
@@ -62,7 +63,10 @@ where
         order: EpochOrder,
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
-        loader.start(state, order, |_| (Fresh { dataset, collate }, None))
+        let measure = loader.measure::<C::Batch>();
+        loader.start(state, order, measure, |_, _| {
+            (Fresh { dataset, collate }, None)
+        })
     }
 }
 
@@ -134,8 +138,14 @@ where
         order: EpochOrder,
     ) -> Iter<<Self as BatchMode<D, C>>::Batch> {
         let (dataset, collate) = (Arc::clone(&loader.dataset), Arc::clone(&loader.collate));
-        loader.start(state, order, |budget| {
+        // A guard is measured by its batch, and so is a recycled buffer.
+        let batch_measure = loader.measure::<C::Batch>();
+        let measure = batch_measure.clone().map(|measure| {
+            Arc::new(move |guard: &Reused<D::Item, C::Batch>| measure(guard)) as Measure<_>
+        });
+        loader.start(state, order, measure, |budget, gate| {
             let pool = loader.mode.pool(budget);
+            pool.cap_bytes(gate.map(Arc::clone).zip(batch_measure));
             let hook = Arc::clone(&pool) as Arc<dyn PoolHook>;
             (
                 Recycled {

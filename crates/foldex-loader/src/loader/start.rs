@@ -2,6 +2,7 @@
 
 use super::mode::PoolHook;
 use super::{Iter, Loader};
+use crate::byte_gate::{ByteGate, Measure};
 use crate::channel::{Channel, Inbox, MAX_BATCHES, MAX_BUFFER};
 use crate::elastic::{Deal, Remainder};
 use crate::epoch::{spawn_driver, Epoch, ItemPlan, Plan};
@@ -165,12 +166,14 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     }
 
     /// Starts epoch `state.epoch` after what `state` says was received, making batches with
-    /// `producer`. The caller has checked that this thread may iterate.
+    /// `producer` and measuring them with `measure` for the byte cap, if one is set. The caller
+    /// has checked that this thread may iterate.
     pub(super) fn start<P: Produce + 'static>(
         &self,
         state: &LoaderState,
         order: EpochOrder,
-        producer: impl FnOnce(usize) -> (P, Option<Arc<dyn PoolHook>>),
+        measure: Option<Measure<P::Out>>,
+        producer: impl FnOnce(usize, Option<&Arc<ByteGate>>) -> (P, Option<Arc<dyn PoolHook>>),
     ) -> Iter<P::Out>
     where
         P::Out: 'static,
@@ -180,7 +183,15 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             .expect("a checked state names batches of the epoch");
         let total = schedule.count(batches.count());
         let (buffer, origin) = self.planned_buffer();
-        let Transport { parcel, cheap } = self.cost.plan::<P>(buffer);
+        let bytes = self
+            .settings
+            .max_buffer_bytes
+            .zip(measure)
+            .map(|(cap, measure)| {
+                let gate = ByteGate::new(cap.get(), self.settings.ordered);
+                (Arc::new(gate), measure)
+            });
+        let Transport { parcel, cheap } = self.cost.plan::<P>(buffer, bytes.is_some());
         // No more places than the epoch has parcels: a place beyond them would never be used.
         let tickets = total.div_ceil(parcel);
         let places = (buffer / parcel).min(tickets).max(1);
@@ -194,7 +205,8 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         let received = Received::new(&schedule);
         // Producers hold one buffer each, at most: the executor's workers (no more of them than
         // there are batches), the driver thread and the helping consumer.
-        let (producer, pool) = producer(capacity + workers.min(total) + 2);
+        let gate = bytes.as_ref().map(|(gate, _)| gate);
+        let (producer, pool) = producer(capacity + workers.min(total) + 2, gate);
         let driver = (total > 0).then(|| {
             let plan = Plan {
                 order,
@@ -213,6 +225,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                     seed: self.item_seed(),
                     init: self.worker_init.clone(),
                 },
+                bytes: bytes.clone(),
             };
             let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
             spawn_driver(Arc::new(producers), Arc::clone(&self.executor))
@@ -234,12 +247,14 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                 (capacity, origin),
                 parcel,
                 self.settings.diagnostics,
-            ),
+            )
+            .with_bytes(bytes.as_ref().map(|(gate, _)| Arc::clone(gate))),
             // Only the default buffer is tuned, and only from an epoch that starts with it whole.
             tuner: (origin != BufferOrigin::Set
                 && total == batches.count()
                 && state.remainder.is_none())
             .then(|| (Arc::clone(&self.tuner), self.default_buffer())),
+            bytes,
         }
     }
 }

@@ -5,6 +5,6 @@
 mod recorder;
 mod report;
 
-pub(crate) use recorder::{note_blocked, EpochTally, Recorder, Run};
+pub(crate) use recorder::{EpochTally, Recorder, Run};
 pub(crate) use report::INPUT_BOUND;
 pub use report::{BufferOrigin, SkippedItem, Stats, Verdict, WorkerStats};

@@ -11,6 +11,8 @@
 //!   when it has to wait, and looks at the buffer's occupancy on a sample of deliveries.
 
 use super::report::{BufferOrigin, SkippedItem, Stats, WorkerStats};
+use crate::blocked;
+use crate::byte_gate::ByteGate;
 use crossbeam_utils::CachePadded;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -35,14 +37,6 @@ static NEXT_RECORDER: AtomicU64 = AtomicU64::new(1);
 thread_local! {
     /// The recorder this thread last claimed counters in, and those counters.
     static CLAIMED: Cell<(u64, usize)> = const { Cell::new((0, 0)) };
-    /// Nanoseconds this thread has slept for room or a buffer, ever.
-    static BLOCKED: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Notes that this thread slept since `since` (waiting for room or a buffer).
-pub(crate) fn note_blocked(since: Instant) {
-    let nanos = since.elapsed().as_nanos() as u64;
-    BLOCKED.with(|b| b.set(b.get() + nanos));
 }
 
 /// The most producing threads a recorder counts apart (each one's counters take two cache
@@ -74,7 +68,7 @@ impl Drop for Run<'_> {
     fn drop(&mut self) {
         self.producer.items.fetch_add(self.items, Ordering::Relaxed);
         if let Some((started, blocked_before)) = self.clock {
-            let blocked = BLOCKED.with(Cell::get) - blocked_before;
+            let blocked = blocked::blocked_so_far() - blocked_before;
             let total = started.elapsed().as_nanos() as u64;
             self.producer
                 .busy_nanos
@@ -152,7 +146,7 @@ impl Recorder {
     pub fn run(&self, timed: bool) -> Run<'_> {
         Run {
             producer: self.producer(),
-            clock: timed.then(|| (Instant::now(), BLOCKED.with(Cell::get))),
+            clock: timed.then(|| (Instant::now(), blocked::blocked_so_far())),
             items: 0,
         }
     }
@@ -226,6 +220,10 @@ impl Recorder {
             workers,
             skipped,
             retries: self.retries.load(Ordering::Relaxed),
+            max_buffer_bytes: None,
+            peak_bytes: 0,
+            largest_batch_bytes: 0,
+            capped_by_bytes: Duration::ZERO,
         }
     }
 }
@@ -243,6 +241,8 @@ pub(crate) struct EpochTally {
     parcel: usize,
     /// Whether deliveries are counted (see `Loader::diagnostics`).
     counting: bool,
+    /// The epoch's byte cap, whose figures the stats report.
+    bytes: Option<Arc<ByteGate>>,
 }
 
 impl EpochTally {
@@ -259,7 +259,14 @@ impl EpochTally {
             origin,
             parcel,
             counting,
+            bytes: None,
         }
+    }
+
+    /// Reports the figures of the epoch's byte cap too.
+    pub fn with_bytes(mut self, gate: Option<Arc<ByteGate>>) -> Self {
+        self.bytes = gate;
+        self
     }
 
     /// Counts one delivered batch of `items` observations.
@@ -277,12 +284,20 @@ impl EpochTally {
 
     /// The epoch's figures so far.
     pub fn snapshot(&self) -> Stats {
-        Stats {
+        let mut stats = Stats {
             buffer_origin: self.origin,
             ..self
                 .recorder
                 .snapshot(&self.consumer, self.capacity, self.parcel)
+        };
+        if let Some(gate) = &self.bytes {
+            let figures = gate.figures();
+            stats.max_buffer_bytes = Some(figures.cap);
+            stats.peak_bytes = figures.peak;
+            stats.largest_batch_bytes = figures.largest;
+            stats.capped_by_bytes = figures.capped;
         }
+        stats
     }
 }
 
@@ -362,7 +377,7 @@ mod tests {
             let mut run = recorder.run(true);
             let since = Instant::now();
             std::thread::sleep(Duration::from_millis(30));
-            note_blocked(since);
+            blocked::note_blocked(since);
             run.pushed(1, 1);
         }
         let snap = recorder.snapshot(&ConsumerStats::default(), 1, 1);

@@ -31,7 +31,7 @@ pub struct Stats {
     /// Time the consumer spent inside `next()` waiting for a batch (helping included).
     pub consumer_waited: Duration,
     /// Time producers slept waiting for room in the buffer (summed over producers), and, with
-    /// buffer reuse, for a free buffer.
+    /// buffer reuse, for a free buffer, and, with a byte cap, for the cap.
     pub producers_blocked: Duration,
     /// The buffer's capacity (finished batches that may wait for the consumer).
     pub buffer: usize,
@@ -52,6 +52,16 @@ pub struct Stats {
     pub skipped: Vec<SkippedItem>,
     /// Failed loads that were tried again under [`ErrorPolicy::retry`](crate::ErrorPolicy::retry).
     pub retries: u64,
+    /// The byte cap, [`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes), when set.
+    pub max_buffer_bytes: Option<usize>,
+    /// The most bytes of finished batches that waited for the consumer at once (measured with
+    /// [`ByteSize`](crate::ByteSize); 0 without a byte cap, which is when batches are measured).
+    pub peak_bytes: usize,
+    /// The largest batch, in bytes (0 without a byte cap).
+    pub largest_batch_bytes: usize,
+    /// Time producers waited for the byte cap (summed over producers; also counted in
+    /// [`producers_blocked`](Stats::producers_blocked)).
+    pub capped_by_bytes: Duration,
 }
 
 /// One producing thread's share of an epoch.
@@ -102,6 +112,10 @@ pub enum Verdict {
     ConsumerBound,
     /// Neither: the consumer rarely waits and the buffer is rarely full.
     Balanced,
+    /// The consumer waited for batches a good part of the time while producers waited for
+    /// the byte cap ([`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes)): the cap,
+    /// not the loading, held batches back.
+    CappedByBytes,
 }
 
 /// The share of wall time the consumer must wait before an epoch counts as input-bound.
@@ -127,6 +141,10 @@ impl Stats {
             workers: Vec::new(),
             skipped: Vec::new(),
             retries: 0,
+            max_buffer_bytes: None,
+            peak_bytes: 0,
+            largest_batch_bytes: 0,
+            capped_by_bytes: Duration::ZERO,
         }
     }
 
@@ -162,6 +180,10 @@ impl Stats {
         }
         self.skipped.extend(later.skipped);
         self.retries += later.retries;
+        self.max_buffer_bytes = later.max_buffer_bytes;
+        self.peak_bytes = self.peak_bytes.max(later.peak_bytes);
+        self.largest_batch_bytes = self.largest_batch_bytes.max(later.largest_batch_bytes);
+        self.capped_by_bytes += later.capped_by_bytes;
     }
 
     /// Observations delivered per second of wall time.
@@ -174,11 +196,16 @@ impl Stats {
         (self.consumer_waited.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)).min(1.0)
     }
 
-    /// Input-bound when the consumer waited at least 10% of the time; else consumer-bound
-    /// when the buffer was at least half full on average (producers are woken in groups, so a
-    /// buffer that keeps up hovers between half full and full), balanced otherwise.
+    /// Capped by bytes when the consumer waited at least 10% of the time and producers waited
+    /// for the byte cap at least as long as 10% of the time (summed over producers);
+    /// input-bound when the consumer waited that long otherwise; else consumer-bound when the
+    /// buffer was at least half full on average (producers are woken in groups, so a buffer
+    /// that keeps up hovers between half full and full), balanced otherwise.
     pub fn verdict(&self) -> Verdict {
-        if self.waited() >= INPUT_BOUND {
+        let capped = self.capped_by_bytes.as_secs_f64() / self.wall.as_secs_f64().max(1e-9);
+        if self.waited() >= INPUT_BOUND && capped >= INPUT_BOUND {
+            Verdict::CappedByBytes
+        } else if self.waited() >= INPUT_BOUND {
             Verdict::InputBound
         } else if self.mean_occupancy >= CONSUMER_BOUND * self.buffer as f64 {
             Verdict::ConsumerBound
@@ -217,6 +244,16 @@ impl fmt::Display for Stats {
                 "balanced: the consumer waited {waited:.0}% of the time, the buffer was full \
                  {full:.0}% of the time"
             )?,
+            Verdict::CappedByBytes => write!(
+                f,
+                "capped by bytes: the consumer waited {waited:.0}% of the time while producers \
+                 waited {:.1?} for the byte cap ({} bytes held at most, cap {}, largest batch \
+                 {}); raise max_buffer_bytes or make batches smaller",
+                self.capped_by_bytes,
+                self.peak_bytes,
+                self.max_buffer_bytes.unwrap_or(0),
+                self.largest_batch_bytes
+            )?,
         }
         if let BufferOrigin::Grown { from } = self.buffer_origin {
             write!(
@@ -225,6 +262,12 @@ impl fmt::Display for Stats {
                  (the consumer waited while at other times the buffer was full)",
                 counted(self.buffer as u64, "batch", "batches")
             )?;
+        }
+        if let (Some(cap), false) = (
+            self.max_buffer_bytes,
+            self.verdict() == Verdict::CappedByBytes,
+        ) {
+            write!(f, "; at most {} bytes waited (cap {cap})", self.peak_bytes)?;
         }
         if self.parcel > 1 {
             write!(
@@ -264,6 +307,10 @@ impl Stats {
             workers: Vec::new(),
             skipped: Vec::new(),
             retries: 0,
+            max_buffer_bytes: None,
+            peak_bytes: 0,
+            largest_batch_bytes: 0,
+            capped_by_bytes: Duration::ZERO,
         }
     }
 }
@@ -299,6 +346,29 @@ mod tests {
             .to_string()
             .contains("balanced: the consumer waited 1%"));
         assert!((input.items_per_sec() - 100.0).abs() < 1e-6);
+        let mut capped = input.clone();
+        capped.max_buffer_bytes = Some(4096);
+        capped.peak_bytes = 5000;
+        capped.largest_batch_bytes = 2000;
+        capped.capped_by_bytes = Duration::from_millis(250);
+        assert_eq!(capped.verdict(), Verdict::CappedByBytes);
+        assert!(capped.to_string().ends_with(
+            "capped by bytes: the consumer waited 38% of the time while producers waited \
+             250.0ms for the byte cap (5000 bytes held at most, cap 4096, largest batch 2000); \
+             raise max_buffer_bytes or make batches smaller"
+        ));
+        capped.capped_by_bytes = Duration::from_millis(50);
+        assert_eq!(
+            capped.verdict(),
+            Verdict::InputBound,
+            "the cap was hardly reached"
+        );
+        assert!(
+            capped
+                .to_string()
+                .ends_with("; at most 5000 bytes waited (cap 4096)"),
+            "{capped}"
+        );
     }
 
     #[test]

@@ -6,8 +6,10 @@ use super::pull::{shuffle_rng, Open, PullPlan, ShardIter};
 use super::seek::{Seek, SeekShard};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
+use crate::byte_size::ByteSize;
 use crate::channel::MAX_BUFFER;
 use crate::error::ResumeError;
+use crate::loader::{measure_of, AnyMeasure};
 use crate::policy::ErrorPolicy;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
@@ -62,6 +64,8 @@ pub struct StreamLoader<R, T, C = VecCollate, W = Computed<R, T>> {
     tuner: Arc<BufferTuner>,
     /// The seed of the items' contexts.
     seed: Option<u64>,
+    /// The byte cap of each window's loader, and the measure of its batches.
+    byte_cap: Option<(NonZeroUsize, AnyMeasure)>,
 }
 
 impl<R, T, C, W> StreamLoader<R, T, C, W> {
@@ -91,6 +95,7 @@ impl<R, T, C, W> StreamLoader<R, T, C, W> {
             cost: self.cost,
             tuner: self.tuner,
             seed: self.seed,
+            byte_cap: self.byte_cap,
         }
     }
 }
@@ -238,6 +243,7 @@ where
             cost: Arc::default(),
             tuner: Arc::default(),
             seed: None,
+            byte_cap: None,
         }
     }
 }
@@ -381,11 +387,20 @@ where
     }
 
     /// Makes batches with `collate` (as [`Loader::collate`](crate::Loader::collate)).
+    ///
+    /// # Panics
+    /// After [`StreamLoader::max_buffer_bytes`], which measures the batches of the collate
+    /// set before it: set the byte cap after the collate.
+    #[track_caller]
     pub fn collate<C2>(self, collate: C2) -> StreamLoader<R, T, C2, W>
     where
         C2: Collate<T> + 'static,
         C2::Batch: Send + 'static,
     {
+        assert!(
+            self.byte_cap.is_none(),
+            "collate must come before max_buffer_bytes, which measures the collate's batches"
+        );
         let windowing = Arc::clone(&self.windowing);
         self.rebuild(windowing, Arc::new(collate))
     }
@@ -496,6 +511,7 @@ where
                 ordered: self.ordered,
                 cost: Arc::clone(&self.cost),
                 tuner: Arc::clone(&self.tuner),
+                byte_cap: self.byte_cap.clone(),
                 seed: self.item_seed(),
             },
             (epoch, start),
@@ -503,6 +519,37 @@ where
             hung_up,
             puller,
         )
+    }
+}
+
+impl<R, T, C, W> StreamLoader<R, T, C, W>
+where
+    C: Collate<T>,
+    C::Batch: ByteSize + 'static,
+{
+    /// At most about `bytes` bytes of finished batches wait for the consumer, measured with
+    /// [`ByteSize`] (as [`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes), which
+    /// says what is guaranteed), in each window. The pulled items of the windows (see the
+    /// module docs) are not counted. Set it after [`collate`](StreamLoader::collate).
+    ///
+    /// ```
+    /// use foldex_loader::StreamLoader;
+    /// use foldex_threaded::ThreadedEx;
+    /// let loader = StreamLoader::new(|| 0..32u32, |&i: &u32| vec![i as u8; 4096], ThreadedEx::new().basesize(1))
+    ///     .batch_size(2)
+    ///     .max_buffer_bytes(16 << 10);
+    /// let mut epoch = loader.iter();
+    /// assert_eq!(epoch.by_ref().count(), 16);
+    /// assert!(epoch.stats().peak_bytes <= (16 << 10) + 2 * epoch.stats().largest_batch_bytes);
+    /// ```
+    ///
+    /// # Panics
+    /// If `bytes` is 0: "max_buffer_bytes must be at least 1, got 0".
+    #[track_caller]
+    pub fn max_buffer_bytes(mut self, bytes: usize) -> Self {
+        let bytes = ConfigError::require_nonzero("max_buffer_bytes", bytes);
+        self.byte_cap = Some((bytes, measure_of::<C::Batch>()));
+        self
     }
 }
 

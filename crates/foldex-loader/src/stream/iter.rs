@@ -4,7 +4,7 @@ use super::cursor::{Cursor, StreamSettings, StreamState};
 use super::pull::{Pulled, Windows};
 use super::window::{Computed, Windowing};
 use crate::buffer_tune::BufferTuner;
-use crate::loader::{Iter, Loader};
+use crate::loader::{AnyMeasure, Iter, Loader};
 use crate::state::LoaderState;
 use crate::stats::Stats;
 use crate::transport::CostMeter;
@@ -13,6 +13,7 @@ use foldex_core::Executor;
 use foldex_dataset::Collate;
 use std::fmt;
 use std::marker::PhantomData;
+use std::num::NonZeroUsize;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -51,6 +52,8 @@ pub(super) struct WindowSettings<T, C, W> {
     pub(super) cost: Arc<CostMeter>,
     pub(super) tuner: Arc<BufferTuner>,
     pub(super) seed: u64,
+    /// The byte cap of each window's loader, and the measure of its batches.
+    pub(super) byte_cap: Option<(NonZeroUsize, AnyMeasure)>,
 }
 
 /// Where an epoch starts: the cursor of its first window and what was received of that window
@@ -205,6 +208,9 @@ where
                     .window_of_stream((self.epoch, offset), s.seed);
                 if let Some(buffer) = s.buffer {
                     loader = loader.buffer(buffer);
+                }
+                if let Some((bytes, measure)) = &s.byte_cap {
+                    loader = loader.with_byte_cap(*bytes, Arc::clone(measure));
                 }
                 let iter = if std::mem::take(&mut self.resuming) {
                     let (next_batch, received_above) = received;
@@ -366,6 +372,7 @@ mod tests {
             cost: Arc::default(),
             tuner: Arc::default(),
             seed: 0,
+            byte_cap: None,
         };
         let hung_up = Arc::new(AtomicBool::new(false));
         let at = Start {
