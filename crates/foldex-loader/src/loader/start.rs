@@ -8,6 +8,7 @@ use crate::error::IterError;
 use crate::loadable::Loadable;
 use crate::order::EpochOrder;
 use crate::produce::Produce;
+use crate::stall::LoadAt;
 use crate::state::{LoaderState, Received, ResumeError, Schedule};
 use crate::stats::{BufferOrigin, EpochTally, Recorder};
 use crate::transport::Transport;
@@ -136,6 +137,8 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         // Producers hold one buffer each, at most: the executor's workers (no more of them than
         // there are batches), the driver thread and the helping consumer.
         let (producer, pool) = producer(capacity + workers.min(total) + 2);
+        // A stream loader's window loads items of the stream's epoch.
+        let items_epoch = self.settings.window.map_or(state.epoch, |(epoch, _)| epoch);
         let driver = (total > 0).then(|| {
             let plan = Plan {
                 order,
@@ -146,10 +149,17 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                 cost: Arc::clone(&self.cost),
                 timing: self.settings.diagnostics,
                 items: ItemPlan {
-                    epoch: self.settings.window.map_or(state.epoch, |(epoch, _)| epoch),
+                    epoch: items_epoch,
                     offset: self.settings.window.map_or(0, |(_, offset)| offset),
                     seed: self.item_seed(),
                     init: self.worker_init.clone(),
+                    watch: self.settings.watch.as_ref().map(|watch| {
+                        let named = match self.settings.window {
+                            Some(_) => LoadAt::Position,
+                            None => LoadAt::Index,
+                        };
+                        (Arc::clone(&watch.in_flight), named as fn(usize) -> LoadAt)
+                    }),
                 },
             };
             let producers = Epoch::new(producer, plan, Arc::clone(&channel), Arc::clone(&recorder));
@@ -163,6 +173,13 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             pool,
             remaining: total,
             total,
+            watch: self
+                .settings
+                .watch
+                .clone()
+                .map(|watch| (watch, items_epoch)),
+            stall: None,
+            abandoned: 0,
             finished: false,
             failed_index: None,
             received,

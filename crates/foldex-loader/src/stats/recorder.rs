@@ -226,6 +226,8 @@ impl Recorder {
             workers,
             skipped,
             retries: self.retries.load(Ordering::Relaxed),
+            stalled: Vec::new(),
+            abandoned: 0,
         }
     }
 }

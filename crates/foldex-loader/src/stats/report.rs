@@ -1,6 +1,7 @@
 //! The figures of an epoch: [`Stats`], its workers and skipped observations, and a verdict.
 
 use crate::counted::counted;
+use crate::stall::StalledLoad;
 use std::fmt;
 use std::time::Duration;
 
@@ -52,6 +53,14 @@ pub struct Stats {
     pub skipped: Vec<SkippedItem>,
     /// Failed loads that were tried again under [`ErrorPolicy::retry`](crate::ErrorPolicy::retry).
     pub retries: u64,
+    /// The loads still running when `next()` timed out
+    /// ([`Loader::timeout`](crate::Loader::timeout)), as the [`Stalled`](crate::Stalled) error
+    /// names them; empty unless it did.
+    pub stalled: Vec<StalledLoad>,
+    /// This epoch's loads left running when it ended without waiting for them (after a
+    /// timeout, or a drop that waited the timeout): each finishes on its own thread and its
+    /// result is dropped.
+    pub abandoned: u64,
 }
 
 /// One producing thread's share of an epoch.
@@ -102,6 +111,9 @@ pub enum Verdict {
     ConsumerBound,
     /// Neither: the consumer rarely waits and the buffer is rarely full.
     Balanced,
+    /// `next()` waited its whole timeout for a batch ([`Stats::stalled`]): whatever else the
+    /// figures say, loads hang.
+    Stalled,
 }
 
 /// The share of wall time the consumer must wait before an epoch counts as input-bound.
@@ -127,6 +139,8 @@ impl Stats {
             workers: Vec::new(),
             skipped: Vec::new(),
             retries: 0,
+            stalled: Vec::new(),
+            abandoned: 0,
         }
     }
 
@@ -162,6 +176,8 @@ impl Stats {
         }
         self.skipped.extend(later.skipped);
         self.retries += later.retries;
+        self.stalled.extend(later.stalled);
+        self.abandoned += later.abandoned;
     }
 
     /// Observations delivered per second of wall time.
@@ -174,11 +190,14 @@ impl Stats {
         (self.consumer_waited.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)).min(1.0)
     }
 
-    /// Input-bound when the consumer waited at least 10% of the time; else consumer-bound
+    /// Stalled when a timeout fired while loads were running; else input-bound when the
+    /// consumer waited at least 10% of the time; else consumer-bound
     /// when the buffer was at least half full on average (producers are woken in groups, so a
     /// buffer that keeps up hovers between half full and full), balanced otherwise.
     pub fn verdict(&self) -> Verdict {
-        if self.waited() >= INPUT_BOUND {
+        if !self.stalled.is_empty() {
+            Verdict::Stalled
+        } else if self.waited() >= INPUT_BOUND {
             Verdict::InputBound
         } else if self.mean_occupancy >= CONSUMER_BOUND * self.buffer as f64 {
             Verdict::ConsumerBound
@@ -217,6 +236,17 @@ impl fmt::Display for Stats {
                 "balanced: the consumer waited {waited:.0}% of the time, the buffer was full \
                  {full:.0}% of the time"
             )?,
+            Verdict::Stalled => {
+                let longest = &self.stalled[0];
+                write!(
+                    f,
+                    "stalled: {} still loading when no batch came within the timeout, the \
+                     longest {} for {:.1?}; fix or time out the load itself",
+                    counted(self.stalled.len() as u64, "load", "loads"),
+                    longest.at,
+                    longest.loading_for
+                )?;
+            }
         }
         if let BufferOrigin::Grown { from } = self.buffer_origin {
             write!(
@@ -232,6 +262,13 @@ impl fmt::Display for Stats {
                 "; batches travel in parcels of {}: they cost under a microsecond in the epoch \
                  before",
                 self.parcel
+            )?;
+        }
+        if self.abandoned > 0 {
+            write!(
+                f,
+                "; {} abandoned (left to finish on their threads, results dropped)",
+                counted(self.abandoned, "load", "loads")
             )?;
         }
         if !self.skipped.is_empty() {
@@ -264,6 +301,8 @@ impl Stats {
             workers: Vec::new(),
             skipped: Vec::new(),
             retries: 0,
+            stalled: Vec::new(),
+            abandoned: 0,
         }
     }
 }

@@ -1,11 +1,12 @@
 //! The [`StreamLoader`](crate::StreamLoader): its settings, and the call that starts an epoch.
 
 use super::iter::{StreamIter, WindowSettings};
-use super::pull::{shuffle_rng, Open, PullPlan, ShardIter};
+use super::pull::{shuffle_rng, watched, Open, PullPlan, ShardIter};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
 use crate::channel::MAX_BUFFER;
 use crate::policy::ErrorPolicy;
+use crate::stall::Watch;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
 use foldex_dataset::{Collate, VecCollate};
@@ -15,6 +16,7 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self};
+use std::time::Duration;
 
 /// A loader over streams: each epoch pulls the items of its shards again, computes them on an
 /// executor's threads and hands them to the training loop in batches.
@@ -57,6 +59,8 @@ pub struct StreamLoader<R, T, C = VecCollate, W = Computed<R, T>> {
     tuner: Arc<BufferTuner>,
     /// The seed of the items' contexts.
     seed: Option<u64>,
+    /// The timeout of `next()`'s wait, and where loads are noted meanwhile.
+    watch: Option<Watch>,
 }
 
 impl<R, T, C, W> StreamLoader<R, T, C, W> {
@@ -85,6 +89,7 @@ impl<R, T, C, W> StreamLoader<R, T, C, W> {
             cost: self.cost,
             tuner: self.tuner,
             seed: self.seed,
+            watch: self.watch,
         }
     }
 }
@@ -195,6 +200,7 @@ where
             cost: Arc::default(),
             tuner: Arc::default(),
             seed: None,
+            watch: None,
         }
     }
 }
@@ -300,6 +306,23 @@ where
         self
     }
 
+    /// Makes a stall an error, as [`Loader::timeout`](crate::Loader::timeout) does: when
+    /// `next()` has waited `timeout` for a batch, it raises a [`Stalled`](crate::Stalled)
+    /// naming the loads still running, with how long each has been: items' `compute` by
+    /// stream position ([`LoadAt::Position`](crate::stats::LoadAt)), and a shard iterator's
+    /// `next()` (or the opening of a shard) by shard and item
+    /// ([`LoadAt::Pull`](crate::stats::LoadAt)). The epoch is abandoned: neither its window's
+    /// loads nor the puller are waited for; each stuck call goes on on its thread until it
+    /// returns, and what it returns is dropped.
+    ///
+    /// # Panics
+    /// If `timeout` is zero: "timeout must be more than zero, got 0ns".
+    #[track_caller]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.watch = Some(Watch::new(timeout));
+        self
+    }
+
     /// Reads `cycle_length` shards at once, an item from each in turn (tf.data's
     /// `interleave`); default 1, one shard after another.
     ///
@@ -362,7 +385,10 @@ where
         let window = self.window.get().saturating_mul(self.batch_size.get());
         let hung_up = Arc::new(AtomicBool::new(false));
         let plan = PullPlan {
-            open: Arc::clone(&self.open),
+            open: match &self.watch {
+                None => Arc::clone(&self.open),
+                Some(watch) => watched(&self.open, &watch.in_flight, epoch),
+            },
             shards: self.shards(),
             cycle_length: self.cycle_length.get(),
             shuffle: self
@@ -393,6 +419,7 @@ where
                     .seed
                     .or(self.shuffle.map(|(_, seed)| seed))
                     .unwrap_or(0),
+                watch: self.watch.clone(),
             },
             epoch,
             windows,
