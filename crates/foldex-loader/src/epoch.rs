@@ -24,7 +24,7 @@ use crate::loadable::LoadContext;
 use crate::loading::{clear_loading, take_loading};
 use crate::order::{Batches, EpochOrder};
 use crate::produce::{Delivered, Produce};
-use crate::stall::{InFlight, LoadAt};
+use crate::stall::{InFlight, Naming};
 use crate::state::Schedule;
 use crate::stats::{Recorder, Run};
 use crate::transport::{CostMeter, MAX_PARCEL};
@@ -82,7 +82,7 @@ pub(crate) struct ItemPlan {
     pub seed: u64,
     pub init: Option<Arc<WorkerInit>>,
     /// With a timeout: where loads are noted, and what names them (see `stall.rs`).
-    pub watch: Option<(Arc<InFlight>, fn(usize) -> LoadAt)>,
+    pub watch: Option<(Arc<InFlight>, Naming)>,
 }
 
 /// An epoch's settings, for [`Epoch::new`].

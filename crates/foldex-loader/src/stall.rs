@@ -152,6 +152,10 @@ impl fmt::Display for Stalled {
 
 impl std::error::Error for Stalled {}
 
+/// What names a load from its index plus the window's offset: [`LoadAt::Index`] for a
+/// loader, [`LoadAt::Position`] for a stream loader's window.
+pub(crate) type Naming = fn(usize) -> LoadAt;
+
 /// The loads of a loader that run now, noted while a timeout is set (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
@@ -214,7 +218,7 @@ impl InFlight {
                 loading_for: now.saturating_duration_since(r.since),
             })
             .collect();
-        loads.sort_by(|a, b| b.loading_for.cmp(&a.loading_for));
+        loads.sort_by_key(|load| std::cmp::Reverse(load.loading_for));
         loads
     }
 }

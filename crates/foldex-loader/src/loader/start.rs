@@ -8,7 +8,7 @@ use crate::error::IterError;
 use crate::loadable::Loadable;
 use crate::order::EpochOrder;
 use crate::produce::Produce;
-use crate::stall::LoadAt;
+use crate::stall::{LoadAt, Naming};
 use crate::state::{LoaderState, Received, ResumeError, Schedule};
 use crate::stats::{BufferOrigin, EpochTally, Recorder};
 use crate::transport::Transport;
@@ -158,7 +158,7 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                             Some(_) => LoadAt::Position,
                             None => LoadAt::Index,
                         };
-                        (Arc::clone(&watch.in_flight), named as fn(usize) -> LoadAt)
+                        (Arc::clone(&watch.in_flight), named as Naming)
                     }),
                 },
             };

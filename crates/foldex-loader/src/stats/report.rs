@@ -341,6 +341,40 @@ mod tests {
     }
 
     #[test]
+    fn a_stall_outranks_every_other_verdict_and_names_the_longest_load() {
+        use crate::stall::LoadAt;
+        let load = |at, ms| StalledLoad {
+            at,
+            epoch: 0,
+            loading_for: Duration::from_millis(ms),
+        };
+        // Input-bound figures, but a timeout fired.
+        let mut stalled = stats(1000, 900, 0.0);
+        stalled.stalled = vec![load(LoadAt::Index(42), 250), load(LoadAt::Index(7), 30)];
+        stalled.abandoned = 2;
+        assert_eq!(stalled.verdict(), Verdict::Stalled);
+        let line = stalled.to_string();
+        assert!(
+            line.contains(
+                "stalled: 2 loads still loading when no batch came within the timeout, the \
+                 longest index 42 for 250.0ms"
+            ) && line.ends_with(
+                "; 2 loads abandoned (left to finish on their threads, results dropped)"
+            ),
+            "{line}"
+        );
+        let mut later = stats(1000, 10, 0.2);
+        later.abandoned = 1;
+        assert_eq!(
+            later.verdict(),
+            Verdict::Balanced,
+            "abandoned alone is no stall"
+        );
+        stalled.absorb(later);
+        assert_eq!((stalled.stalled.len(), stalled.abandoned), (2, 3));
+    }
+
+    #[test]
     fn counts_of_one_take_the_singular() {
         let skipped = |index| SkippedItem {
             index,
