@@ -486,7 +486,7 @@ fn a_stream_names_the_shard_item_or_the_position_that_hangs() {
 }
 
 #[test]
-fn a_zero_timeout_is_refused_naming_the_setting() {
+fn a_zero_timeout_is_refused_naming_the_setting_and_a_huge_one_never_fires() {
     let message = |f: fn()| {
         let payload = panic::catch_unwind(f).expect_err("refused");
         foldex_core::exec::message(&*payload).to_owned()
@@ -500,4 +500,17 @@ fn a_zero_timeout_is_refused_naming_the_setting() {
             StreamLoader::new(|| 0..3usize, |&x: &usize| x, SequentialEx).timeout(Duration::ZERO);
     });
     assert_eq!(stream, "timeout must be more than zero, got 0ns");
+    // A deadline past what the clock can name is no deadline: epochs run whole.
+    for (name, executor) in executors() {
+        let loader = Loader::new(from_fn(9, |i| i), Arc::clone(&executor))
+            .batch_size(2)
+            .timeout(Duration::MAX);
+        for _ in 0..2 {
+            let all: Vec<usize> = loader.iter().flatten().collect();
+            assert_eq!(all, (0..9).collect::<Vec<_>>(), "{name}");
+        }
+        let stream = StreamLoader::new(|| 0..9usize, |&x: &usize| x, Arc::clone(&executor))
+            .timeout(Duration::MAX);
+        assert_eq!(stream.iter().flatten().count(), 9, "{name}");
+    }
 }

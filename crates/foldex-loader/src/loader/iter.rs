@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 ///
 /// An [`ExactSizeIterator`] (progress bars work on it). Dropping it early cancels the epoch: no
 /// new batch starts, producers waiting for room wake, and the drop returns once the batches in
-/// progress have stopped; no thread of the epoch is left running.
+/// progress have stopped; no thread of the epoch is left running. With a
+/// [`Loader::timeout`](crate::Loader::timeout), the drop waits that long at most, and loads
+/// still running then are abandoned (left to finish on their threads, counted in the stats).
 ///
 /// A panic in the dataset's `get` or in `collate` reaches `next()` with its original payload,
 /// after every batch before the one it happened in (that batch is not delivered) and after the
@@ -153,7 +155,7 @@ impl<B> Iter<B> {
                     }
                     Some((watch, _)) => self
                         .channel
-                        .recv_until(&mut self.inbox, since + watch.timeout),
+                        .recv_until(&mut self.inbox, since.checked_add(watch.timeout)),
                 }
             }
             other => Some(other),
@@ -287,10 +289,13 @@ impl<B> Iter<B> {
     }
 }
 
-/// Waits until `driver` has finished, for `patience` at most; whether it has. Sleeps between
-/// looks, from 10µs doubling to 1ms, so that an epoch that ends at once is not held up.
+/// Waits until `driver` has finished, for `patience` at most; whether it has. A patience too
+/// long for the clock to name has no end: `true` at once, and the caller joins. Sleeps between looks, from 10µs doubling to 1ms,
+/// so that an epoch that ends at once is not held up.
 fn finishes_within(driver: &JoinHandle<()>, patience: Duration) -> bool {
-    let deadline = Instant::now() + patience;
+    let Some(deadline) = Instant::now().checked_add(patience) else {
+        return true;
+    };
     let mut nap = Duration::from_micros(10);
     while !driver.is_finished() {
         let now = Instant::now();
