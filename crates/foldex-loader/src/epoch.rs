@@ -26,6 +26,7 @@ use crate::loadable::LoadContext;
 use crate::loading::{clear_loading, take_loading};
 use crate::order::{Batches, EpochOrder};
 use crate::produce::{Delivered, Produce};
+use crate::stall::{InFlight, Naming};
 use crate::state::Schedule;
 use crate::stats::{Recorder, Run};
 use crate::transport::{CostMeter, MAX_PARCEL};
@@ -84,6 +85,8 @@ pub(crate) struct ItemPlan {
     pub offset: usize,
     pub seed: u64,
     pub init: Option<Arc<WorkerInit>>,
+    /// With a timeout: where loads are noted, and what names them (see `stall.rs`).
+    pub watch: Option<(Arc<InFlight>, Naming)>,
 }
 
 /// An epoch's settings, for [`Epoch::new`].
@@ -353,6 +356,11 @@ impl<P: Produce> Epoch<P> {
             epoch: self.items.epoch,
             offset: self.items.offset,
             worker: self.worker(),
+            watch: self
+                .items
+                .watch
+                .as_ref()
+                .map(|(list, named)| (&**list, *named)),
         };
         let (value, items) = self.producer.make(
             buffer,

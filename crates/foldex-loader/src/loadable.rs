@@ -6,6 +6,7 @@
 //! through [`Dataset`], whose methods are all a user implements.
 
 use crate::policy::Checked;
+use crate::stall::{InFlight, Naming};
 use crate::stats::Recorder;
 use foldex_dataset::{Dataset, TryDataset};
 use std::fmt;
@@ -45,6 +46,9 @@ pub struct LoadContext<'a> {
     pub(crate) epoch: u64,
     pub(crate) offset: usize,
     pub(crate) worker: usize,
+    /// With a timeout: where loads are noted while they run, and what they are named by
+    /// (an index, or a stream position) from `index + offset`.
+    pub(crate) watch: Option<(&'a InFlight, Naming)>,
 }
 
 impl fmt::Debug for LoadContext<'_> {

@@ -33,6 +33,9 @@ pub(crate) fn loading<R>(
         }
     }
     let _blame = Blame(index);
+    let _noted = cx
+        .watch
+        .map(|(in_flight, named)| in_flight.note(named(index + cx.offset), cx.epoch));
     ItemContext::new(cx.seed, cx.epoch, index + cx.offset, cx.worker)
         .keyed(key)
         .enter(load)
@@ -61,6 +64,7 @@ mod tests {
             epoch: 2,
             offset: 0,
             worker: 1,
+            watch: None,
         }
     }
 

@@ -228,7 +228,29 @@ impl<T> Channel<T> {
                 Recv::Empty => {}
                 other => return other,
             }
-            self.sleep_for_next();
+            self.sleep_for_next(None);
+        }
+    }
+
+    /// Takes the next batch, waiting for it until `deadline` (`None`: a deadline too far to
+    /// name), without helping (a timed wait must not run a piece that could itself never
+    /// return); `None` once `deadline` has passed with nothing deliverable. The sleep ends at
+    /// the deadline, so the consumer wakes within it plus one reading of the clock.
+    pub fn recv_until(
+        &self,
+        inbox: &mut Inbox<T>,
+        deadline: Option<std::time::Instant>,
+    ) -> Option<Recv<T>> {
+        self.wake_sleepers();
+        loop {
+            match self.try_recv(inbox) {
+                Recv::Empty => {}
+                other => return Some(other),
+            }
+            if deadline.is_some_and(|deadline| std::time::Instant::now() >= deadline) {
+                return None;
+            }
+            self.sleep_for_next(deadline);
         }
     }
 

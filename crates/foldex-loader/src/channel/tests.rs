@@ -269,3 +269,41 @@ fn drain_with<T>(ch: &Channel<T>, inbox: &mut Inbox<T>) -> Vec<T> {
         }
     }
 }
+
+#[test]
+fn a_timed_receive_gives_up_at_its_deadline_and_takes_what_comes_before_it() {
+    use std::time::{Duration, Instant};
+    let ch = Arc::new(Channel::new(2, true, 2));
+    let mut inbox = Inbox::default();
+    let wait = Duration::from_millis(40);
+    let asked = Instant::now();
+    assert!(ch.recv_until(&mut inbox, Some(asked + wait)).is_none());
+    assert!(asked.elapsed() >= wait, "not before the deadline");
+    // A batch pushed while the consumer sleeps wakes it before the deadline.
+    let late = {
+        let ch = Arc::clone(&ch);
+        thread::spawn(move || {
+            thread::sleep(Duration::from_millis(20));
+            ch.push(0, 0, true).unwrap();
+        })
+    };
+    let far = Instant::now() + Duration::from_secs(60);
+    assert!(matches!(
+        ch.recv_until(&mut inbox, Some(far)),
+        Some(Recv::Item(0))
+    ));
+    late.join().unwrap();
+    // Without a deadline it waits as long as it takes: here, until the producers are done.
+    let close = {
+        let ch = Arc::clone(&ch);
+        thread::spawn(move || {
+            thread::sleep(Duration::from_millis(20));
+            ch.close();
+        })
+    };
+    assert!(matches!(
+        ch.recv_until(&mut inbox, None),
+        Some(Recv::Incomplete)
+    ));
+    close.join().unwrap();
+}

@@ -195,8 +195,9 @@ impl<T> Channel<T> {
     }
 
     /// Sleeps until the next batch may have arrived, the epoch stopped or closed, or
-    /// (ordered) a failure cut the epoch at the next position (or spuriously).
-    pub(super) fn sleep_for_next(&self) {
+    /// (ordered) a failure cut the epoch at the next position (or spuriously), or, with a
+    /// `deadline`, until it passes.
+    pub(super) fn sleep_for_next(&self, deadline: Option<std::time::Instant>) {
         let guard = lock(&self.waiters.lock);
         let next = self.head.load(Ordering::Relaxed);
         if next >= self.total || (self.ordered && next >= self.cut.load(Ordering::Relaxed)) {
@@ -214,12 +215,18 @@ impl<T> Channel<T> {
         {
             return;
         }
-        drop(
-            self.waiters
-                .ready
-                .wait(guard)
-                .unwrap_or_else(|e| e.into_inner()),
-        );
+        let ready = &self.waiters.ready;
+        match deadline {
+            None => drop(ready.wait(guard).unwrap_or_else(|e| e.into_inner())),
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                drop(
+                    ready
+                        .wait_timeout(guard, left)
+                        .unwrap_or_else(|e| e.into_inner()),
+                );
+            }
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use crate::error::IterError;
 use crate::error::ResumeError;
 use crate::loadable::Loadable;
 use crate::order::{Batches, EpochOrder};
+use crate::stall::Watch;
 use crate::state::LoaderState;
 use crate::stats::BufferOrigin;
 use crate::transport::CostMeter;
@@ -21,6 +22,7 @@ use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Loads a [`Dataset`](foldex_dataset::Dataset) in parallel, batch by batch, through any executor; iterate `&loader`
 /// once per epoch.
@@ -87,6 +89,8 @@ pub(super) struct Settings {
     pub diagnostics: bool,
     /// The byte cap ([`Loader::max_buffer_bytes`]).
     pub max_buffer_bytes: Option<NonZeroUsize>,
+    /// The timeout of `next()`'s wait, and where loads are noted meanwhile (see `stall.rs`).
+    pub watch: Option<Watch>,
 }
 
 /// A sampler behind a pointer, as a loader keeps it.
@@ -131,6 +135,7 @@ impl<D: Loadable> Loader<D> {
                 tail: Tail::default(),
                 diagnostics: true,
                 max_buffer_bytes: None,
+                watch: None,
             },
             next_epoch: AtomicU64::new(0),
             cost: Arc::default(),
@@ -383,6 +388,36 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
     pub(crate) fn window_of_stream(mut self, (epoch, offset): (u64, usize), seed: u64) -> Self {
         self.settings.window = Some((epoch, offset));
         self.settings.seed = Some(seed);
+        self
+    }
+
+    /// Makes a stall an error: when `next()` has waited `timeout` for a batch, it raises a
+    /// [`Stalled`](crate::Stalled) naming the observations still loading and for how long each
+    /// has been (as a panic payload from `next()`, or as `Err` from
+    /// [`Iter::try_next`]), and the epoch is abandoned: it stops, and its drop does not wait
+    /// for the loads still running. A load stuck in the dataset's `get` cannot be interrupted:
+    /// it goes on on its thread until it returns, and its result is dropped. The clock starts
+    /// when `next()` finds no batch ready; any batch that comes ends the wait.
+    ///
+    /// While waiting, the consumer does not help the executor (a load it ran could be the one
+    /// that hangs). On `SequentialEx` the loads run on the epoch's
+    /// driver thread, not on the consumer's, so the timeout works there as on a pool. Each
+    /// load is noted in a list (a short lock as it starts and ends) while a timeout is set;
+    /// without one, loads cost what they did. docs/loader.md says what a later epoch
+    /// meets while an abandoned load still runs.
+    ///
+    /// # Panics
+    /// If `timeout` is zero: "timeout must be more than zero, got 0ns".
+    #[track_caller]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.watch = Some(Watch::new(timeout));
+        self
+    }
+
+    /// Notes loads in `watch` and waits for batches as long as it says (a stream loader's
+    /// windows share the stream loader's).
+    pub(crate) fn watched_by(mut self, watch: Option<&Watch>) -> Self {
+        self.settings.watch = watch.cloned();
         self
     }
 

@@ -8,6 +8,7 @@ use crate::channel::{Channel, Failure, Inbox, Recv};
 use crate::counted::counted;
 use crate::error::IterError;
 use crate::produce::Delivered;
+use crate::stall::{LoadAt, Stalled, Watch};
 use crate::state::{LoaderState, Received};
 use crate::stats::{EpochTally, Stats};
 use foldex_core::Executor;
@@ -16,13 +17,15 @@ use std::iter::FusedIterator;
 use std::panic;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One epoch of a [`Loader`](crate::Loader): its batches, as they are loaded.
 ///
 /// An [`ExactSizeIterator`] (progress bars work on it). Dropping it early cancels the epoch: no
 /// new batch starts, producers waiting for room wake, and the drop returns once the batches in
-/// progress have stopped; no thread of the epoch is left running.
+/// progress have stopped; no thread of the epoch is left running. With a
+/// [`Loader::timeout`](crate::Loader::timeout), the drop waits that long at most, and loads
+/// still running then are abandoned (left to finish on their threads, counted in the stats).
 ///
 /// A panic in the dataset's `get` or in `collate` reaches `next()` with its original payload,
 /// after every batch before the one it happened in (that batch is not delivered) and after the
@@ -39,6 +42,13 @@ pub struct Iter<B> {
     pub(super) remaining: usize,
     /// The batches this epoch runs (fewer than the loader's when it resumes).
     pub(super) total: usize,
+    /// The loader's timeout and the list of its running loads, if it has a timeout, and the
+    /// epoch its loads are noted under (a stream loader's window: the stream's epoch).
+    pub(super) watch: Option<(Watch, u64)>,
+    /// What `next()` raised once it timed out.
+    pub(super) stall: Option<Stalled>,
+    /// How many of this epoch's loads were left running when it was abandoned.
+    pub(super) abandoned: u64,
     pub(super) finished: bool,
     /// The observation whose load panicked, once the consumer has received that panic.
     pub(super) failed_index: Option<usize>,
@@ -91,7 +101,18 @@ impl<B> Iter<B> {
     /// The epoch's figures so far: what was delivered, where the time went, and a verdict
     /// (`Display` prints one line). See [`Stats`].
     pub fn stats(&self) -> Stats {
-        self.tally.snapshot()
+        let mut stats = self.tally.snapshot();
+        if let Some(stalled) = &self.stall {
+            stats.stalled.clone_from(&stalled.loading);
+        }
+        stats.abandoned = self.abandoned;
+        stats
+    }
+
+    /// After `next()` raised a [`Stalled`] (see [`Loader::timeout`](crate::Loader::timeout)),
+    /// what it raised.
+    pub fn stalled(&self) -> Option<&Stalled> {
+        self.stall.as_ref()
     }
 
     /// What the consumer has received of this epoch, as a small serializable value:
@@ -118,8 +139,9 @@ impl<B> Iter<B> {
         }
     }
 
-    /// Waits for the next batch: polls, then helps the executor or sleeps.
-    fn wait(&mut self) -> Recv<Delivered<B>> {
+    /// Waits for the next batch: polls, then helps the executor or sleeps; with a timeout,
+    /// sleeps until `since` plus the timeout at most, and `None` when that passed.
+    fn wait(&mut self, since: Instant) -> Option<Recv<Delivered<B>>> {
         if let Some(pool) = &self.pool {
             pool.ensure_progress();
         }
@@ -129,14 +151,34 @@ impl<B> Iter<B> {
                     self.finished = true;
                     panic!("{}", IterError::InsideExecutorPool);
                 }
-                let executor = &self.executor;
-                self.channel.recv(&mut self.inbox, || executor.help())
+                match &self.watch {
+                    None => {
+                        let executor = &self.executor;
+                        Some(self.channel.recv(&mut self.inbox, || executor.help()))
+                    }
+                    Some((watch, _)) => self
+                        .channel
+                        .recv_until(&mut self.inbox, since.checked_add(watch.timeout)),
+                }
             }
-            other => other,
+            other => Some(other),
         }
     }
 
-    /// Stops the producers and waits until they have.
+    /// `next()` waited the whole timeout: names the loads still running, abandons the epoch
+    /// (see [`Iter::shut_down`]) and returns the error.
+    #[cold]
+    fn stalled_now(&mut self) -> Stalled {
+        let (watch, epoch) = self.watch.as_ref().expect("only a timed wait times out");
+        let stalled = watch.stalled(*epoch);
+        self.stall = Some(stalled.clone());
+        self.shut_down();
+        stalled
+    }
+
+    /// Stops the producers and waits until they have; with a timeout, for the timeout at most
+    /// (and not at all once it fired): then the epoch is abandoned, its driver and the loads
+    /// still running left to finish on their own threads, and counted in the stats.
     fn shut_down(&mut self) {
         self.finished = true;
         self.remaining = 0;
@@ -148,8 +190,26 @@ impl<B> Iter<B> {
             if let Some((gate, _)) = &self.bytes {
                 gate.wake_all();
             }
-            // The driver catches every panic it can meet; nothing is left to report here.
-            let _ = driver.join();
+            let Some((watch, epoch)) = &self.watch else {
+                // The driver catches every panic it can meet; nothing is left to report here.
+                let _ = driver.join();
+                return;
+            };
+            let patience = if self.stall.is_some() {
+                Duration::ZERO
+            } else {
+                watch.timeout
+            };
+            if finishes_within(&driver, patience) {
+                let _ = driver.join();
+                return;
+            }
+            // Dropping the handle detaches the driver: it closes the stopped channel and ends
+            // once the executor's fold returns, that is once the stuck loads return.
+            let running = watch
+                .in_flight
+                .running(|at, e| e == *epoch && !matches!(at, LoadAt::Pull { .. }));
+            self.abandoned = running.len() as u64;
         }
     }
 }
@@ -158,18 +218,39 @@ impl<B> Iterator for Iter<B> {
     type Item = B;
 
     fn next(&mut self) -> Option<B> {
+        match self.try_next() {
+            Ok(batch) => batch,
+            // As a dataset's error under `ErrorPolicy::fail_fast`: the error is the payload.
+            Err(stalled) => panic::resume_unwind(Box::new(stalled)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<B> Iter<B> {
+    /// The next batch as [`Iterator::next`] gives it, but a stall (see
+    /// [`Loader::timeout`](crate::Loader::timeout)) comes back as `Err` instead of a panic.
+    /// A panic in the dataset still reaches this call as a panic. After the `Err`, the epoch
+    /// is over: the next call returns `Ok(None)`.
+    pub fn try_next(&mut self) -> Result<Option<B>, Stalled> {
         loop {
             if self.finished {
-                return None;
+                return Ok(None);
             }
             // The clock is read only when the consumer has to wait: a batch that is ready
             // costs no timing at all.
             let received = match self.channel.try_recv(&mut self.inbox) {
                 Recv::Empty => {
                     let since = Instant::now();
-                    let received = self.wait();
+                    let received = self.wait(since);
                     self.tally.waited(since.elapsed());
-                    received
+                    match received {
+                        Some(received) => received,
+                        None => return Err(self.stalled_now()),
+                    }
                 }
                 other => other,
             };
@@ -182,7 +263,7 @@ impl<B> Iterator for Iter<B> {
                     self.received.record(delivered.batch);
                     self.tally.delivered(delivered.items);
                     match delivered.value {
-                        Some(batch) => return Some(batch),
+                        Some(batch) => return Ok(Some(batch)),
                         // An unbatched observation the error policy skipped.
                         None => continue,
                     }
@@ -192,7 +273,7 @@ impl<B> Iterator for Iter<B> {
                     if let Some((tuner, default)) = self.tuner.take() {
                         tuner.learn(&self.tally.snapshot(), default);
                     }
-                    return None;
+                    return Ok(None);
                 }
                 Recv::Failed(Failure { payload, index }) => {
                     self.shut_down();
@@ -215,10 +296,25 @@ impl<B> Iterator for Iter<B> {
             }
         }
     }
+}
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining, Some(self.remaining))
+/// Waits until `driver` has finished, for `patience` at most; whether it has. A patience too
+/// long for the clock to name has no end: `true` at once, and the caller joins. Sleeps between looks, from 10µs doubling to 1ms,
+/// so that an epoch that ends at once is not held up.
+fn finishes_within(driver: &JoinHandle<()>, patience: Duration) -> bool {
+    let Some(deadline) = Instant::now().checked_add(patience) else {
+        return true;
+    };
+    let mut nap = Duration::from_micros(10);
+    while !driver.is_finished() {
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        std::thread::sleep(nap.min(deadline - now));
+        nap = (nap * 2).min(Duration::from_millis(1));
     }
+    true
 }
 
 impl<B> ExactSizeIterator for Iter<B> {}

@@ -11,6 +11,7 @@ use crate::error::ResumeError;
 use crate::loadable::Loadable;
 use crate::order::{Batches, EpochOrder};
 use crate::produce::Produce;
+use crate::stall::{LoadAt, Naming};
 use crate::state::{LoaderState, Received, Schedule};
 use crate::stats::{BufferOrigin, EpochTally, Recorder};
 use crate::transport::Transport;
@@ -207,6 +208,8 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         // there are batches), the driver thread and the helping consumer.
         let gate = bytes.as_ref().map(|(gate, _)| gate);
         let (producer, pool) = producer(capacity + workers.min(total) + 2, gate);
+        // A stream loader's window loads items of the stream's epoch.
+        let items_epoch = self.settings.window.map_or(state.epoch, |(epoch, _)| epoch);
         let driver = (total > 0).then(|| {
             let plan = Plan {
                 order,
@@ -220,10 +223,17 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
                 cost: Arc::clone(&self.cost),
                 timing: self.settings.diagnostics,
                 items: ItemPlan {
-                    epoch: self.settings.window.map_or(state.epoch, |(epoch, _)| epoch),
+                    epoch: items_epoch,
                     offset: self.settings.window.map_or(0, |(_, offset)| offset),
                     seed: self.item_seed(),
                     init: self.worker_init.clone(),
+                    watch: self.settings.watch.as_ref().map(|watch| {
+                        let named = match self.settings.window {
+                            Some(_) => LoadAt::Position,
+                            None => LoadAt::Index,
+                        };
+                        (Arc::clone(&watch.in_flight), named as Naming)
+                    }),
                 },
                 bytes: bytes.clone(),
             };
@@ -238,6 +248,13 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
             pool,
             remaining: total,
             total,
+            watch: self
+                .settings
+                .watch
+                .clone()
+                .map(|watch| (watch, items_epoch)),
+            stall: None,
+            abandoned: 0,
             finished: false,
             failed_index: None,
             received,

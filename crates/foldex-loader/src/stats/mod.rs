@@ -5,6 +5,7 @@
 mod recorder;
 mod report;
 
+pub use crate::stall::{LoadAt, StalledLoad};
 pub(crate) use recorder::{EpochTally, Recorder, Run};
 pub(crate) use report::INPUT_BOUND;
 pub use report::{BufferOrigin, SkippedItem, Stats, Verdict, WorkerStats};

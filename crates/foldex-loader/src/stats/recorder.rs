@@ -224,6 +224,8 @@ impl Recorder {
             peak_bytes: 0,
             largest_batch_bytes: 0,
             capped_by_bytes: Duration::ZERO,
+            stalled: Vec::new(),
+            abandoned: 0,
         }
     }
 }

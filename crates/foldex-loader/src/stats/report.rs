@@ -1,6 +1,7 @@
 //! The figures of an epoch: [`Stats`], its workers and skipped observations, and a verdict.
 
 use crate::counted::counted;
+use crate::stall::StalledLoad;
 use std::fmt;
 use std::time::Duration;
 
@@ -62,6 +63,14 @@ pub struct Stats {
     /// Time producers waited for the byte cap (summed over producers; also counted in
     /// [`producers_blocked`](Stats::producers_blocked)).
     pub capped_by_bytes: Duration,
+    /// The loads still running when `next()` timed out
+    /// ([`Loader::timeout`](crate::Loader::timeout)), as the [`Stalled`](crate::Stalled) error
+    /// names them; empty unless it did.
+    pub stalled: Vec<StalledLoad>,
+    /// This epoch's loads left running when it ended without waiting for them (after a
+    /// timeout, or a drop that waited the timeout): each finishes on its own thread and its
+    /// result is dropped.
+    pub abandoned: u64,
 }
 
 /// One producing thread's share of an epoch.
@@ -116,6 +125,9 @@ pub enum Verdict {
     /// the byte cap ([`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes)): the cap,
     /// not the loading, held batches back.
     CappedByBytes,
+    /// `next()` waited its whole timeout for a batch ([`Stats::stalled`]): whatever else the
+    /// figures say, loads hang.
+    Stalled,
 }
 
 /// The share of wall time the consumer must wait before an epoch counts as input-bound.
@@ -145,6 +157,8 @@ impl Stats {
             peak_bytes: 0,
             largest_batch_bytes: 0,
             capped_by_bytes: Duration::ZERO,
+            stalled: Vec::new(),
+            abandoned: 0,
         }
     }
 
@@ -184,6 +198,8 @@ impl Stats {
         self.peak_bytes = self.peak_bytes.max(later.peak_bytes);
         self.largest_batch_bytes = self.largest_batch_bytes.max(later.largest_batch_bytes);
         self.capped_by_bytes += later.capped_by_bytes;
+        self.stalled.extend(later.stalled);
+        self.abandoned += later.abandoned;
     }
 
     /// Observations delivered per second of wall time.
@@ -196,14 +212,17 @@ impl Stats {
         (self.consumer_waited.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)).min(1.0)
     }
 
-    /// Capped by bytes when the consumer waited at least 10% of the time and producers waited
-    /// for the byte cap at least as long as 10% of the time (summed over producers);
-    /// input-bound when the consumer waited that long otherwise; else consumer-bound when the
-    /// buffer was at least half full on average (producers are woken in groups, so a buffer
-    /// that keeps up hovers between half full and full), balanced otherwise.
+    /// Stalled when a timeout fired while loads were running; else capped by bytes when the
+    /// consumer waited at least 10% of the time and producers waited for the byte cap at least
+    /// as long as 10% of the time (summed over producers); input-bound when the consumer waited
+    /// that long otherwise; else consumer-bound when the buffer was at least half full on
+    /// average (producers are woken in groups, so a buffer that keeps up hovers between half
+    /// full and full), balanced otherwise.
     pub fn verdict(&self) -> Verdict {
         let capped = self.capped_by_bytes.as_secs_f64() / self.wall.as_secs_f64().max(1e-9);
-        if self.waited() >= INPUT_BOUND && capped >= INPUT_BOUND {
+        if !self.stalled.is_empty() {
+            Verdict::Stalled
+        } else if self.waited() >= INPUT_BOUND && capped >= INPUT_BOUND {
             Verdict::CappedByBytes
         } else if self.waited() >= INPUT_BOUND {
             Verdict::InputBound
@@ -254,6 +273,17 @@ impl fmt::Display for Stats {
                 self.max_buffer_bytes.unwrap_or(0),
                 self.largest_batch_bytes
             )?,
+            Verdict::Stalled => {
+                let longest = &self.stalled[0];
+                write!(
+                    f,
+                    "stalled: {} still loading when no batch came within the timeout, the \
+                     longest {} for {:.1?}; fix or time out the load itself",
+                    counted(self.stalled.len() as u64, "load", "loads"),
+                    longest.at,
+                    longest.loading_for
+                )?;
+            }
         }
         if let BufferOrigin::Grown { from } = self.buffer_origin {
             write!(
@@ -275,6 +305,13 @@ impl fmt::Display for Stats {
                 "; batches travel in parcels of {}: they cost under a microsecond in the epoch \
                  before",
                 self.parcel
+            )?;
+        }
+        if self.abandoned > 0 {
+            write!(
+                f,
+                "; {} abandoned (left to finish on their threads, results dropped)",
+                counted(self.abandoned, "load", "loads")
             )?;
         }
         if !self.skipped.is_empty() {
@@ -311,6 +348,8 @@ impl Stats {
             peak_bytes: 0,
             largest_batch_bytes: 0,
             capped_by_bytes: Duration::ZERO,
+            stalled: Vec::new(),
+            abandoned: 0,
         }
     }
 }
@@ -369,6 +408,40 @@ mod tests {
                 .ends_with("; at most 5000 bytes waited (cap 4096)"),
             "{capped}"
         );
+    }
+
+    #[test]
+    fn a_stall_outranks_every_other_verdict_and_names_the_longest_load() {
+        use crate::stall::LoadAt;
+        let load = |at, ms| StalledLoad {
+            at,
+            epoch: 0,
+            loading_for: Duration::from_millis(ms),
+        };
+        // Input-bound figures, but a timeout fired.
+        let mut stalled = stats(1000, 900, 0.0);
+        stalled.stalled = vec![load(LoadAt::Index(42), 250), load(LoadAt::Index(7), 30)];
+        stalled.abandoned = 2;
+        assert_eq!(stalled.verdict(), Verdict::Stalled);
+        let line = stalled.to_string();
+        assert!(
+            line.contains(
+                "stalled: 2 loads still loading when no batch came within the timeout, the \
+                 longest index 42 for 250.0ms"
+            ) && line.ends_with(
+                "; 2 loads abandoned (left to finish on their threads, results dropped)"
+            ),
+            "{line}"
+        );
+        let mut later = stats(1000, 10, 0.2);
+        later.abandoned = 1;
+        assert_eq!(
+            later.verdict(),
+            Verdict::Balanced,
+            "abandoned alone is no stall"
+        );
+        stalled.absorb(later);
+        assert_eq!((stalled.stalled.len(), stalled.abandoned), (2, 3));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::cursor::{Cursor, StreamSettings, StreamState};
 use super::iter::{Start, StreamIter, WindowSettings};
-use super::pull::{shuffle_rng, Open, PullPlan, ShardIter};
+use super::pull::{shuffle_rng, watched, Open, PullPlan, ShardIter};
 use super::seek::{Seek, SeekShard};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
@@ -11,6 +11,7 @@ use crate::channel::MAX_BUFFER;
 use crate::error::ResumeError;
 use crate::loader::{measure_of, AnyMeasure};
 use crate::policy::ErrorPolicy;
+use crate::stall::Watch;
 use crate::transport::CostMeter;
 use foldex_core::{ConfigError, Executor};
 use foldex_dataset::{Collate, VecCollate};
@@ -20,6 +21,7 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self};
+use std::time::Duration;
 
 /// A loader over streams: each epoch pulls the items of its shards again, computes them on an
 /// executor's threads and hands them to the training loop in batches.
@@ -66,6 +68,8 @@ pub struct StreamLoader<R, T, C = VecCollate, W = Computed<R, T>> {
     seed: Option<u64>,
     /// The byte cap of each window's loader, and the measure of its batches.
     byte_cap: Option<(NonZeroUsize, AnyMeasure)>,
+    /// The timeout of `next()`'s wait, and where loads are noted meanwhile.
+    watch: Option<Watch>,
 }
 
 impl<R, T, C, W> StreamLoader<R, T, C, W> {
@@ -96,6 +100,7 @@ impl<R, T, C, W> StreamLoader<R, T, C, W> {
             tuner: self.tuner,
             seed: self.seed,
             byte_cap: self.byte_cap,
+            watch: self.watch,
         }
     }
 }
@@ -244,6 +249,7 @@ where
             tuner: Arc::default(),
             seed: None,
             byte_cap: None,
+            watch: None,
         }
     }
 }
@@ -346,6 +352,23 @@ where
     /// seed, or 0. As [`Loader::seed`](crate::Loader::seed).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
+        self
+    }
+
+    /// Makes a stall an error, as [`Loader::timeout`](crate::Loader::timeout) does: when
+    /// `next()` has waited `timeout` for a batch, it raises a [`Stalled`](crate::Stalled)
+    /// naming the loads still running, with how long each has been: items' `compute` by
+    /// stream position ([`LoadAt::Position`](crate::stats::LoadAt)), and a shard iterator's
+    /// `next()` (or the opening of a shard) by shard and item
+    /// ([`LoadAt::Pull`](crate::stats::LoadAt)). The epoch is abandoned: neither its window's
+    /// loads nor the puller are waited for; each stuck call goes on on its thread until it
+    /// returns, and what it returns is dropped.
+    ///
+    /// # Panics
+    /// If `timeout` is zero: "timeout must be more than zero, got 0ns".
+    #[track_caller]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.watch = Some(Watch::new(timeout));
         self
     }
 
@@ -484,7 +507,10 @@ where
     fn start(&self, epoch: u64, start: Start) -> StreamIter<R, T, C, W> {
         let hung_up = Arc::new(AtomicBool::new(false));
         let plan = PullPlan {
-            open: Arc::clone(&self.open),
+            open: match &self.watch {
+                None => Arc::clone(&self.open),
+                Some(watch) => watched(&self.open, &watch.in_flight, epoch),
+            },
             seek: self.seek.clone(),
             shards: self.shards(),
             cycle_length: self.cycle_length.get(),
@@ -513,6 +539,7 @@ where
                 tuner: Arc::clone(&self.tuner),
                 byte_cap: self.byte_cap.clone(),
                 seed: self.item_seed(),
+                watch: self.watch.clone(),
             },
             (epoch, start),
             windows,

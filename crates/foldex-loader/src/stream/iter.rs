@@ -5,6 +5,7 @@ use super::pull::{Pulled, Windows};
 use super::window::{Computed, Windowing};
 use crate::buffer_tune::BufferTuner;
 use crate::loader::{AnyMeasure, Iter, Loader};
+use crate::stall::{LoadAt, Stalled, Watch};
 use crate::state::LoaderState;
 use crate::stats::Stats;
 use crate::transport::CostMeter;
@@ -16,6 +17,7 @@ use std::marker::PhantomData;
 use std::num::NonZeroUsize;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -52,6 +54,8 @@ pub(super) struct WindowSettings<T, C, W> {
     pub(super) cost: Arc<CostMeter>,
     pub(super) tuner: Arc<BufferTuner>,
     pub(super) seed: u64,
+    /// The stream loader's timeout, if it has one.
+    pub(super) watch: Option<Watch>,
     /// The byte cap of each window's loader, and the measure of its batches.
     pub(super) byte_cap: Option<(NonZeroUsize, AnyMeasure)>,
 }
@@ -98,6 +102,8 @@ pub struct StreamIter<R, T, C: Collate<T>, W = Computed<R, T>> {
     /// The figures of the windows delivered so far.
     finished_stats: Option<Stats>,
     started: Instant,
+    /// What `next()` raised once it timed out, and the pulls it left running.
+    stall: Option<(Stalled, u64)>,
 }
 
 impl<R, T, C: Collate<T>, W> fmt::Debug for StreamIter<R, T, C, W> {
@@ -138,12 +144,36 @@ where
             failed_position: None,
             finished_stats: None,
             started: Instant::now(),
+            stall: None,
         }
     }
 
     /// The number of this epoch.
     pub fn epoch(&self) -> u64 {
         self.epoch
+    }
+
+    /// After `next()` re-raised a panic, the stream position of the item whose `compute` or
+    /// whose pulling panicked (`None` before that, for a panic in `collate`, or when the
+    /// thread that pulls the stream died outside the stream's iterators).
+    pub fn failed_position(&self) -> Option<usize> {
+        self.failed_position
+    }
+
+    /// The epoch's figures so far (as [`Iter::stats`]), over every window delivered or being
+    /// delivered; the indices of skipped items are stream positions.
+    pub fn stats(&self) -> Stats {
+        let mut stats = self.finished_stats.clone();
+        if let Some(running) = &self.current {
+            absorb(&mut stats, running.iter.stats(), running.offset);
+        }
+        let mut stats = stats.unwrap_or_else(|| Stats::empty(self.settings.buffer.unwrap_or(1)));
+        stats.wall = self.started.elapsed();
+        if let Some((stalled, pulls)) = &self.stall {
+            stats.stalled.clone_from(&stalled.loading);
+            stats.abandoned += pulls;
+        }
+        stats
     }
 
     /// What the consumer has received of this epoch, as a small serializable value:
@@ -170,29 +200,84 @@ where
         }
     }
 
-    /// After `next()` re-raised a panic, the stream position of the item whose `compute` or
-    /// whose pulling panicked (`None` before that, for a panic in `collate`, or when the
-    /// thread that pulls the stream died outside the stream's iterators).
-    pub fn failed_position(&self) -> Option<usize> {
-        self.failed_position
+    /// After `next()` raised a [`Stalled`] (see
+    /// [`StreamLoader::timeout`](crate::StreamLoader::timeout)), what it raised.
+    pub fn stalled(&self) -> Option<&Stalled> {
+        self.stall.as_ref().map(|(stalled, _)| stalled)
     }
 
-    /// The epoch's figures so far (as [`Iter::stats`]), over every window delivered or being
-    /// delivered; the indices of skipped items are stream positions.
-    pub fn stats(&self) -> Stats {
-        let mut stats = self.finished_stats.clone();
-        if let Some(running) = &self.current {
-            absorb(&mut stats, running.iter.stats(), running.offset);
+    /// The next batch as [`Iterator::next`] gives it, but a stall comes back as `Err` instead
+    /// of a panic (see [`Iter::try_next`]).
+    pub fn try_next(&mut self) -> Result<Option<C::Batch>, Stalled> {
+        loop {
+            if self.current.is_none() {
+                self.current = self.start_window()?;
+            }
+            let Some(running) = &mut self.current else {
+                if let Some((position, payload)) = self.failure.take() {
+                    self.fail(Some(position), payload);
+                }
+                self.shut_down();
+                return Ok(None);
+            };
+            let delivered = panic::catch_unwind(AssertUnwindSafe(|| running.iter.try_next()));
+            match delivered {
+                Ok(Ok(Some(batch))) => return Ok(Some(batch)),
+                Ok(Ok(None)) => {
+                    let done = self.current.take().expect("a window is running");
+                    let state = done.iter.state();
+                    self.at.received = (state.next_batch, state.received_above);
+                    absorb(&mut self.finished_stats, done.iter.stats(), done.offset);
+                }
+                Ok(Err(stalled)) => {
+                    // The window's loader has abandoned its loads; its figures say how many.
+                    let done = self.current.take().expect("a window is running");
+                    absorb(&mut self.finished_stats, done.iter.stats(), done.offset);
+                    return Err(self.stalled_now(stalled));
+                }
+                Err(mut payload) => {
+                    let position = running.iter.failed_index().map(|i| running.offset + i);
+                    self.settings.windowing.place(&mut payload, running.offset);
+                    self.fail(position, payload);
+                }
+            }
         }
-        let mut stats = stats.unwrap_or_else(|| Stats::empty(self.settings.buffer.unwrap_or(1)));
-        stats.wall = self.started.elapsed();
-        stats
     }
 
-    /// The next window's loader, started; `None` at the end of the stream or at its failure.
-    fn start_window(&mut self) -> Option<Running<C::Batch>> {
-        let pulled = self.windows.as_ref()?.recv();
-        match pulled {
+    /// The epoch stalled with `stalled`: it is abandoned, the puller with it (not waited for),
+    /// and the pulls still running counted.
+    #[cold]
+    fn stalled_now(&mut self, stalled: Stalled) -> Stalled {
+        let epoch = self.epoch;
+        let pulls = self.settings.watch.as_ref().map_or(0, |watch| {
+            let running = watch
+                .in_flight
+                .running(|at, e| e == epoch && matches!(at, LoadAt::Pull { .. }));
+            running.len() as u64
+        });
+        self.stall = Some((stalled.clone(), pulls));
+        self.shut_down();
+        stalled
+    }
+
+    /// The next window's loader, started; `None` at the end of the stream or at its failure,
+    /// `Err` when the puller sent nothing within the timeout.
+    fn start_window(&mut self) -> Result<Option<Running<C::Batch>>, Stalled> {
+        let Some(windows) = self.windows.as_ref() else {
+            return Ok(None);
+        };
+        let pulled = match &self.settings.watch {
+            None => windows.recv().map_err(|_| ()),
+            Some(watch) => match windows.recv_timeout(watch.timeout) {
+                Ok(pulled) => Ok(pulled),
+                Err(RecvTimeoutError::Disconnected) => Err(()),
+                Err(RecvTimeoutError::Timeout) => {
+                    let stalled = watch.stalled(self.epoch);
+                    return Err(self.stalled_now(stalled));
+                }
+            },
+        };
+        Ok(match pulled {
             Ok(Pulled::Window { start, items }) => {
                 let offset = start.offset;
                 self.at.cursor = start;
@@ -200,6 +285,7 @@ where
                 let s = &self.settings;
                 let window = s.windowing.window(items);
                 let mut loader = Loader::new(window, Arc::clone(&s.executor))
+                    .watched_by(s.watch.as_ref())
                     .collate(SharedCollate(Arc::clone(&s.collate)))
                     .batch_size(s.batch_size)
                     .partial(s.partial)
@@ -255,7 +341,7 @@ where
                 }
                 None
             }
-        }
+        })
     }
 
     /// Stops everything in flight and raises `payload`.
@@ -290,32 +376,9 @@ where
     type Item = C::Batch;
 
     fn next(&mut self) -> Option<C::Batch> {
-        loop {
-            if self.current.is_none() {
-                self.current = self.start_window();
-            }
-            let Some(running) = &mut self.current else {
-                if let Some((position, payload)) = self.failure.take() {
-                    self.fail(Some(position), payload);
-                }
-                self.shut_down();
-                return None;
-            };
-            let delivered = panic::catch_unwind(AssertUnwindSafe(|| running.iter.next()));
-            match delivered {
-                Ok(Some(batch)) => return Some(batch),
-                Ok(None) => {
-                    let done = self.current.take().expect("a window is running");
-                    let state = done.iter.state();
-                    self.at.received = (state.next_batch, state.received_above);
-                    absorb(&mut self.finished_stats, done.iter.stats(), done.offset);
-                }
-                Err(mut payload) => {
-                    let position = running.iter.failed_index().map(|i| running.offset + i);
-                    self.settings.windowing.place(&mut payload, running.offset);
-                    self.fail(position, payload);
-                }
-            }
+        match self.try_next() {
+            Ok(batch) => batch,
+            Err(stalled) => panic::resume_unwind(Box::new(stalled)),
         }
     }
 }
@@ -372,6 +435,7 @@ mod tests {
             cost: Arc::default(),
             tuner: Arc::default(),
             seed: 0,
+            watch: None,
             byte_cap: None,
         };
         let hung_up = Arc::new(AtomicBool::new(false));

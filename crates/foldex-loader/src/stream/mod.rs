@@ -30,7 +30,7 @@
 //! does, dropping the shards' iterators, as soon as its current `next()` returns. The drop does not wait for that `next()`:
 //! a stream that blocks forever (a channel whose senders never hang up) leaves its puller
 //! blocked, not the consumer; end such a stream by closing its source (drop the senders), or
-//! read it with a timeout.
+//! set [`StreamLoader::timeout`], which turns the wait into an error naming the shard and item.
 //!
 //! **Checkpoints.** [`StreamIter::state`] gives a [`StreamState`] from which
 //! [`StreamLoader::resume`] continues the epoch with exactly the next batch: the puller's

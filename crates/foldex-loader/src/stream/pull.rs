@@ -3,6 +3,7 @@
 
 use super::cursor::{restore, Cursor};
 use super::seek::Seek;
+use crate::stall::{InFlight, LoadAt};
 use foldex_core::exec::PanicPayload;
 use foldex_dataset::{rng_for, ItemRng};
 use std::collections::VecDeque;
@@ -294,6 +295,54 @@ impl<R> ShuffleBuffer<R> {
 /// The RNG of epoch `epoch`'s shuffle buffer of `size` items.
 pub(crate) fn shuffle_rng(seed: u64, epoch: u64, size: usize) -> ItemRng {
     rng_for(seed, epoch, size)
+}
+
+/// `open`, with every opening of a shard and every `next()` of its iterator noted in
+/// `in_flight` while it runs, as loads of epoch `epoch` (a stream loader with a timeout).
+pub(crate) fn watched<R: 'static>(
+    open: &Arc<Open<R>>,
+    in_flight: &Arc<InFlight>,
+    epoch: u64,
+) -> Arc<Open<R>> {
+    let (open, in_flight) = (Arc::clone(open), Arc::clone(in_flight));
+    Arc::new(move |shard| -> ShardIter<R> {
+        let inner = {
+            let _noted = in_flight.note(LoadAt::Pull { shard, item: 0 }, epoch);
+            open(shard)
+        };
+        Box::new(Watched {
+            inner,
+            shard,
+            item: 0,
+            epoch,
+            in_flight: Arc::clone(&in_flight),
+        })
+    })
+}
+
+/// A shard's iterator whose `next()` calls are noted while they run (see [`watched`]).
+struct Watched<R> {
+    inner: ShardIter<R>,
+    shard: usize,
+    /// The number of the item the next `next()` pulls.
+    item: usize,
+    epoch: u64,
+    in_flight: Arc<InFlight>,
+}
+
+impl<R> Iterator for Watched<R> {
+    type Item = R;
+
+    fn next(&mut self) -> Option<R> {
+        let at = LoadAt::Pull {
+            shard: self.shard,
+            item: self.item,
+        };
+        let _noted = self.in_flight.note(at, self.epoch);
+        let item = self.inner.next();
+        self.item += 1;
+        item
+    }
 }
 
 /// Receives the windows of an epoch from the puller thread.
