@@ -377,7 +377,9 @@ fn unordered_batches_received_past_a_slow_one_are_not_delivered_again() {
 fn old_rank(batch: &[Out], world: usize) -> usize {
     let shard = batch[0].0 as usize / 1000;
     assert!(
-        batch.iter().all(|o| o.0 as usize / 1000 % world == shard % world),
+        batch
+            .iter()
+            .all(|o| o.0 as usize / 1000 % world == shard % world),
         "a batch mixes old ranks: {batch:?}"
     );
     shard % world
@@ -443,7 +445,12 @@ proptest! {
             }
 
             for (r, &(_, executor)) in last.iter().enumerate() {
-                keep(rank(r, last.len(), executor).resume_in_world(&gathered).unwrap().collect());
+                let mut epoch = rank(r, last.len(), executor).resume_in_world(&gathered).unwrap();
+                let batches: Vec<Vec<Out>> = epoch.by_ref().collect();
+                let stats = epoch.stats();
+                assert_eq!(stats.batches, batches.len() as u64);
+                assert_eq!(stats.items, batches.iter().map(Vec::len).sum::<usize>() as u64);
+                keep(batches);
             }
 
             for (i, (got, whole)) in got.into_iter().zip(whole).enumerate() {
@@ -509,7 +516,10 @@ fn states_that_are_not_one_epoch_of_one_world_are_refused_naming_both_sides() {
         ),
     ];
     for (states, why) in cases {
-        assert_eq!(refused(&states), format!("foldex-loader: cannot resume: {why}"));
+        assert_eq!(
+            refused(&states),
+            format!("foldex-loader: cannot resume: {why}")
+        );
     }
     // Other settings: the setting and both sides named.
     let err = make(0, 2, 3).resume_in_world(&three).expect_err("refused");

@@ -16,9 +16,11 @@ use super::cursor::StreamState;
 use super::iter::StreamIter;
 use super::window::{Computed, Windowing};
 use crate::error::ResumeError;
+use crate::stats::Stats;
 use foldex_dataset::Collate;
 use std::collections::VecDeque;
 use std::fmt;
+use std::time::Instant;
 
 impl<R, T, C, W> StreamLoader<R, T, C, W>
 where
@@ -136,6 +138,8 @@ where
             done: Vec::new(),
             current: None,
             waiting,
+            finished_stats: None,
+            started: Instant::now(),
         })
     }
 }
@@ -151,6 +155,9 @@ pub struct WorldIter<R, T, C: Collate<T>, W = Computed<R, T>> {
     current: Option<StreamIter<R, T, C, W>>,
     /// The old ranks' streams not started, with the loaders that resume them.
     waiting: VecDeque<(StreamLoader<R, T, C, W>, StreamState)>,
+    /// The figures of the old ranks' streams delivered whole.
+    finished_stats: Option<Stats>,
+    started: Instant,
 }
 
 impl<R, T, C: Collate<T>, W> fmt::Debug for WorldIter<R, T, C, W> {
@@ -190,6 +197,19 @@ where
         self.states().collect()
     }
 
+    /// This rank's figures so far (as [`StreamIter::stats`]), over the old ranks' streams
+    /// delivered or being delivered; the indices of skipped items are stream positions of
+    /// the old rank whose stream they belong to.
+    pub fn stats(&self) -> Stats {
+        let mut stats = self.finished_stats.clone();
+        if let Some(current) = &self.current {
+            add(&mut stats, current.stats());
+        }
+        let mut stats = stats.unwrap_or_else(|| Stats::empty(1));
+        stats.wall = self.started.elapsed();
+        stats
+    }
+
     fn states(&self) -> impl Iterator<Item = StreamState> + '_ {
         let running = self.current.as_ref().map(StreamIter::state);
         let waiting = self.waiting.iter().map(|(_, state)| state.clone());
@@ -214,11 +234,20 @@ where
                     return Some(batch);
                 }
                 self.done.push(current.state());
+                add(&mut self.finished_stats, current.stats());
                 self.current = None;
             }
             let (loader, state) = self.waiting.pop_front()?;
             let resumed = loader.resume(&state);
             self.current = Some(resumed.expect("resume_in_world checked the state"));
         }
+    }
+}
+
+/// Adds an old rank's figures to this rank's.
+fn add(total: &mut Option<Stats>, part: Stats) {
+    match total {
+        None => *total = Some(part),
+        Some(total) => total.absorb(part),
     }
 }
