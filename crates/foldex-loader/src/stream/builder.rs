@@ -460,6 +460,8 @@ where
     /// epoch is `u64::MAX`. The window size, the buffer, the delivery order and the executor
     /// may differ. A shard that has fewer items than the state says were read from it fails
     /// the resumed epoch, at its first `next()`, with a panic naming the shard.
+    /// The states of every rank of a world resume in a world of another size with
+    /// [`resume_in_world`](Self::resume_in_world).
     ///
     /// # Panics
     /// On a worker thread of the loader's executor, as [`iter`](Self::iter) does.
