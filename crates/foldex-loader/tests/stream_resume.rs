@@ -1,6 +1,7 @@
 //! Exact resumption of a stream loader: stop anywhere, resume from the state (twice), and the
 //! epoch is whole: the same batches in the same order (ordered), the same batches once
-//! (unordered), whether the shards are replayed or opened at their positions.
+//! (unordered), whether the shards are replayed or opened at their positions; and resumed in
+//! worlds of other sizes, where each old rank's part keeps its order.
 
 mod common;
 
@@ -370,4 +371,167 @@ fn unordered_batches_received_past_a_slow_one_are_not_delivered_again() {
         got.sort_unstable();
         assert_eq!(got, (0..40).collect::<Vec<_>>());
     });
+}
+
+/// The old rank whose stream delivered `batch`: its items' shard, dealt by `shard % world`.
+fn old_rank(batch: &[Out], world: usize) -> usize {
+    let shard = batch[0].0 as usize / 1000;
+    assert!(
+        batch
+            .iter()
+            .all(|o| o.0 as usize / 1000 % world == shard % world),
+        "a batch mixes old ranks: {batch:?}"
+    );
+    shard % world
+}
+
+/// A world size, a stop point (in batches) for each of its ranks, and which executor each uses.
+fn world() -> impl Strategy<Value = Vec<(usize, usize)>> {
+    prop::collection::vec((0usize..12, 0usize..64), 1..=6)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// An epoch started on `old` ranks, each stopped at its own batch, resumed on `new` ranks,
+    /// each stopped again, then resumed on `last` ranks: each old rank's part of what was
+    /// delivered is its uninterrupted epoch (in its order when ordered), so the union is the
+    /// epoch's items, each once.
+    #[test]
+    fn a_stream_epoch_resumes_whole_in_worlds_of_other_sizes(
+        s in settings(),
+        lens in prop::collection::vec(prop_oneof![Just(0usize), 0usize..20], 0..9),
+        old in world(),
+        new in world(),
+        last in world(),
+    ) {
+        let s = Settings { lens, ..s };
+        let all = common::executors();
+        let pick = |i: usize| &all[i % all.len()].1;
+        let what = format!("{s:?}, worlds {old:?}, {new:?}, {last:?}");
+        let rank = |r: usize, world: usize, executor: usize| loader(&s, pick(executor)).shard(r, world);
+        watchdog(&what, || {
+            let w = old.len();
+            let whole: Vec<Vec<Vec<Out>>> = (0..w).map(|i| rank(i, w, 0).iter().collect()).collect();
+            let mut got: Vec<Vec<Vec<Out>>> = vec![Vec::new(); w];
+            let mut keep = |batches: Vec<Vec<Out>>| {
+                for batch in batches {
+                    got[old_rank(&batch, w)].push(batch);
+                }
+            };
+
+            let mut states = Vec::new();
+            for (i, &(stop, executor)) in old.iter().enumerate() {
+                let mut epoch = rank(i, w, executor).iter();
+                keep(epoch.by_ref().take(stop).collect());
+                states.push(round_trip(&epoch.state()));
+            }
+
+            // The new world stops each rank somewhere; its states, gathered in any order,
+            // resume again.
+            let mut gathered = Vec::new();
+            for (r, &(stop, executor)) in new.iter().enumerate().rev() {
+                let loader = rank(r, new.len(), executor);
+                let mut epoch = loader.resume_in_world(&states).unwrap();
+                let dealt: Vec<usize> = (r..w).step_by(new.len()).collect();
+                assert_eq!(epoch.old_ranks(), dealt);
+                assert_eq!(epoch.epoch(), s.earlier_epochs);
+                keep(epoch.by_ref().take(stop).collect());
+                let state: Vec<StreamState> = epoch.state().iter().map(round_trip).collect();
+                assert_eq!(state.len(), dealt.len());
+                gathered.extend(state);
+                drop(epoch);
+                assert_eq!(loader.iter().epoch(), s.earlier_epochs + 1, "the epoch after it");
+            }
+
+            for (r, &(_, executor)) in last.iter().enumerate() {
+                let mut epoch = rank(r, last.len(), executor).resume_in_world(&gathered).unwrap();
+                let batches: Vec<Vec<Out>> = epoch.by_ref().collect();
+                let stats = epoch.stats();
+                assert_eq!(stats.batches, batches.len() as u64);
+                assert_eq!(stats.items, batches.iter().map(Vec::len).sum::<usize>() as u64);
+                keep(batches);
+            }
+
+            for (i, (got, whole)) in got.into_iter().zip(whole).enumerate() {
+                if s.ordered {
+                    assert_eq!(got, whole, "old rank {i}");
+                } else {
+                    let (mut got, mut whole) = (got, whole);
+                    got.sort();
+                    whole.sort();
+                    assert_eq!(got, whole, "old rank {i}");
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn states_that_are_not_one_epoch_of_one_world_are_refused_naming_both_sides() {
+    let executor: Arc<dyn Executor> = Arc::new(foldex_seq::SequentialEx);
+    let make = |rank: usize, world: usize, batch: usize| {
+        let data: Vec<Vec<u32>> = (0..5).map(|s| vec![s as u32; 4]).collect();
+        StreamLoader::from_seekable(data, |&x: &u32| x, Arc::clone(&executor))
+            .interleave(2)
+            .batch_size(batch)
+            .shard(rank, world)
+    };
+    let state = |rank: usize, world: usize, epochs: usize| {
+        let loader = make(rank, world, 2);
+        for _ in 0..epochs {
+            loader.iter().for_each(drop);
+        }
+        let mut epoch = loader.iter();
+        epoch.next();
+        epoch.state()
+    };
+    let three: Vec<StreamState> = (0..3).map(|r| state(r, 3, 0)).collect();
+    let refused = |states: &[StreamState]| {
+        // Every rank of the new world refuses the same list with the same error.
+        let errors: Vec<ResumeError> = (0..2)
+            .map(|r| make(r, 2, 2).resume_in_world(states).expect_err("refused"))
+            .collect();
+        assert_eq!(errors[0], errors[1]);
+        errors[0].to_string()
+    };
+    let cases = [
+        (vec![], "no stream state to resume in another world"),
+        (
+            three[..2].to_vec(),
+            "2 stream states given, of a world of 3 ranks (rank 0's state says so): resuming \
+             in another world takes one state of each old rank",
+        ),
+        (
+            vec![three[0].clone(), three[1].clone(), three[1].clone()],
+            "rank 1's stream state given twice (of a world of 3 ranks)",
+        ),
+        (
+            vec![three[0].clone(), three[1].clone(), state(1, 2, 0)],
+            "rank 1's stream state is of a world of 2 ranks, rank 0's of 3",
+        ),
+        (
+            vec![three[0].clone(), three[1].clone(), state(2, 3, 1)],
+            "rank 2's stream state is of epoch 1, rank 0's of epoch 0",
+        ),
+    ];
+    for (states, why) in cases {
+        assert_eq!(
+            refused(&states),
+            format!("foldex-loader: cannot resume: {why}")
+        );
+    }
+    // Other settings: the setting and both sides named.
+    let err = make(0, 2, 3).resume_in_world(&three).expect_err("refused");
+    assert_eq!(
+        err,
+        ResumeError::Mismatch {
+            setting: "batch_size",
+            state: "2".to_owned(),
+            loader: "3".to_owned()
+        }
+    );
+    // The states of one world's ranks resume in the same world, and in one rank.
+    assert!(make(1, 3, 2).resume_in_world(&three).is_ok());
+    assert!(make(0, 1, 2).resume_in_world(&three).is_ok());
 }

@@ -105,6 +105,40 @@ impl<R, T, C, W> StreamLoader<R, T, C, W> {
     }
 }
 
+impl<R, T, C, W> StreamLoader<R, T, C, W> {
+    /// This loader reading the shards of rank `shard.0` of `shard.1` instead, sharing its
+    /// shards, executor and learnt figures: what resumes an old rank's stream in another world
+    /// (`world.rs`).
+    pub(super) fn as_rank(&self, shard: (usize, usize)) -> Self {
+        Self {
+            shard_count: self.shard_count,
+            open: Arc::clone(&self.open),
+            seek: self.seek.clone(),
+            windowing: Arc::clone(&self.windowing),
+            item: PhantomData,
+            collate: Arc::clone(&self.collate),
+            executor: Arc::clone(&self.executor),
+            batch_size: self.batch_size,
+            buffer: self.buffer,
+            partial: self.partial,
+            ordered: self.ordered,
+            shuffle: self.shuffle,
+            cycle_length: self.cycle_length,
+            shard: Some(shard),
+            window: self.window,
+            next_epoch: AtomicU64::new(self.next_epoch.load(Ordering::Relaxed)),
+            cost: Arc::clone(&self.cost),
+            tuner: Arc::clone(&self.tuner),
+            seed: self.seed,
+        }
+    }
+
+    /// Makes `epoch` the next epoch that [`iter`](Self::iter) starts.
+    pub(super) fn set_next_epoch(&self, epoch: u64) {
+        self.next_epoch.store(epoch, Ordering::Relaxed);
+    }
+}
+
 impl<R, T, C, W> fmt::Debug for StreamLoader<R, T, C, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamLoader")
@@ -464,6 +498,8 @@ where
     /// epoch is `u64::MAX`. The window size, the buffer, the delivery order and the executor
     /// may differ. A shard that has fewer items than the state says were read from it fails
     /// the resumed epoch, at its first `next()`, with a panic naming the shard.
+    /// The states of every rank of a world resume in a world of another size with
+    /// [`resume_in_world`](Self::resume_in_world).
     ///
     /// # Panics
     /// On a worker thread of the loader's executor, as [`iter`](Self::iter) does.
@@ -485,7 +521,7 @@ where
     }
 
     /// The settings a [`StreamState`] of this loader records.
-    fn stream_settings(&self) -> StreamSettings {
+    pub(super) fn stream_settings(&self) -> StreamSettings {
         StreamSettings {
             shards: self.shard_count,
             shard: self.shard.unwrap_or((0, 1)),

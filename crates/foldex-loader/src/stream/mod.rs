@@ -36,6 +36,9 @@
 //! [`StreamLoader::resume`] continues the epoch with exactly the next batch: the puller's
 //! cursor travels with each window, and resumption restores it, reopening the shards at their
 //! positions ([`SeekShard`]) or replaying them (the protocol is described in `cursor.rs`).
+//! [`StreamLoader::resume_in_world`] continues an epoch in a world of another size from one
+//! state of each old rank: each new rank takes over whole old ranks' streams ([`WorldIter`],
+//! the protocol in `world.rs`).
 
 mod builder;
 mod cursor;
@@ -43,9 +46,11 @@ mod iter;
 mod pull;
 mod seek;
 mod window;
+mod world;
 
 pub use builder::{StreamLoader, DEFAULT_WINDOW};
 pub use cursor::StreamState;
 pub use iter::StreamIter;
 pub use seek::{DatasetItems, SeekShard};
 pub use window::{Computed, Policed, Windowing};
+pub use world::WorldIter;
