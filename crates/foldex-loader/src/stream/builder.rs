@@ -130,6 +130,8 @@ impl<R, T, C, W> StreamLoader<R, T, C, W> {
             cost: Arc::clone(&self.cost),
             tuner: Arc::clone(&self.tuner),
             seed: self.seed,
+            byte_cap: self.byte_cap.clone(),
+            watch: self.watch.clone(),
         }
     }
 
