@@ -7,13 +7,14 @@
 //! ```
 //!
 //! Defaults: 7 rounds, counts `100000,1000000,2000000`, buffers `16,64,256` (comma-separated
-//! lists); `only` is `loader` or `bridge` to run one side alone, for a profiler. For each
-//! cell the bridge and the loader take turns, one epoch each per round, in the same process (the loader's first epoch, which measures what an observation costs, is run
-//! once before the rounds and not counted). Each round gives a ratio, the loader's time over the
-//! bridge's just before it; a cell prints the median ratio, its range and both median times,
-//! wall and CPU (the time every thread of the process ran, busy waiting included: on a machine
-//! whose cores other processes share, that, more than the wall time, is what an epoch costs).
-//! Below 1.0× the loader is faster.
+//! lists); `only` is `loader` or `bridge` to run one side alone, for a profiler. For each cell
+//! the bridge and the loader take turns, one epoch each per round, in the same process (the
+//! loader's first epoch, which times the observations for the parcels of the next, runs once
+//! before the rounds and is not counted). Each round gives a ratio, the loader's wall time over
+//! the bridge's just before it; a cell prints the median ratio, its range, the median times and
+//! the ratio of the median CPU times (every thread of the process, busy waiting included), which
+//! on cores that other processes share varies less than the wall time. Below 1.0× the loader is
+//! faster. Results: docs/benchmarks.md, "Free items against the bridge".
 #![forbid(unsafe_code)]
 
 use foldex::{from_fn, Loader, ThreadedEx};
