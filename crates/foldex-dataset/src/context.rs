@@ -47,6 +47,7 @@ thread_local! {
 impl ItemContext {
     /// The context of observation `index` of `epoch`, loaded by `worker` for a loader seeded
     /// with `seed`; its generator's key is the index unless [`keyed`](Self::keyed) sets one.
+    #[inline]
     pub fn new(seed: u64, epoch: u64, index: usize, worker: usize) -> Self {
         Self {
             seed,
@@ -59,6 +60,7 @@ impl ItemContext {
 
     /// The same context with `key` in place of the index as its generator's key: a draw's
     /// position in an epoch whose order may visit an index more than once.
+    #[inline]
     pub fn keyed(self, key: Option<usize>) -> Self {
         Self { key, ..self }
     }
@@ -66,9 +68,11 @@ impl ItemContext {
     /// Runs `load` with this context as [`current`](Self::current) on this thread, and puts
     /// the context it found back however `load` ends (a load may run another load on this
     /// thread, which nests inside it).
+    #[inline]
     pub fn enter<R>(self, load: impl FnOnce() -> R) -> R {
         struct Restore(Option<ItemContext>);
         impl Drop for Restore {
+            #[inline]
             fn drop(&mut self) {
                 CURRENT.with(|cell| cell.set(self.0));
             }
@@ -79,6 +83,7 @@ impl ItemContext {
 
     /// The context of the observation this thread is loading for a loader, or `None` outside a
     /// load (a dataset called directly, or by a fold of your own).
+    #[inline]
     pub fn current() -> Option<Self> {
         CURRENT.with(Cell::get)
     }

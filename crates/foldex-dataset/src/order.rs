@@ -89,6 +89,7 @@ impl EpochOrder {
     }
 
     /// The dataset index loaded at `position`.
+    #[inline]
     pub fn get(&self, position: usize) -> usize {
         match self {
             Self::Sequential(len) => {

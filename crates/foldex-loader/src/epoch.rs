@@ -190,7 +190,9 @@ impl<P: Produce> Epoch<P> {
         // their making stopped.
         clear_loading();
         if self.parcel == 1 {
-            let made = panic::catch_unwind(AssertUnwindSafe(|| self.compute(buffer, t, t)));
+            let made = panic::catch_unwind(AssertUnwindSafe(|| {
+                self.compute(buffer, t, t, &self.load_context())
+            }));
             match made {
                 Ok(Some(delivered)) => {
                     note(1);
@@ -312,10 +314,11 @@ impl<P: Produce> Epoch<P> {
         let scheduled = t * self.parcel..((t + 1) * self.parcel).min(self.count);
         let batches = scheduled.len();
         let mut buffer = Some(first);
+        let cx = &self.load_context();
         for (cell, n) in staged.iter_mut().zip(scheduled) {
             // Only producers whose buffers are always at hand make parcels.
             let buffer = buffer.take().or_else(|| self.producer.buffer(|| false))?;
-            *cell = Some(self.compute(buffer, n, t)?);
+            *cell = Some(self.compute(buffer, n, t, cx)?);
         }
         Some(batches)
     }
@@ -346,11 +349,11 @@ impl<P: Produce> Epoch<P> {
         worker
     }
 
-    /// The schedule's `n`-th batch, of ticket `t`; `None` if the ticket's batches turned out
-    /// not to be delivered while it was computed (see [`Channel::drops`]).
-    fn compute(&self, buffer: P::Buffer, n: usize, t: usize) -> Option<Delivered<P::Out>> {
-        let batch = self.schedule.batch(n);
-        let cx = LoadContext {
+    /// What the loads of one ticket see of the epoch, read once per ticket (a ticket's batches
+    /// are made on one thread); runs `worker_init` first if this thread has not yet (see
+    /// [`Epoch::worker`]), so it is called where a panic is caught.
+    fn load_context(&self) -> LoadContext<'_> {
+        LoadContext {
             recorder: Some(&self.recorder),
             seed: self.items.seed,
             epoch: self.items.epoch,
@@ -361,12 +364,24 @@ impl<P: Produce> Epoch<P> {
                 .watch
                 .as_ref()
                 .map(|(list, named)| (&**list, *named)),
-        };
+        }
+    }
+
+    /// The schedule's `n`-th batch, of ticket `t`, loaded with `cx`; `None` if the ticket's
+    /// batches turned out not to be delivered while it was computed (see [`Channel::drops`]).
+    fn compute(
+        &self,
+        buffer: P::Buffer,
+        n: usize,
+        t: usize,
+        cx: &LoadContext<'_>,
+    ) -> Option<Delivered<P::Out>> {
+        let batch = self.schedule.batch(n);
         let (value, items) = self.producer.make(
             buffer,
             self.batches.positions(batch),
             |p| self.index(p),
-            &cx,
+            cx,
             || self.channel.drops(t),
         )?;
         Some(Delivered {

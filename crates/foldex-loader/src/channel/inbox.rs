@@ -130,6 +130,7 @@ impl<T> Channel<T> {
     }
 
     /// The next batch in `inbox`; the last one frees its position's place for the next lap.
+    #[inline]
     fn unpack(&self, inbox: &mut Inbox<T>) -> Option<T> {
         let item = inbox.parcel.pop()?;
         if inbox.parcel.is_empty() {
@@ -139,6 +140,8 @@ impl<T> Channel<T> {
     }
 
     /// The consumer is done with position `position`: its place is free for the next lap.
+    /// Once per parcel: kept out of [`Channel::unpack`]'s inlined path.
+    #[inline(never)]
     fn release(&self, position: usize) {
         if self.ring.release(position) {
             self.waiters.wake_producers();
@@ -166,14 +169,22 @@ impl<T> Channel<T> {
     }
 
     /// Takes the next batch if one is deliverable, without waiting; `inbox` is the consumer's
-    /// (the same one for the whole epoch).
+    /// (the same one for the whole epoch). Inlined into the consumer's loop: most takes hand
+    /// out the next batch of the parcel in `inbox`, and only the others call the rest.
+    #[inline]
     pub fn try_recv(&self, inbox: &mut Inbox<T>) -> Recv<T> {
         if self.is_stopped() {
             return self.stopped_recv(self.head.load(Ordering::Relaxed));
         }
-        if let Some(item) = self.unpack(inbox) {
-            return Recv::Item(item);
+        match self.unpack(inbox) {
+            Some(item) => Recv::Item(item),
+            None => self.try_take(inbox),
         }
+    }
+
+    /// [`Channel::try_recv`] once `inbox` is empty: the next position, or why there is none.
+    #[inline(never)]
+    fn try_take(&self, inbox: &mut Inbox<T>) -> Recv<T> {
         // Only the consumer changes it.
         let next = self.head.load(Ordering::Relaxed);
         let cut = self.cut.load(Ordering::Acquire);

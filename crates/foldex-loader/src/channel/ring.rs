@@ -53,7 +53,8 @@ pub(super) fn drop_contents<U: Default>(cell: &Mutex<U>) {
 
 /// The batches of one position, in push order. The first sits in place, on the place's own
 /// cache lines, so that a single batch costs no further memory to hand over; the rest of a
-/// parcel follows in a queue whose capacity stays from lap to lap.
+/// parcel follows in a queue whose capacity stays from lap to lap. Taken out, `first` goes
+/// first and the queue then hands out the rest directly: each batch moves once.
 pub(super) struct Parcel<T> {
     first: Option<T>,
     rest: VecDeque<T>,
@@ -69,11 +70,11 @@ impl<T> Parcel<T> {
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.first.is_none()
+        self.first.is_none() && self.rest.is_empty()
     }
 
     fn push(&mut self, item: T) {
-        if self.first.is_none() {
+        if self.is_empty() {
             self.first = Some(item);
         } else {
             self.rest.push_back(item);
@@ -81,9 +82,7 @@ impl<T> Parcel<T> {
     }
 
     pub(super) fn pop(&mut self) -> Option<T> {
-        let item = self.first.take()?;
-        self.first = self.rest.pop_front();
-        Some(item)
+        self.first.take().or_else(|| self.rest.pop_front())
     }
 }
 
