@@ -473,7 +473,9 @@ where
             seek: self.seek.clone(),
             shards: self.shards(),
             cycle_length: self.cycle_length.get(),
-            shuffle: self.shuffle.map(|(size, _)| size.get()),
+            shuffle: self
+                .shuffle
+                .map(|(size, seed)| (size.get(), shuffle_rng(seed, epoch, size.get()))),
             start: Cursor::clone(&start.cursor),
             batch: self.batch_size.get(),
             window: self.window_items(),

@@ -18,13 +18,13 @@
 //! it had reached, keeping the shuffle buffer's items on the way; a shard that is no longer in
 //! the cycle but still has items in the buffer is read up to the last of them.
 
-use super::pull::{Open, Reading, ShardIter, Tag};
+use super::pull::{Reading, Tag};
 use super::seek::Seek;
 use crate::state::ResumeError;
 use foldex_dataset::ItemRng;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Where the puller stands before a window.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,8 +38,8 @@ pub(crate) struct Cursor {
     pub opened: usize,
     /// The shards open, in turn order: `(shard, items pulled from it)`.
     pub cycle: Vec<(usize, usize)>,
-    /// Where the shuffle buffer's items came from, in the buffer's order.
-    pub held: Vec<Tag>,
+    /// The shuffle buffer's items.
+    pub held: Held,
     /// The shuffle buffer's generator (`None`: not shuffled).
     pub rng: Option<ItemRng>,
 }
@@ -53,8 +53,59 @@ impl Cursor {
             window_len,
             opened: 0,
             cycle: Vec::new(),
-            held: Vec::new(),
+            held: Held::Count(0),
             rng,
+        }
+    }
+
+    /// Whether a replay that reached `self` stands where `state` says (the buffer compared by
+    /// its length: the replay restores its items).
+    pub fn same_place(&self, state: &Cursor) -> bool {
+        self.offset == state.offset
+            && self.opened == state.opened
+            && self.cycle == state.cycle
+            && self.held.len() == state.held.len()
+            && self.rng == state.rng
+    }
+
+    /// The cursor in words, for a message.
+    pub fn describe(&self) -> String {
+        format!(
+            "stream position {}, {} shards opened, (shard, items read) {:?} open, {} items in \
+             the shuffle buffer",
+            self.offset,
+            self.opened,
+            self.cycle,
+            self.held.len()
+        )
+    }
+}
+
+/// A cursor's shuffle buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub(crate) enum Held {
+    /// Its length, when the shards cannot seek: a resumption replays the puller, which refills it.
+    Count(usize),
+    /// Where its items came from, in the buffer's order, when the shards can seek: a
+    /// resumption fetches each by its position.
+    Tags(Vec<Tag>),
+}
+
+impl Held {
+    /// How many items the buffer holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Held::Count(len) => *len,
+            Held::Tags(tags) => tags.len(),
+        }
+    }
+
+    /// The items' tags, if kept.
+    fn tags(&self) -> &[Tag] {
+        match self {
+            Held::Count(_) => &[],
+            Held::Tags(tags) => tags,
         }
     }
 }
@@ -227,7 +278,7 @@ impl StreamState {
         let pulled: HashMap<usize, usize> = c.cycle.iter().copied().collect();
         let mut seen = HashSet::new();
         let shards_in = |list: &[usize]| format!("opened shards {list:?}");
-        for &(shard, _) in c.cycle.iter().chain(&c.held) {
+        for &(shard, _) in c.cycle.iter().chain(c.held.tags()) {
             if !opened.contains(&shard) {
                 return corrupt(format!("shard {shard}"), shards_in(opened));
             }
@@ -238,7 +289,7 @@ impl StreamState {
                 "each shard open once".to_owned(),
             );
         }
-        for &tag in &c.held {
+        for &tag in c.held.tags() {
             let beyond = pulled.get(&tag.0).is_some_and(|&p| tag.1 >= p);
             if beyond || !seen.insert(tag) {
                 let state = format!("shuffle buffer item {tag:?}");
@@ -249,77 +300,36 @@ impl StreamState {
     }
 }
 
-/// The interleave cycle and the shuffle buffer's items of `cursor`, reopened from `open`, or
-/// from `seek` when the shards can seek (see the module's doc).
+/// The interleave cycle and the shuffle buffer's items of `cursor`, whose buffer is `tags`,
+/// reopened from `seek` (see the module's doc).
 ///
 /// # Panics
 /// When a shard has fewer items than the cursor says were pulled from it (it changed since the
 /// state was taken), with a message naming the shard and both counts.
 pub(crate) fn restore<R>(
     cursor: &Cursor,
-    open: &Open<R>,
-    seek: Option<&dyn Seek<R>>,
+    tags: &[Tag],
+    seek: &dyn Seek<R>,
 ) -> (VecDeque<Reading<R>>, Vec<(R, Tag)>) {
-    let mut wanted: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-    for &(shard, position) in &cursor.held {
-        wanted.entry(shard).or_default().insert(position);
-    }
-    let mut found = HashMap::with_capacity(cursor.held.len());
-    let mut cycle = VecDeque::with_capacity(cursor.cycle.len());
-    for &(shard, pulled) in &cursor.cycle {
-        let iter = match seek {
-            Some(seek) => seek.open_at(shard, pulled),
-            None => {
-                let mut iter = open(shard);
-                let keep = wanted.remove(&shard).unwrap_or_default();
-                replay(&mut iter, shard, pulled, &keep, &mut found);
-                iter
-            }
-        };
-        cycle.push_back(Reading {
+    let cycle = cursor
+        .cycle
+        .iter()
+        .map(|&(shard, pulled)| Reading {
             shard,
             pulled,
-            iter,
-        });
-    }
-    for (shard, positions) in wanted {
-        match seek {
-            Some(seek) => {
-                for &position in &positions {
-                    let item = seek
-                        .item_at(shard, position)
-                        .unwrap_or_else(|| shorter(shard, position + 1));
-                    found.insert((shard, position), item);
-                }
-            }
-            None => {
-                let end = positions.last().map_or(0, |&last| last + 1);
-                replay(&mut open(shard), shard, end, &positions, &mut found);
-            }
-        }
-    }
-    let held = cursor
-        .held
+            iter: seek.open_at(shard, pulled),
+        })
+        .collect();
+    let held = tags
         .iter()
-        .map(|&tag| (found.remove(&tag).expect("a held item was reopened"), tag))
+        .map(|&(shard, position)| {
+            let item = seek
+                .item_at(shard, position)
+                .unwrap_or_else(|| shorter(shard, position + 1));
+            (item, (shard, position))
+        })
         .collect();
     (cycle, held)
-}
-
-/// Reads the first `end` items of shard `shard` from `iter`, keeping those at `keep`.
-fn replay<R>(
-    iter: &mut ShardIter<R>,
-    shard: usize,
-    end: usize,
-    keep: &BTreeSet<usize>,
-    found: &mut HashMap<Tag, R>,
-) {
-    for position in 0..end {
-        let item = iter.next().unwrap_or_else(|| shorter(shard, end));
-        if keep.contains(&position) {
-            found.insert((shard, position), item);
-        }
-    }
 }
 
 fn shorter(shard: usize, needed: usize) -> ! {
@@ -355,7 +365,7 @@ mod tests {
                 window_len: 8,
                 opened: 2,
                 cycle: vec![(2, 5)],
-                held: vec![(0, 7), (2, 4)],
+                held: Held::Tags(vec![(0, 7), (2, 4)]),
                 rng: Some(foldex_dataset::rng_for(9, 1, 3)),
             },
             next_batch: 1,
@@ -392,11 +402,11 @@ mod tests {
             "3 shards opened / 2 shards on this rank"
         );
         assert_eq!(
-            refused(|c| c.held.push((2, 5))),
+            refused(|c| c.held = Held::Tags(vec![(0, 7), (2, 4), (2, 5)])),
             "shuffle buffer item (2, 5) / each pulled item held once"
         );
         assert_eq!(
-            refused(|c| c.held = vec![(0, 7), (0, 7)]),
+            refused(|c| c.held = Held::Tags(vec![(0, 7), (0, 7)])),
             "shuffle buffer item (0, 7) / each pulled item held once"
         );
         assert_eq!(
