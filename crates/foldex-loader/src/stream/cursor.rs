@@ -3,20 +3,24 @@
 //!
 //! **The protocol.** Before each window the puller notes its *cursor*: the stream position,
 //! the window's length, how many of the rank's shards it has opened, the interleave cycle (which
-//! shards are open, in turn order, and how many items each has given), the shuffle buffer's
-//! items (as `(shard, position)` pairs, in the buffer's order) and the buffer's generator. The
-//! cursor travels with the window. A [`StreamState`] is the cursor of the window being delivered
-//! plus what the consumer has received of that window (its window loader's
-//! [`LoaderState`](crate::LoaderState) schedule: a prefix of batches, and batches above it when
-//! unordered). Resuming restores the puller at the cursor, pulls that window again (the same
-//! items: the order is a function of the shards and the settings) and delivers only its batches
-//! not received, then the windows after it as usual.
+//! shards are open, in turn order, and how many items each has given), the shuffle buffer
+//! ([`Held`]) and the buffer's generator. The cursor travels with the window. A [`StreamState`]
+//! is the cursor of the window being delivered plus what the consumer has received of that
+//! window (its window loader's [`LoaderState`](crate::LoaderState) schedule: a prefix of
+//! batches, and batches above it when unordered). Resuming restores the puller at the cursor,
+//! pulls that window again (the same items: the order is a function of the shards and the
+//! settings) and delivers only its batches not received, then the windows after it as usual.
 //!
-//! **Reopening the shards.** A shard that can seek ([`SeekShard`](super::SeekShard)) is opened
-//! at the position it had reached, and each shuffle-buffer item is fetched by its position. Any
-//! other shard is *replayed*: opened from its start and read (not computed) up to the position
-//! it had reached, keeping the shuffle buffer's items on the way; a shard that is no longer in
-//! the cycle but still has items in the buffer is read up to the last of them.
+//! **Restoring the puller.** Shards that can seek ([`SeekShard`](super::SeekShard)) have their
+//! buffered items noted by `(shard, position)` ([`Held::Tags`]; the buffer keeps each item's
+//! pair beside it): the shards of the cycle are opened at the positions they had reached and
+//! each buffered item is fetched by its position. Other shards have only the buffer's length
+//! noted ([`Held::Count`]; the buffer keeps nothing beside its items, so that checkpointing
+//! costs nothing on this path): the puller of the epoch's start is *replayed* up to the
+//! cursor's position, its shards read (not computed) and its buffer drawn from as in the epoch,
+//! which leaves it exactly where it was; the replay's cursor is then checked against the
+//! state's (a shard that changed is reported). A state whose buffer has no tags is replayed by
+//! a loader whose shards can seek too.
 
 use super::pull::{Reading, Tag};
 use super::seek::Seek;
@@ -131,9 +135,10 @@ pub(crate) struct StreamSettings {
 /// so that it can go into a checkpoint.
 ///
 /// It holds the puller's cursor at the start of the window being delivered (the interleave
-/// cycle, each open shard's position, the shuffle buffer's items as `(shard, position)` pairs
-/// and its generator) and which of that window's batches were received: its size grows with the
-/// shuffle buffer and the interleave cycle, not with the stream. A state is refused by a loader
+/// cycle, each open shard's position, the shuffle buffer's generator and its length, or, when
+/// the shards can seek, its items as `(shard, position)` pairs) and which of that window's
+/// batches were received: its size grows with the interleave cycle (and, when seeking, the
+/// shuffle buffer), not with the stream. A state is refused by a loader
 /// whose shards, shard, interleave, shuffle buffer, batch size or item seed differ.
 ///
 /// ```
