@@ -22,13 +22,13 @@
 //! state's (a shard that changed is reported). A state whose buffer has no tags is replayed by
 //! a loader whose shards can seek too.
 
-use super::pull::{Reading, Tag};
+use super::pull::{Reading, Reopened, Tag};
 use super::seek::Seek;
 use crate::state::ResumeError;
 use foldex_dataset::ItemRng;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 
 /// Where the puller stands before a window.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -311,11 +311,7 @@ impl StreamState {
 /// # Panics
 /// When a shard has fewer items than the cursor says were pulled from it (it changed since the
 /// state was taken), with a message naming the shard and both counts.
-pub(crate) fn restore<R>(
-    cursor: &Cursor,
-    tags: &[Tag],
-    seek: &dyn Seek<R>,
-) -> (VecDeque<Reading<R>>, Vec<(R, Tag)>) {
+pub(crate) fn restore<R>(cursor: &Cursor, tags: &[Tag], seek: &dyn Seek<R>) -> Reopened<R, Tag> {
     let cycle = cursor
         .cycle
         .iter()

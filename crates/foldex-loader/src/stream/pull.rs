@@ -21,6 +21,10 @@ pub(crate) type Open<R> = dyn Fn(usize) -> ShardIter<R> + Send + Sync;
 /// in that shard.
 pub(crate) type Tag = (usize, usize);
 
+/// A cursor's interleave cycle and shuffle buffer, reopened: the buffer's items each with what
+/// is kept beside it.
+pub(crate) type Reopened<R, K> = (VecDeque<Reading<R>>, Vec<(R, K)>);
+
 /// What the shuffle buffer keeps beside each item, and so how a cursor's buffer is restored;
 /// chosen by whether the shards can seek ([`PullPlan::run`]). One puller serves both: it is
 /// generic over this.
@@ -32,10 +36,7 @@ pub(crate) trait Tagging {
     fn held<R>(held: &[(R, Self::Kept)]) -> Held;
     /// The interleave cycle and the buffer of `cursor` reopened without replaying the puller,
     /// when they can be (`None`: replay it).
-    fn reopen<R>(
-        cursor: &Cursor,
-        seek: Option<&dyn Seek<R>>,
-    ) -> Option<(VecDeque<Reading<R>>, Vec<(R, Self::Kept)>)>;
+    fn reopen<R>(cursor: &Cursor, seek: Option<&dyn Seek<R>>) -> Option<Reopened<R, Self::Kept>>;
 }
 
 /// Shards that cannot seek: the buffer keeps nothing beside its items (a `Vec<(R, ())>` is laid
@@ -74,10 +75,7 @@ impl Tagging for Seeks {
         Held::Tags(held.iter().map(|&(_, tag)| tag).collect())
     }
 
-    fn reopen<R>(
-        cursor: &Cursor,
-        seek: Option<&dyn Seek<R>>,
-    ) -> Option<(VecDeque<Reading<R>>, Vec<(R, Tag)>)> {
+    fn reopen<R>(cursor: &Cursor, seek: Option<&dyn Seek<R>>) -> Option<Reopened<R, Tag>> {
         match (&cursor.held, seek) {
             (Held::Tags(tags), Some(seek)) => Some(restore(cursor, tags, seek)),
             // A state of a loader that replays: replayed here too.
@@ -223,7 +221,7 @@ impl<R, T: Tagging> Puller<R, T> {
         cycle_length: usize,
         shuffle: Option<(usize, ItemRng)>,
     ) -> Self {
-        let shuffle = shuffle.map(|(size, rng)| (size, rng, Vec::new()));
+        let shuffle = shuffle.map(|(size, rng)| ShuffleBuffer::new(size, rng, Vec::new()));
         Self::at(open, shards, 0, VecDeque::new(), cycle_length, shuffle)
     }
 
@@ -233,7 +231,7 @@ impl<R, T: Tagging> Puller<R, T> {
         opened: usize,
         cycle: VecDeque<Reading<R>>,
         cycle_length: usize,
-        shuffle: Option<(usize, ItemRng, Vec<(R, T::Kept)>)>,
+        shuffle: Option<ShuffleBuffer<R, T>>,
     ) -> Self {
         let mut pending: VecDeque<usize> = shards.into();
         pending.drain(..opened.min(pending.len()));
@@ -244,10 +242,6 @@ impl<R, T: Tagging> Puller<R, T> {
             cycle,
             cycle_length,
         };
-        let shuffle = shuffle.map(|(size, rng, mut held)| {
-            held.reserve(size.min(ROOM_AHEAD).saturating_sub(held.len()));
-            ShuffleBuffer { held, size, rng }
-        });
         Self {
             interleave,
             shuffle,
@@ -276,7 +270,7 @@ impl<R, T: Tagging> Puller<R, T> {
                     .rng
                     .clone()
                     .expect("a shuffled cursor has a generator");
-                (size, rng, held)
+                ShuffleBuffer::new(size, rng, held)
             });
             return Self::at(open, shards, cursor.opened, cycle, cycle_length, shuffle);
         }
@@ -390,6 +384,12 @@ struct ShuffleBuffer<R, T: Tagging> {
 }
 
 impl<R, T: Tagging> ShuffleBuffer<R, T> {
+    /// A buffer of `size` items drawing from `rng`, holding `held` already.
+    fn new(size: usize, rng: ItemRng, mut held: Vec<(R, T::Kept)>) -> Self {
+        held.reserve(size.min(ROOM_AHEAD).saturating_sub(held.len()));
+        Self { held, size, rng }
+    }
+
     fn next(&mut self, source: &mut impl Iterator<Item = (R, Tag)>) -> Option<R> {
         while self.held.len() < self.size {
             match source.next() {
