@@ -1,7 +1,8 @@
 //! Exact resumption of a stream loader: stop anywhere, resume from the state (twice), and the
 //! epoch is whole: the same batches in the same order (ordered), the same batches once
-//! (unordered), whether the shards are replayed or opened at their positions; and resumed in
-//! worlds of other sizes, where each old rank's part keeps its order.
+//! (unordered), whether the shards are replayed or opened at their positions, when a state of
+//! one kind is resumed by the other; and resumed in worlds of other sizes, where each old
+//! rank's part keeps its order.
 
 mod common;
 
@@ -92,6 +93,14 @@ fn round_trip(state: &StreamState) -> StreamState {
     back
 }
 
+fn source() -> impl Strategy<Value = Source> {
+    prop_oneof![
+        Just(Source::Replayed),
+        Just(Source::SeekVec),
+        Just(Source::SeekDataset)
+    ]
+}
+
 fn settings() -> impl Strategy<Value = Settings> {
     (
         prop::collection::vec(prop_oneof![Just(0usize), Just(1), 0usize..25], 0..5),
@@ -102,11 +111,7 @@ fn settings() -> impl Strategy<Value = Settings> {
         1usize..4,
         any::<bool>(),
         any::<bool>(),
-        prop_oneof![
-            Just(Source::Replayed),
-            Just(Source::SeekVec),
-            Just(Source::SeekDataset)
-        ],
+        source(),
         0u64..2,
     )
         .prop_map(
@@ -130,14 +135,16 @@ fn settings() -> impl Strategy<Value = Settings> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// Stop after `stop` batches, resume (on another executor), stop again after `again`,
-    /// resume again: what was delivered is the uninterrupted epoch, in its order when ordered.
+    /// Stop after `stop` batches, resume (on another executor, with shards that seek or not),
+    /// stop again after `again`, resume again: what was delivered is the uninterrupted epoch,
+    /// in its order when ordered.
     #[test]
     fn a_resumed_stream_delivers_the_rest_of_its_epoch_exactly_once(
         s in settings(),
         stop in 0usize..30,
         again in 0usize..30,
         windows_after in (1usize..6, 1usize..6),
+        sources_after in (source(), source()),
         executors in (0usize..64, 0usize..64, 0usize..64),
     ) {
         let all = common::executors();
@@ -155,15 +162,17 @@ proptest! {
             assert_eq!(state.epoch(), s.earlier_epochs);
 
             // The window size may differ on resumption: the state's window is pulled again
-            // whole, and the windows after it follow the resuming loader's setting.
-            let second = loader(&Settings { window: windows_after.0, ..s.clone() }, &b.1);
+            // whole, and the windows after it follow the resuming loader's setting. So may the
+            // shards' kind: a state whose buffer is not tagged is replayed by a seeking loader,
+            // one whose buffer is tagged is replayed by a loader that cannot seek.
+            let second = loader(&Settings { window: windows_after.0, source: sources_after.0, ..s.clone() }, &b.1);
             let mut epoch = second.resume(&state).unwrap();
             got.extend(epoch.by_ref().take(again));
             let state = round_trip(&epoch.state());
             drop(epoch);
             assert_eq!(second.iter().epoch(), s.earlier_epochs + 1, "the epoch after the resumed one");
 
-            let third = loader(&Settings { window: windows_after.1, ..s.clone() }, &c.1);
+            let third = loader(&Settings { window: windows_after.1, source: sources_after.1, ..s.clone() }, &c.1);
             got.extend(third.resume(&state).unwrap());
 
             if s.ordered {
@@ -322,7 +331,14 @@ fn a_shard_shorter_than_the_state_says_fails_the_resumed_epoch_naming_it() {
         let mut resumed = make(4).resume(&state).unwrap();
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| resumed.next()));
         let message = foldex_core::exec::message(&*caught.expect_err("the shard changed"));
-        assert!(message.contains("shard 0 has fewer than"), "{message}");
+        // The replay ends at stream position 4, before the state's window at 8.
+        for part in [
+            "the state is at stream position 8, 1 shards opened, (shard, items read) [(0, 8)]",
+            "replaying its shards reaches stream position 4",
+            "a shard changed since the state was taken",
+        ] {
+            assert!(message.contains(part), "{message}");
+        }
     });
 }
 

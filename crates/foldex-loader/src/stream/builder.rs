@@ -493,13 +493,15 @@ where
     /// every item not received, once); the next iteration after it is the following epoch.
     /// See [`StreamState`] for what it holds, and the [`stream`](crate::stream) module for how
     /// the shards are reopened: at their positions when they can seek
-    /// ([`from_seekable`](Self::from_seekable)), else read again from their start up to them.
+    /// ([`from_seekable`](Self::from_seekable)), else the epoch's pulling replayed from its
+    /// start up to the state (the shards read again, nothing computed).
     ///
     /// A state from other settings (shards, shard, interleave, shuffle buffer, batch size, item
     /// seed) is refused with [`ResumeError::Mismatch`] naming both sides, and so is one whose
     /// epoch is `u64::MAX`. The window size, the buffer, the delivery order and the executor
     /// may differ. A shard that has fewer items than the state says were read from it fails
-    /// the resumed epoch, at its first `next()`, with a panic naming the shard.
+    /// the resumed epoch, at its first `next()`, with a panic naming the shard (seeking) or
+    /// giving the shards' positions in the state and those the replay reached (replaying).
     /// The states of every rank of a world resume in a world of another size with
     /// [`resume_in_world`](Self::resume_in_world).
     ///
@@ -552,7 +554,9 @@ where
             seek: self.seek.clone(),
             shards: self.shards(),
             cycle_length: self.cycle_length.get(),
-            shuffle: self.shuffle.map(|(size, _)| size.get()),
+            shuffle: self
+                .shuffle
+                .map(|(size, seed)| (size.get(), shuffle_rng(seed, epoch, size.get()))),
             start: Cursor::clone(&start.cursor),
             batch: self.batch_size.get(),
             window: self.window_items(),

@@ -3,28 +3,32 @@
 //!
 //! **The protocol.** Before each window the puller notes its *cursor*: the stream position,
 //! the window's length, how many of the rank's shards it has opened, the interleave cycle (which
-//! shards are open, in turn order, and how many items each has given), the shuffle buffer's
-//! items (as `(shard, position)` pairs, in the buffer's order) and the buffer's generator. The
-//! cursor travels with the window. A [`StreamState`] is the cursor of the window being delivered
-//! plus what the consumer has received of that window (its window loader's
-//! [`LoaderState`](crate::LoaderState) schedule: a prefix of batches, and batches above it when
-//! unordered). Resuming restores the puller at the cursor, pulls that window again (the same
-//! items: the order is a function of the shards and the settings) and delivers only its batches
-//! not received, then the windows after it as usual.
+//! shards are open, in turn order, and how many items each has given), the shuffle buffer
+//! ([`Held`]) and the buffer's generator. The cursor travels with the window. A [`StreamState`]
+//! is the cursor of the window being delivered plus what the consumer has received of that
+//! window (its window loader's [`LoaderState`](crate::LoaderState) schedule: a prefix of
+//! batches, and batches above it when unordered). Resuming restores the puller at the cursor,
+//! pulls that window again (the same items: the order is a function of the shards and the
+//! settings) and delivers only its batches not received, then the windows after it as usual.
 //!
-//! **Reopening the shards.** A shard that can seek ([`SeekShard`](super::SeekShard)) is opened
-//! at the position it had reached, and each shuffle-buffer item is fetched by its position. Any
-//! other shard is *replayed*: opened from its start and read (not computed) up to the position
-//! it had reached, keeping the shuffle buffer's items on the way; a shard that is no longer in
-//! the cycle but still has items in the buffer is read up to the last of them.
+//! **Restoring the puller.** Shards that can seek ([`SeekShard`](super::SeekShard)) have their
+//! buffered items noted by `(shard, position)` ([`Held::Tags`]; the buffer keeps each item's
+//! pair beside it): the shards of the cycle are opened at the positions they had reached and
+//! each buffered item is fetched by its position. Other shards have only the buffer's length
+//! noted ([`Held::Count`]; the buffer keeps nothing beside its items, so that checkpointing
+//! costs nothing on this path): the puller of the epoch's start is *replayed* up to the
+//! cursor's position, its shards read (not computed) and its buffer drawn from as in the epoch,
+//! which leaves it exactly where it was; the replay's cursor is then checked against the
+//! state's (a shard that changed is reported). A state whose buffer has no tags is replayed by
+//! a loader whose shards can seek too.
 
-use super::pull::{Open, Reading, ShardIter, Tag};
+use super::pull::{Reading, Reopened, Tag};
 use super::seek::Seek;
 use crate::error::ResumeError;
 use foldex_dataset::ItemRng;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 
 /// Where the puller stands before a window.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,8 +42,8 @@ pub(crate) struct Cursor {
     pub opened: usize,
     /// The shards open, in turn order: `(shard, items pulled from it)`.
     pub cycle: Vec<(usize, usize)>,
-    /// Where the shuffle buffer's items came from, in the buffer's order.
-    pub held: Vec<Tag>,
+    /// The shuffle buffer's items.
+    pub held: Held,
     /// The shuffle buffer's generator (`None`: not shuffled).
     pub rng: Option<ItemRng>,
 }
@@ -53,8 +57,59 @@ impl Cursor {
             window_len,
             opened: 0,
             cycle: Vec::new(),
-            held: Vec::new(),
+            held: Held::Count(0),
             rng,
+        }
+    }
+
+    /// Whether a replay that reached `self` stands where `state` says (the buffer compared by
+    /// its length: the replay restores its items).
+    pub fn same_place(&self, state: &Cursor) -> bool {
+        self.offset == state.offset
+            && self.opened == state.opened
+            && self.cycle == state.cycle
+            && self.held.len() == state.held.len()
+            && self.rng == state.rng
+    }
+
+    /// The cursor in words, for a message.
+    pub fn describe(&self) -> String {
+        format!(
+            "stream position {}, {} shards opened, (shard, items read) {:?} open, {} items in \
+             the shuffle buffer",
+            self.offset,
+            self.opened,
+            self.cycle,
+            self.held.len()
+        )
+    }
+}
+
+/// A cursor's shuffle buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub(crate) enum Held {
+    /// Its length, when the shards cannot seek: a resumption replays the puller, which refills it.
+    Count(usize),
+    /// Where its items came from, in the buffer's order, when the shards can seek: a
+    /// resumption fetches each by its position.
+    Tags(Vec<Tag>),
+}
+
+impl Held {
+    /// How many items the buffer holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Held::Count(len) => *len,
+            Held::Tags(tags) => tags.len(),
+        }
+    }
+
+    /// The items' tags, if kept.
+    fn tags(&self) -> &[Tag] {
+        match self {
+            Held::Count(_) => &[],
+            Held::Tags(tags) => tags,
         }
     }
 }
@@ -80,9 +135,10 @@ pub(crate) struct StreamSettings {
 /// so that it can go into a checkpoint.
 ///
 /// It holds the puller's cursor at the start of the window being delivered (the interleave
-/// cycle, each open shard's position, the shuffle buffer's items as `(shard, position)` pairs
-/// and its generator) and which of that window's batches were received: its size grows with the
-/// shuffle buffer and the interleave cycle, not with the stream. A state is refused by a loader
+/// cycle, each open shard's position, the shuffle buffer's generator and its length, or, when
+/// the shards can seek, its items as `(shard, position)` pairs) and which of that window's
+/// batches were received: its size grows with the interleave cycle (and, when seeking, the
+/// shuffle buffer), not with the stream. A state is refused by a loader
 /// whose shards, shard, interleave, shuffle buffer, batch size or item seed differ.
 ///
 /// ```
@@ -227,7 +283,7 @@ impl StreamState {
         let pulled: HashMap<usize, usize> = c.cycle.iter().copied().collect();
         let mut seen = HashSet::new();
         let shards_in = |list: &[usize]| format!("opened shards {list:?}");
-        for &(shard, _) in c.cycle.iter().chain(&c.held) {
+        for &(shard, _) in c.cycle.iter().chain(c.held.tags()) {
             if !opened.contains(&shard) {
                 return corrupt(format!("shard {shard}"), shards_in(opened));
             }
@@ -238,7 +294,7 @@ impl StreamState {
                 "each shard open once".to_owned(),
             );
         }
-        for &tag in &c.held {
+        for &tag in c.held.tags() {
             let beyond = pulled.get(&tag.0).is_some_and(|&p| tag.1 >= p);
             if beyond || !seen.insert(tag) {
                 let state = format!("shuffle buffer item {tag:?}");
@@ -249,77 +305,32 @@ impl StreamState {
     }
 }
 
-/// The interleave cycle and the shuffle buffer's items of `cursor`, reopened from `open`, or
-/// from `seek` when the shards can seek (see the module's doc).
+/// The interleave cycle and the shuffle buffer's items of `cursor`, whose buffer is `tags`,
+/// reopened from `seek` (see the module's doc).
 ///
 /// # Panics
 /// When a shard has fewer items than the cursor says were pulled from it (it changed since the
 /// state was taken), with a message naming the shard and both counts.
-pub(crate) fn restore<R>(
-    cursor: &Cursor,
-    open: &Open<R>,
-    seek: Option<&dyn Seek<R>>,
-) -> (VecDeque<Reading<R>>, Vec<(R, Tag)>) {
-    let mut wanted: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-    for &(shard, position) in &cursor.held {
-        wanted.entry(shard).or_default().insert(position);
-    }
-    let mut found = HashMap::with_capacity(cursor.held.len());
-    let mut cycle = VecDeque::with_capacity(cursor.cycle.len());
-    for &(shard, pulled) in &cursor.cycle {
-        let iter = match seek {
-            Some(seek) => seek.open_at(shard, pulled),
-            None => {
-                let mut iter = open(shard);
-                let keep = wanted.remove(&shard).unwrap_or_default();
-                replay(&mut iter, shard, pulled, &keep, &mut found);
-                iter
-            }
-        };
-        cycle.push_back(Reading {
+pub(crate) fn restore<R>(cursor: &Cursor, tags: &[Tag], seek: &dyn Seek<R>) -> Reopened<R, Tag> {
+    let cycle = cursor
+        .cycle
+        .iter()
+        .map(|&(shard, pulled)| Reading {
             shard,
             pulled,
-            iter,
-        });
-    }
-    for (shard, positions) in wanted {
-        match seek {
-            Some(seek) => {
-                for &position in &positions {
-                    let item = seek
-                        .item_at(shard, position)
-                        .unwrap_or_else(|| shorter(shard, position + 1));
-                    found.insert((shard, position), item);
-                }
-            }
-            None => {
-                let end = positions.last().map_or(0, |&last| last + 1);
-                replay(&mut open(shard), shard, end, &positions, &mut found);
-            }
-        }
-    }
-    let held = cursor
-        .held
+            iter: seek.open_at(shard, pulled),
+        })
+        .collect();
+    let held = tags
         .iter()
-        .map(|&tag| (found.remove(&tag).expect("a held item was reopened"), tag))
+        .map(|&(shard, position)| {
+            let item = seek
+                .item_at(shard, position)
+                .unwrap_or_else(|| shorter(shard, position + 1));
+            (item, (shard, position))
+        })
         .collect();
     (cycle, held)
-}
-
-/// Reads the first `end` items of shard `shard` from `iter`, keeping those at `keep`.
-fn replay<R>(
-    iter: &mut ShardIter<R>,
-    shard: usize,
-    end: usize,
-    keep: &BTreeSet<usize>,
-    found: &mut HashMap<Tag, R>,
-) {
-    for position in 0..end {
-        let item = iter.next().unwrap_or_else(|| shorter(shard, end));
-        if keep.contains(&position) {
-            found.insert((shard, position), item);
-        }
-    }
 }
 
 fn shorter(shard: usize, needed: usize) -> ! {
@@ -355,7 +366,7 @@ mod tests {
                 window_len: 8,
                 opened: 2,
                 cycle: vec![(2, 5)],
-                held: vec![(0, 7), (2, 4)],
+                held: Held::Tags(vec![(0, 7), (2, 4)]),
                 rng: Some(foldex_dataset::rng_for(9, 1, 3)),
             },
             next_batch: 1,
@@ -392,11 +403,11 @@ mod tests {
             "3 shards opened / 2 shards on this rank"
         );
         assert_eq!(
-            refused(|c| c.held.push((2, 5))),
+            refused(|c| c.held = Held::Tags(vec![(0, 7), (2, 4), (2, 5)])),
             "shuffle buffer item (2, 5) / each pulled item held once"
         );
         assert_eq!(
-            refused(|c| c.held = vec![(0, 7), (0, 7)]),
+            refused(|c| c.held = Held::Tags(vec![(0, 7), (0, 7)])),
             "shuffle buffer item (0, 7) / each pulled item held once"
         );
         assert_eq!(

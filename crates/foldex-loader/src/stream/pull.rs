@@ -1,7 +1,7 @@
 //! The puller of a stream loader's epoch: one thread that opens the rank's shards, interleaves
 //! them, passes their items through the shuffle buffer and hands them on in windows.
 
-use super::cursor::{restore, Cursor};
+use super::cursor::{restore, Cursor, Held};
 use super::seek::Seek;
 use crate::stall::{InFlight, LoadAt};
 use foldex_core::exec::PanicPayload;
@@ -21,6 +21,69 @@ pub(crate) type Open<R> = dyn Fn(usize) -> ShardIter<R> + Send + Sync;
 /// Where a pulled item comes from: its shard (the index in the loader's list) and its position
 /// in that shard.
 pub(crate) type Tag = (usize, usize);
+
+/// A cursor's interleave cycle and shuffle buffer, reopened: the buffer's items each with what
+/// is kept beside it.
+pub(crate) type Reopened<R, K> = (VecDeque<Reading<R>>, Vec<(R, K)>);
+
+/// What the shuffle buffer keeps beside each item, and so how a cursor's buffer is restored;
+/// chosen by whether the shards can seek ([`PullPlan::run`]). One puller serves both: it is
+/// generic over this.
+pub(crate) trait Tagging {
+    /// Kept beside each buffered item.
+    type Kept: Copy;
+    fn keep(tag: Tag) -> Self::Kept;
+    /// The cursor's record of the buffer `held`.
+    fn held<R>(held: &[(R, Self::Kept)]) -> Held;
+    /// The interleave cycle and the buffer of `cursor` reopened without replaying the puller,
+    /// when they can be (`None`: replay it).
+    fn reopen<R>(cursor: &Cursor, seek: Option<&dyn Seek<R>>) -> Option<Reopened<R, Self::Kept>>;
+}
+
+/// Shards that cannot seek: the buffer keeps nothing beside its items (a `Vec<(R, ())>` is laid
+/// out as a `Vec<R>`), the cursor only its length, and a resumption replays the puller.
+pub(crate) struct Replays;
+
+impl Tagging for Replays {
+    type Kept = ();
+
+    fn keep(_: Tag) {}
+
+    fn held<R>(held: &[(R, ())]) -> Held {
+        Held::Count(held.len())
+    }
+
+    fn reopen<R>(
+        _: &Cursor,
+        _: Option<&dyn Seek<R>>,
+    ) -> Option<(VecDeque<Reading<R>>, Vec<(R, ())>)> {
+        None
+    }
+}
+
+/// Shards that can seek: each buffered item is kept with its [`Tag`], side by side (a draw
+/// touches one place in memory), so that a resumption fetches it by its position.
+pub(crate) struct Seeks;
+
+impl Tagging for Seeks {
+    type Kept = Tag;
+
+    fn keep(tag: Tag) -> Tag {
+        tag
+    }
+
+    fn held<R>(held: &[(R, Tag)]) -> Held {
+        Held::Tags(held.iter().map(|&(_, tag)| tag).collect())
+    }
+
+    fn reopen<R>(cursor: &Cursor, seek: Option<&dyn Seek<R>>) -> Option<Reopened<R, Tag>> {
+        match (&cursor.held, seek) {
+            (Held::Tags(tags), Some(seek)) => Some(restore(cursor, tags, seek)),
+            // A state of a loader that replays: replayed here too.
+            _ => None,
+        }
+    }
+}
 
 /// What the puller sends: a window of items, or the panic of an iterator (or of `open`).
 pub(crate) enum Pulled<R> {
@@ -48,8 +111,8 @@ pub(crate) struct PullPlan<R> {
     pub shards: Vec<usize>,
     /// Shards read at once, an item from each in turn.
     pub cycle_length: usize,
-    /// The shuffle buffer's size, if shuffled.
-    pub shuffle: Option<usize>,
+    /// The shuffle buffer's size and the epoch's first generator, if shuffled.
+    pub shuffle: Option<(usize, ItemRng)>,
     /// Where the epoch starts: its beginning, or a resumption's window.
     pub start: Cursor,
     /// Items per batch: windows hold whole batches.
@@ -66,6 +129,15 @@ impl<R: Send + 'static> PullPlan<R> {
     /// panics, or the consumer hangs up (`hung_up`, checked before each item, or a `send` that
     /// fails: the epoch was dropped). The iterators are dropped on the way out.
     pub fn run(self, out: &SyncSender<Pulled<R>>) {
+        if self.seek.is_some() {
+            self.pull::<Seeks>(out);
+        } else {
+            self.pull::<Replays>(out);
+        }
+    }
+
+    /// [`run`](Self::run), with the buffer keeping what `T` says.
+    fn pull<T: Tagging>(self, out: &SyncSender<Pulled<R>>) {
         let Self {
             open,
             seek,
@@ -79,7 +151,7 @@ impl<R: Send + 'static> PullPlan<R> {
         } = self;
         let (mut offset, mut size) = (start.offset, start.window_len);
         let restored = panic::catch_unwind(AssertUnwindSafe(|| {
-            Puller::restore(&start, open, seek.as_deref(), shards, cycle_length, shuffle)
+            Puller::<R, T>::restore(&start, open, seek.as_deref(), shards, cycle_length, shuffle)
         }));
         let mut items = match restored {
             Ok(puller) => puller,
@@ -137,48 +209,87 @@ impl<R: Send + 'static> PullPlan<R> {
 }
 
 /// The items of an epoch in stream order: the shards interleaved, then shuffled.
-pub(crate) struct Puller<R> {
+pub(crate) struct Puller<R, T: Tagging> {
     interleave: Interleave<R>,
-    shuffle: Option<ShuffleBuffer<R>>,
+    shuffle: Option<ShuffleBuffer<R, T>>,
 }
 
-impl<R> Puller<R> {
-    /// The puller that continues from `cursor` (see [`restore`](super::cursor::restore) for
-    /// how the shards are reopened).
+impl<R, T: Tagging> Puller<R, T> {
+    /// The puller at the start of an epoch.
+    fn first(
+        open: Arc<Open<R>>,
+        shards: Vec<usize>,
+        cycle_length: usize,
+        shuffle: Option<(usize, ItemRng)>,
+    ) -> Self {
+        let shuffle = shuffle.map(|(size, rng)| ShuffleBuffer::new(size, rng, Vec::new()));
+        Self::at(open, shards, 0, VecDeque::new(), cycle_length, shuffle)
+    }
+
+    fn at(
+        open: Arc<Open<R>>,
+        shards: Vec<usize>,
+        opened: usize,
+        cycle: VecDeque<Reading<R>>,
+        cycle_length: usize,
+        shuffle: Option<ShuffleBuffer<R, T>>,
+    ) -> Self {
+        let mut pending: VecDeque<usize> = shards.into();
+        pending.drain(..opened.min(pending.len()));
+        let interleave = Interleave {
+            open,
+            pending,
+            opened,
+            cycle,
+            cycle_length,
+        };
+        Self {
+            interleave,
+            shuffle,
+        }
+    }
+
+    /// The puller that continues from `cursor`: its shards reopened at their positions when
+    /// `T` can ([`Tagging::reopen`], see [`restore`](super::cursor::restore)), else the
+    /// puller of the epoch's start (`shuffle`'s generator is the epoch's first) replayed up to
+    /// the cursor: its shards read again, nothing computed.
+    ///
+    /// # Panics
+    /// When the replay does not reach the cursor (a shard changed since the state was taken),
+    /// with a message giving both.
     fn restore(
         cursor: &Cursor,
         open: Arc<Open<R>>,
         seek: Option<&dyn Seek<R>>,
         shards: Vec<usize>,
         cycle_length: usize,
-        shuffle: Option<usize>,
+        shuffle: Option<(usize, ItemRng)>,
     ) -> Self {
-        let (cycle, held) = restore(cursor, &*open, seek);
-        let mut pending: VecDeque<usize> = shards.into();
-        pending.drain(..cursor.opened.min(pending.len()));
-        let interleave = Interleave {
-            open,
-            pending,
-            opened: cursor.opened,
-            cycle,
-            cycle_length,
-        };
-        let shuffle = shuffle.map(|size| {
-            let mut held = held;
-            held.reserve(size.min(ROOM_AHEAD).saturating_sub(held.len()));
-            ShuffleBuffer {
-                held,
-                size,
-                rng: cursor
+        if let Some((cycle, held)) = T::reopen(cursor, seek) {
+            let shuffle = shuffle.map(|(size, _)| {
+                let rng = cursor
                     .rng
                     .clone()
-                    .expect("a shuffled cursor has a generator"),
-            }
-        });
-        Self {
-            interleave,
-            shuffle,
+                    .expect("a shuffled cursor has a generator");
+                ShuffleBuffer::new(size, rng, held)
+            });
+            return Self::at(open, shards, cursor.opened, cycle, cycle_length, shuffle);
         }
+        let mut puller = Self::first(open, shards, cycle_length, shuffle);
+        let mut offset = 0;
+        while offset < cursor.offset && puller.next().is_some() {
+            offset += 1;
+        }
+        let replayed = puller.cursor(offset, cursor.window_len);
+        if !replayed.same_place(cursor) {
+            panic!(
+                "foldex-loader: cannot resume the stream: the state is at {}, but replaying its \
+                 shards reaches {} (a shard changed since the state was taken)",
+                cursor.describe(),
+                replayed.describe()
+            );
+        }
+        puller
     }
 
     /// Where the puller stands, `offset` items into the stream, before a window of `window_len`.
@@ -193,10 +304,7 @@ impl<R> Puller<R> {
                 .iter()
                 .map(|reading| (reading.shard, reading.pulled))
                 .collect(),
-            held: self
-                .shuffle
-                .as_ref()
-                .map_or_else(Vec::new, |s| s.held.iter().map(|&(_, tag)| tag).collect()),
+            held: T::held(self.shuffle.as_ref().map_or(&[][..], |s| &s.held)),
             rng: self.shuffle.as_ref().map(|s| s.rng.clone()),
         }
     }
@@ -268,19 +376,25 @@ impl<R> Iterator for Interleave<R> {
 
 /// A shuffle buffer (tf.data's `shuffle(buffer_size)`): holds `size` items and hands out one
 /// drawn at random, replacing it with the next from the source. The order is a function of the
-/// source's order, the seed, the epoch and `size`. Each item is held with its [`Tag`], side by
-/// side, so that a draw touches one place in memory.
-struct ShuffleBuffer<R> {
-    held: Vec<(R, Tag)>,
+/// source's order, the seed, the epoch and `size`. Each item is held with what `T` keeps of its
+/// [`Tag`].
+struct ShuffleBuffer<R, T: Tagging> {
+    held: Vec<(R, T::Kept)>,
     size: usize,
     rng: ItemRng,
 }
 
-impl<R> ShuffleBuffer<R> {
+impl<R, T: Tagging> ShuffleBuffer<R, T> {
+    /// A buffer of `size` items drawing from `rng`, holding `held` already.
+    fn new(size: usize, rng: ItemRng, mut held: Vec<(R, T::Kept)>) -> Self {
+        held.reserve(size.min(ROOM_AHEAD).saturating_sub(held.len()));
+        Self { held, size, rng }
+    }
+
     fn next(&mut self, source: &mut impl Iterator<Item = (R, Tag)>) -> Option<R> {
         while self.held.len() < self.size {
             match source.next() {
-                Some(tagged) => self.held.push(tagged),
+                Some((item, tag)) => self.held.push((item, T::keep(tag))),
                 None => break,
             }
         }
@@ -376,7 +490,7 @@ mod tests {
     fn a_shuffle_buffer_hands_out_each_item_once_in_an_order_set_by_its_seed() {
         let shuffled = |seed| -> Vec<usize> {
             let mut source = (0..100usize).map(|i| (i, (0, i)));
-            let mut buffer = ShuffleBuffer {
+            let mut buffer = ShuffleBuffer::<usize, Replays> {
                 held: Vec::new(),
                 size: 10,
                 rng: shuffle_rng(seed, 0, 10),
