@@ -5,8 +5,7 @@
 //! with panics checked by payload.
 #![allow(clippy::map_flatten)] // the std side is written as the chain under test
 
-mod common;
-use common::executors;
+use crate::common::executors;
 
 use foldex_core::{Executor, Stream};
 use foldex_pipeline::{from_stream, IntoPipeline};
@@ -20,7 +19,7 @@ const LENGTHS: [usize; 9] = [0, 1, 2, 3, 7, 31, 97, 1009, 100_000];
 
 /// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    common::each_case(name, &LENGTHS, 58, check)
+    crate::common::each_case(name, &LENGTHS, 58, check)
 }
 
 /// The payload of the panic `f` raises (a `u64` or a `usize`, as the tests raise them).

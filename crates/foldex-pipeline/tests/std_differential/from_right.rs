@@ -2,8 +2,7 @@
 //! `rposition`, and ranges of wide integer types longer than `usize::MAX`, on several
 //! executors through `&dyn Executor`.
 
-mod common;
-use common::executors;
+use crate::common::executors;
 
 use foldex_core::{Executor, Stream};
 use foldex_pipeline::{from_stream, IntoPipeline};
@@ -15,7 +14,7 @@ const LENGTHS: [usize; 8] = [0, 1, 2, 3, 7, 31, 97, 1009];
 
 /// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    common::each_case(name, &LENGTHS, 58, check)
+    crate::common::each_case(name, &LENGTHS, 58, check)
 }
 
 /// The text of a panic's payload.

@@ -5,8 +5,7 @@
 //! `&dyn Executor`, over lengths 0, 1, primes and 10^5; with the early stops they promise
 //! (over a range far too long to run) and panics with their payloads.
 
-mod common;
-use common::executors;
+use crate::common::executors;
 
 use foldex_core::Executor;
 use foldex_pipeline::{Either, IntoPipeline, ParallelExtend};
@@ -27,7 +26,7 @@ const HUGE: usize = 1 << 40;
 
 /// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    common::each_case(name, &LENGTHS, 58, check)
+    crate::common::each_case(name, &LENGTHS, 58, check)
 }
 
 /// The payload of the panic `run` raises.

@@ -4,8 +4,7 @@
 //! drop, against `std::iter` (or a sequential model where std lacks the method), on several
 //! executors through `&dyn Executor`, over lengths 0, 1, primes and 10^5.
 
-mod common;
-use common::executors;
+use crate::common::executors;
 
 use foldex_core::Executor;
 use foldex_pipeline::IntoPipeline;
@@ -17,7 +16,7 @@ const LENGTHS: [usize; 8] = [0, 1, 2, 3, 7, 31, 1009, 20_011];
 
 /// Runs `check` for every executor of the shared list and every length of [`LENGTHS`].
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    common::each_case(name, &LENGTHS, 54, check)
+    crate::common::each_case(name, &LENGTHS, 54, check)
 }
 
 /// Runs the same chain on `std::iter` and on a pipeline, each through a `map` that counts its
