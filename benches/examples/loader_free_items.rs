@@ -35,11 +35,13 @@ fn list(arg: Option<String>, default: &[usize], name: &str) -> Vec<usize> {
 
 /// The CPU time this process's living threads have run, from `/proc/self/task/*/schedstat`
 /// (nanoseconds on a CPU); `None` where that is not readable. Threads that ended (an epoch's
-/// driver) no longer count, which loses only their short time.
+/// driver), or end while they are read, no longer count, which loses only their short time.
 fn cpu_nanos() -> Option<u64> {
     let mut total = 0;
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
+            continue; // the thread ended after the listing
+        };
         total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
     }
     Some(total)
@@ -103,7 +105,7 @@ fn main() {
                     }
                     let cpu = cpu_nanos()
                         .zip(cpu)
-                        .map_or(f64::NAN, |(b, a)| (b - a) as f64);
+                        .map_or(f64::NAN, |(b, a)| b.saturating_sub(a) as f64);
                     (start.elapsed().as_secs_f64() * 1e3, cpu / 1e6)
                 };
                 let mut seen: [Vec<f64>; 5] = Default::default();
