@@ -2,7 +2,7 @@
 
 use super::cursor::{Cursor, StreamSettings, StreamState};
 use super::iter::{Start, StreamIter, WindowSettings};
-use super::pull::{shuffle_rng, watched, Open, PullPlan, ShardIter};
+use super::pull::{shuffle_rng, watched, watched_seek, Open, PullPlan, ShardIter};
 use super::seek::{Seek, SeekShard};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
@@ -551,7 +551,10 @@ where
                 None => Arc::clone(&self.open),
                 Some(watch) => watched(&self.open, &watch.in_flight, epoch),
             },
-            seek: self.seek.clone(),
+            seek: match (&self.seek, &self.watch) {
+                (Some(seek), Some(watch)) => Some(watched_seek(seek, &watch.in_flight, epoch)),
+                (seek, _) => seek.clone(),
+            },
             shards: self.shards(),
             cycle_length: self.cycle_length.get(),
             shuffle: self
