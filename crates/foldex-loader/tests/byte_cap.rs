@@ -408,7 +408,7 @@ fn random_caps_deliver_every_observation_once_and_in_order_resumed_too() {
         );
         watchdog(&what, || {
             // Observations of one size, 0 to 300 bytes besides their index: batches of one
-            // size (the bound's premise), but for the last.
+            // size, but for the last (sizes that vary: the test above).
             let size = rng.random_range(0..301usize);
             let data = from_fn(len, move |i| (i, vec![i as u8; size]));
             let loader = Loader::new(data, Arc::clone(executor))

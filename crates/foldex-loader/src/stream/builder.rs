@@ -396,7 +396,9 @@ where
     /// naming the loads still running, with how long each has been: items' `compute` by
     /// stream position ([`LoadAt::Position`](crate::stats::LoadAt)), and a shard iterator's
     /// `next()` (or the opening of a shard) by shard and item
-    /// ([`LoadAt::Pull`](crate::stats::LoadAt)). The epoch is abandoned: neither its window's
+    /// ([`LoadAt::Pull`](crate::stats::LoadAt)); on [`resume`](Self::resume), the replay of
+    /// the shards, or, when they seek, their `open_at` and `item_at`, by shard and the position
+    /// asked for. The epoch is abandoned: neither its window's
     /// loads nor the puller are waited for; each stuck call goes on on its thread until it
     /// returns, and what it returns is dropped.
     ///
