@@ -29,20 +29,21 @@
 //!
 //! **The bound**, for batches of any sizes, `L` the largest batch of the epoch: the bytes held
 //! (admitted and pooled, as the peak counts them) never exceed `cap + L` unordered and
-//! `cap + 2 L` ordered. Why: take a moment when they exceed `cap`, and the last moment before
-//! it when `held` (which counts reservations too) was at or under `cap`. In between, `held`
-//! stays over `cap`, so nothing fits: no batch is admitted or room reserved by fitting, no
-//! buffer is pooled (pooled bytes alone never exceed `cap`, since pooling needs a fit, so
-//! batches are held all along and no batch is admitted, or room reserved, because nothing is
-//! held). What can add bytes in between is then: the event that crossed `cap`; ordered, a
-//! batch the consumer needs next (one such batch is held at a time: the consumer takes it
-//! before it needs another, and its take releases what it added); and the one reservation
-//! held when the interval began, whose batch adds what it has beyond its room. The crossing
-//! event is a batch admitted while nothing was held (at most `L` over the pooled bytes, and
-//! no reservation was held then: nothing to overshoot later), room reserved while nothing
-//! was held (whose batch then adds at most `L` over the pooled bytes), the next batch, or the
-//! reservation's batch. So at most one batch unordered, two ordered, beyond `cap`. A batch
-//! admitted after a stop (below) is not counted in the peak: it is dropped at once.
+//! `cap + 2 L` ordered. Take a moment when they exceed `cap`, and the last moment before it
+//! when `held` (reservations included) was at or under `cap`. Pooled bytes alone never exceed
+//! `cap` (pooling needs a fit), so in between batches are held all along and nothing fits: no
+//! batch is admitted and no room is reserved, by fitting or because nothing is held, and no
+//! buffer is pooled. Only these add bytes in between:
+//!
+//! - the event that crossed `cap`, if it is a batch admitted, or room reserved, while nothing
+//!   was held: at most `L` beyond the pooled bytes once its batch is made; no reservation was
+//!   held before it, so none overshoots later;
+//! - ordered, the batch the consumer needs next, at most `L`: one such batch is held at a time
+//!   (the consumer takes it before it needs another, and that take releases what it added);
+//! - the batch made in the one reservation held, at most `L` beyond its room.
+//!
+//! So at most one batch beyond `cap` unordered, two ordered. A batch admitted after a stop
+//! (below) is not counted in the peak: it is dropped at once.
 //!
 //! **No hang.** A waiting producer holds a batch that is not needed next; the batch needed next
 //! is admitted without waiting (ordered), or any admitted batch is deliverable (unordered); a

@@ -398,9 +398,9 @@ where
     /// `next()` (or the opening of a shard) by shard and item
     /// ([`LoadAt::Pull`](crate::stats::LoadAt)); on [`resume`](Self::resume), the replay of
     /// the shards, or, when they seek, their `open_at` and `item_at`, by shard and the position
-    /// asked for. The epoch is abandoned: neither its window's
-    /// loads nor the puller are waited for; each stuck call goes on on its thread until it
-    /// returns, and what it returns is dropped.
+    /// asked for. The epoch is abandoned: neither its window's loads nor the puller are waited
+    /// for; each stuck call goes on on its thread until it returns, and what it returns is
+    /// dropped.
     ///
     /// # Panics
     /// If `timeout` is zero: "timeout must be more than zero, got 0ns".
