@@ -14,9 +14,12 @@
 //! something below it on its stack: see `channel/mod.rs`) cannot wait here either: the batch
 //! the consumer needs may be the one in the frame below it. Instead it *reserves* room before
 //! it takes a batch number ([`ByteGate::reserve`]): as much as the largest batch admitted so
-//! far, or the whole cap while none was; without room (and with something held) it leaves
-//! the batch for later. The batch it makes then takes the reservation's place, without
-//! waiting, whatever its size.
+//! far, or the whole cap while none was. It gets room when no other reservation is held and
+//! the room fits beside what is held, or nothing is held; otherwise it leaves the batch for
+//! later. The batch it makes then takes the reservation's place, without waiting, whatever its
+//! size: a batch's size is known only once it is made, so a batch larger than the room
+//! overshoots it. One reservation at a time keeps that overshoot to one batch, whatever the
+//! number of helping threads.
 //!
 //! **Recycled buffers.** With buffer reuse, a buffer the consumer hands back stays in the
 //! loader's pool only while it fits beside what is held (else it is freed), and is counted
@@ -24,20 +27,33 @@
 //! rule "nothing is held" below looks at batches only (admitted or reserved), so that pooled
 //! buffers never keep a batch from being made.
 //!
-//! **The bound.** Admissions and reservations keep `held` at or under `cap`, except: a batch
-//! admitted (or room reserved) while nothing is held, which adds at most one batch beyond the
-//! cap; ordered, the batch the consumer needs next, one more (there is one such batch at a
-//! time); and a helping thread's batch larger than its reservation, which can only be a batch
-//! larger than every batch admitted before it in the epoch. So the bytes held never exceed
-//! `cap` plus twice the largest batch, when batches are of one size (or shrink); growing
-//! batches made by helping threads may add what each has beyond the largest before it.
+//! **The bound**, for batches of any sizes, `L` the largest batch of the epoch: the bytes held
+//! (admitted and pooled, as the peak counts them) never exceed `cap + L` unordered and
+//! `cap + 2 L` ordered. Take a moment when they exceed `cap`, and the last moment before it
+//! when `held` (reservations included) was at or under `cap`. Pooled bytes alone never exceed
+//! `cap` (pooling needs a fit), so in between batches are held all along and nothing fits: no
+//! batch is admitted and no room is reserved, by fitting or because nothing is held, and no
+//! buffer is pooled. Only these add bytes in between:
+//!
+//! - the event that crossed `cap`, if it is a batch admitted, or room reserved, while nothing
+//!   was held: at most `L` beyond the pooled bytes once its batch is made; no reservation was
+//!   held before it, so none overshoots later;
+//! - ordered, the batch the consumer needs next, at most `L`: one such batch is held at a time
+//!   (the consumer takes it before it needs another, and that take releases what it added);
+//! - the batch made in the one reservation held, at most `L` beyond its room.
+//!
+//! So at most one batch beyond `cap` unordered, two ordered. A batch admitted after a stop
+//! (below) is not counted in the peak: it is dropped at once.
 //!
 //! **No hang.** A waiting producer holds a batch that is not needed next; the batch needed next
 //! is admitted without waiting (ordered), or any admitted batch is deliverable (unordered); a
 //! producer waits only while batches are held (admitted, or reserved by a thread that makes
 //! one without waiting), so one is on its way to the consumer, whose take releases bytes and
-//! wakes the waiters. A stop (cancel, failure) wakes them too: they are admitted, their push is
-//! refused, and they give the bytes back ([`ByteGate::refund`]).
+//! wakes the waiters. A helping thread refused room makes no batch and does not wait; it is
+//! refused only while batches are held (a reservation held is one: its thread makes its batch
+//! without waiting, or gives the room back and wakes the waiters). A stop (cancel, failure)
+//! wakes the waiters too: they are admitted, their push is refused, and they give the bytes
+//! back ([`ByteGate::refund`]).
 
 use crate::blocked::note_blocked;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -55,7 +71,10 @@ struct Held {
     reserved: usize,
     /// Bytes of the recycled buffers kept in the loader's pool ([`ByteGate::keep_pooled`]).
     pooled: usize,
-    /// The most `bytes + pooled` ever was (reservations are not memory yet).
+    /// Of `bytes`, those admitted after a stop: dropped at once, not counted in the peak.
+    /// A refund takes from these first.
+    discarded: usize,
+    /// The most `bytes - discarded + pooled` ever was (reservations are not memory yet).
     peak: usize,
     /// The largest batch admitted.
     largest: usize,
@@ -79,7 +98,8 @@ impl Held {
     }
 
     fn note_peak(&mut self) {
-        self.peak = self.peak.max(self.bytes.saturating_add(self.pooled));
+        let delivered = self.bytes.saturating_sub(self.discarded);
+        self.peak = self.peak.max(delivered.saturating_add(self.pooled));
     }
 }
 
@@ -142,9 +162,9 @@ impl ByteGate {
     }
 
     /// Room for the batch of a thread that must not wait, or `None` (it should leave the
-    /// batch for later): the largest batch so far (the whole cap before any), which fits
-    /// beside the bytes held, or nothing is held. The room comes back when the reservation is
-    /// dropped unless [`Reservation::admit`] used it.
+    /// batch for later): the largest batch so far (the whole cap before any), when no other
+    /// reservation is held and the room fits beside the bytes held, or nothing is held. The
+    /// room comes back when the reservation is dropped unless [`Reservation::admit`] used it.
     pub fn reserve(&self) -> Option<Reservation<'_>> {
         let mut held = self.lock();
         let bytes = if held.largest == 0 {
@@ -152,7 +172,9 @@ impl ByteGate {
         } else {
             held.largest
         };
-        if held.in_flight() > 0 && held.total().saturating_add(bytes) > self.cap {
+        // One reservation at a time: each batch made in one may overshoot its room.
+        let fits = held.reserved == 0 && held.total().saturating_add(bytes) <= self.cap;
+        if held.in_flight() > 0 && !fits {
             return None;
         }
         held.reserved = held.reserved.saturating_add(bytes);
@@ -185,7 +207,12 @@ impl ByteGate {
             let fits = held.in_flight() == 0
                 || held.total().saturating_add(bytes) <= self.cap
                 || (self.ordered && seq == held.taken);
-            if fits || stopped() {
+            if fits {
+                break;
+            }
+            if stopped() {
+                // Counted until its refund, but not as held for the consumer.
+                held.discarded = held.discarded.saturating_add(bytes);
                 break;
             }
             since.get_or_insert_with(Instant::now);
@@ -242,6 +269,7 @@ impl ByteGate {
     pub fn refund(&self, bytes: usize) {
         let mut held = self.lock();
         held.bytes = held.bytes.saturating_sub(bytes);
+        held.discarded = held.discarded.saturating_sub(bytes);
         let wake = held.waiting > 0;
         drop(held);
         if wake {
@@ -316,8 +344,8 @@ mod tests {
         drop(gate.reserve().expect("nothing held"));
         assert_eq!(
             gate.figures().peak,
-            270,
-            "with the batch admitted after the stop"
+            180,
+            "not with the batch admitted after the stop"
         );
         let pooled = ByteGate::new(100, false);
         assert!(pooled.keep_pooled(70));
@@ -335,6 +363,31 @@ mod tests {
         assert!(
             unknown.reserve().is_some(),
             "a dropped reservation gives its room back"
+        );
+    }
+
+    #[test]
+    fn one_reservation_at_a_time_so_a_batch_over_its_room_overshoots_by_one_batch() {
+        let gate = ByteGate::new(100, false);
+        gate.admit(10, 0, || false);
+        let room = gate.reserve().expect("10 + 10 of 100 bytes");
+        assert!(gate.reserve().is_none(), "one reservation at a time");
+        room.admit(150); // its size was known only once made
+        assert_eq!(gate.figures().peak, 160);
+        assert!(gate.reserve().is_none(), "160 bytes held, over the cap");
+        gate.release(10);
+        gate.release(150);
+        let room = gate.reserve().expect("nothing held");
+        room.admit(40);
+        assert!(gate.reserve().is_none(), "40 + 150 > 100");
+        assert!(gate.keep_pooled(60), "40 + 60 of 100 bytes");
+        gate.release(40);
+        let room = gate.reserve().expect("only pooled bytes: no batch held");
+        room.admit(150);
+        assert_eq!(
+            gate.figures().peak,
+            210,
+            "the pool, under the cap, and one batch"
         );
     }
 }

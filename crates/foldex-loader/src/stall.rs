@@ -2,9 +2,10 @@
 //! [`StreamLoader::timeout`](crate::StreamLoader::timeout).
 //!
 //! **What is watched.** With a timeout set, every load (a dataset's `get`, a stream item's
-//! `compute`, a stream shard's `next()`) is noted in the loader's [`InFlight`] list while it
-//! runs: what it loads, for which epoch, since when. Without a timeout nothing is noted, and a
-//! load costs what it did (one branch on an `Option`).
+//! `compute`, a stream shard's opening and `next()`, and, on a resumption, a seekable shard's
+//! `open_at` and `item_at`: see `stream/pull.rs`) is noted in the loader's [`InFlight`] list
+//! while it runs: what it loads, for which epoch, since when. Without a timeout nothing is
+//! noted, and a load costs what it did (one branch on an `Option`).
 //!
 //! **When it fires.** The consumer's `next()` waits at most the timeout for the batch it
 //! needs, as PyTorch's `DataLoader(timeout=…)` does: the clock starts when `next()` finds no

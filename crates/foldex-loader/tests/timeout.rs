@@ -8,6 +8,7 @@
 use foldex_core::{Executor, Job, Partial};
 use foldex_dataset::{from_fn, ItemContext};
 use foldex_loader::stats::{LoadAt, Verdict};
+use foldex_loader::stream::SeekShard;
 use foldex_loader::{Loader, Stalled, StreamLoader};
 use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
@@ -513,4 +514,137 @@ fn a_zero_timeout_is_refused_naming_the_setting_and_a_huge_one_never_fires() {
             .timeout(Duration::MAX);
         assert_eq!(stream.iter().flatten().count(), 9, "{name}");
     }
+}
+
+/// A shard that can seek, whose `open_at` (or `item_at`) at a position past its start waits
+/// at a gate: a resumption that reopens it hangs there.
+struct SlowSeek {
+    items: Vec<usize>,
+    gate: Arc<Gate>,
+    /// Which reopening hangs: `open_at`, else `item_at`.
+    open_hangs: bool,
+}
+
+impl SeekShard for SlowSeek {
+    type Item = usize;
+    type Iter = std::vec::IntoIter<usize>;
+
+    fn open_at(&self, position: usize) -> Self::Iter {
+        if position > 0 && self.open_hangs {
+            self.gate.wait();
+        }
+        self.items
+            .get(position..)
+            .unwrap_or_default()
+            .to_vec()
+            .into_iter()
+    }
+
+    fn item_at(&self, position: usize) -> Option<usize> {
+        if !self.open_hangs {
+            self.gate.wait();
+        }
+        self.items.get(position).copied()
+    }
+}
+
+/// A resumed stream whose reopening hangs is named within the timeout as a hung pull is:
+/// shards that seek, at the shard and position `open_at` (or `item_at`, for an item of the
+/// shuffle buffer) was asked for; shards that replay, at the shard item the replay waits for.
+/// The resumed epoch drops promptly.
+#[test]
+fn a_resumed_stream_names_the_reopening_or_the_replay_that_hangs() {
+    watchdog("a stalled resumption", || {
+        for (name, executor) in executors() {
+            let gate = Arc::new(Gate::default());
+            let _opens = Opens(Arc::clone(&gate));
+            // Three shards of 10 read in turn (interleave 3), batches of 2: stopped after 4
+            // batches, the state's window starts at stream position 2, each shard reopened
+            // past its start.
+            for open_hangs in [true, false] {
+                let what = format!("{name}, seeking, open_at hangs {open_hangs}");
+                let shards = (0..3)
+                    .map(|s| SlowSeek {
+                        items: (s * 100..s * 100 + 10).collect(),
+                        gate: Arc::clone(&gate),
+                        open_hangs,
+                    })
+                    .collect();
+                let loader =
+                    StreamLoader::from_seekable(shards, move |&x: &usize| x, Arc::clone(&executor))
+                        .interleave(3)
+                        .batch_size(2)
+                        .timeout(D);
+                // Without a shuffle buffer `item_at` is never asked: a buffer of 2 holds two
+                // items to fetch by position.
+                let loader = if open_hangs {
+                    loader
+                } else {
+                    loader.shuffle_buffer(2, 5)
+                };
+                let mut first = loader.iter();
+                for _ in 0..4 {
+                    assert!(first.next().is_some(), "{what}");
+                }
+                let state = first.state();
+                drop(first);
+                let mut resumed = loader.resume(&state).expect("its own state");
+                let (got, stalled, took) = until_stalled(|| resumed.try_next());
+                assert!(got.is_empty(), "{what}: {got:?}");
+                assert!(took >= D && took <= D + SLACK, "{what}: took {took:?}");
+                let at = stalled.loading.first().map(|l| l.at);
+                assert!(
+                    matches!(at, Some(LoadAt::Pull { shard, item })
+                        if shard < 3 && (item > 0 || !open_hangs)),
+                    "{what}: {stalled}"
+                );
+                assert!(stalled.to_string().contains(" of shard "), "{stalled}");
+                assert_eq!(resumed.stats().verdict(), Verdict::Stalled, "{what}");
+                let dropping = Instant::now();
+                drop(resumed);
+                assert!(dropping.elapsed() <= SLACK, "{what}");
+            }
+
+            // Shards that replay: shard 0's item 1 hangs from its second reading on, which is
+            // the replay up to the state's stream position 2.
+            let readings = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let (door, count) = (Arc::clone(&gate), Arc::clone(&readings));
+            let loader = StreamLoader::from_shards(
+                vec![0usize, 1, 2],
+                move |&shard: &usize| {
+                    let again = shard == 0 && count.fetch_add(1, Ordering::Relaxed) > 0;
+                    let door = Arc::clone(&door);
+                    (0..5usize).map(move |i| {
+                        if again && i == 1 {
+                            door.wait();
+                        }
+                        shard * 10 + i
+                    })
+                },
+                |&x: &usize| x,
+                Arc::clone(&executor),
+            )
+            .batch_size(2)
+            .timeout(D);
+            let mut first = loader.iter();
+            for _ in 0..3 {
+                assert!(first.next().is_some(), "{name}");
+            }
+            let state = first.state();
+            drop(first);
+            assert!(state.position() > 2, "{name}: {}", state.position());
+            let mut resumed = loader.resume(&state).expect("its own state");
+            let (got, stalled, took) = until_stalled(|| resumed.try_next());
+            assert!(got.is_empty(), "{name}: {got:?}");
+            assert!(took >= D && took <= D + SLACK, "{name}: took {took:?}");
+            assert_eq!(
+                stalled.loading.first().map(|l| l.at),
+                Some(LoadAt::Pull { shard: 0, item: 1 }),
+                "{name}: {stalled}"
+            );
+            let dropping = Instant::now();
+            drop(resumed);
+            assert!(dropping.elapsed() <= SLACK, "{name}");
+        }
+    });
 }

@@ -31,10 +31,11 @@ where
     /// [`buffer`](Loader::buffer) places. Set it after [`collate`](Loader::collate).
     ///
     /// A batch larger than the cap is still delivered, alone: it is admitted when nothing
-    /// else is held, and, ordered, the batch the consumer needs next never waits. So, for
-    /// batches of one size, the bytes waiting never exceed `bytes` plus two batches; a thread
+    /// else is held, and, ordered, the batch the consumer needs next never waits. A thread
     /// that makes batches while it helps (it cannot wait) reserves room for the largest batch
-    /// so far first, and may overshoot by what its batch has beyond that. With
+    /// so far first, one such thread at a time, and its batch may overshoot that room. So,
+    /// for batches of any sizes, the bytes waiting never exceed `bytes` plus the largest batch
+    /// (unordered) or plus twice the largest batch (ordered). With
     /// [`reuse_buffers`](Loader::reuse_buffers), recycled buffers count too (by their batch),
     /// and one that does not fit is freed. Batches being made and the consumer's are not
     /// counted.

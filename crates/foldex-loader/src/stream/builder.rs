@@ -2,7 +2,7 @@
 
 use super::cursor::{Cursor, StreamSettings, StreamState};
 use super::iter::{Start, StreamIter, WindowSettings};
-use super::pull::{shuffle_rng, watched, Open, PullPlan, ShardIter};
+use super::pull::{shuffle_rng, watched, watched_seek, Open, PullPlan, ShardIter};
 use super::seek::{Seek, SeekShard};
 use super::window::{Computed, Policed, Windowing};
 use crate::buffer_tune::BufferTuner;
@@ -396,9 +396,11 @@ where
     /// naming the loads still running, with how long each has been: items' `compute` by
     /// stream position ([`LoadAt::Position`](crate::stats::LoadAt)), and a shard iterator's
     /// `next()` (or the opening of a shard) by shard and item
-    /// ([`LoadAt::Pull`](crate::stats::LoadAt)). The epoch is abandoned: neither its window's
-    /// loads nor the puller are waited for; each stuck call goes on on its thread until it
-    /// returns, and what it returns is dropped.
+    /// ([`LoadAt::Pull`](crate::stats::LoadAt)); on [`resume`](Self::resume), the replay of
+    /// the shards, or, when they seek, their `open_at` and `item_at`, by shard and the position
+    /// asked for. The epoch is abandoned: neither its window's loads nor the puller are waited
+    /// for; each stuck call goes on on its thread until it returns, and what it returns is
+    /// dropped.
     ///
     /// # Panics
     /// If `timeout` is zero: "timeout must be more than zero, got 0ns".
@@ -551,7 +553,10 @@ where
                 None => Arc::clone(&self.open),
                 Some(watch) => watched(&self.open, &watch.in_flight, epoch),
             },
-            seek: self.seek.clone(),
+            seek: match (&self.seek, &self.watch) {
+                (Some(seek), Some(watch)) => Some(watched_seek(seek, &watch.in_flight, epoch)),
+                (seek, _) => seek.clone(),
+            },
             shards: self.shards(),
             cycle_length: self.cycle_length.get(),
             shuffle: self

@@ -434,7 +434,60 @@ pub(crate) fn watched<R: 'static>(
     })
 }
 
-/// A shard's iterator whose `next()` calls are noted while they run (see [`watched`]).
+/// `seek`, with every opening of a shard at a position, every `next()` of the iterator it
+/// gives and every fetch of an item noted in `in_flight` while it runs, as loads of epoch
+/// `epoch` (a stream loader with a timeout): a resumption's reopening of the shards is watched
+/// as the epoch's pulls are, each load named by its shard and its position there.
+pub(crate) fn watched_seek<R: 'static>(
+    seek: &Arc<dyn Seek<R>>,
+    in_flight: &Arc<InFlight>,
+    epoch: u64,
+) -> Arc<dyn Seek<R>> {
+    Arc::new(WatchedSeek {
+        inner: Arc::clone(seek),
+        in_flight: Arc::clone(in_flight),
+        epoch,
+    })
+}
+
+/// Seekable shards whose loads are noted while they run (see [`watched_seek`]).
+struct WatchedSeek<R> {
+    inner: Arc<dyn Seek<R>>,
+    in_flight: Arc<InFlight>,
+    epoch: u64,
+}
+
+impl<R: 'static> Seek<R> for WatchedSeek<R> {
+    fn open_at(&self, shard: usize, position: usize) -> ShardIter<R> {
+        let inner = {
+            let at = LoadAt::Pull {
+                shard,
+                item: position,
+            };
+            let _noted = self.in_flight.note(at, self.epoch);
+            self.inner.open_at(shard, position)
+        };
+        Box::new(Watched {
+            inner,
+            shard,
+            item: position,
+            epoch: self.epoch,
+            in_flight: Arc::clone(&self.in_flight),
+        })
+    }
+
+    fn item_at(&self, shard: usize, position: usize) -> Option<R> {
+        let at = LoadAt::Pull {
+            shard,
+            item: position,
+        };
+        let _noted = self.in_flight.note(at, self.epoch);
+        self.inner.item_at(shard, position)
+    }
+}
+
+/// A shard's iterator whose `next()` calls are noted while they run (see [`watched`] and
+/// [`watched_seek`]).
 struct Watched<R> {
     inner: ShardIter<R>,
     shard: usize,
