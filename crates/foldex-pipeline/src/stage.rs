@@ -129,6 +129,26 @@ pub trait Transform<In>: Sync {
     ) -> ControlFlow<A, A>
     where
         K: FnMut(A, Self::Out) -> ControlFlow<A, A>;
+
+    /// For a [`PER_ITEM`](Transform::PER_ITEM) stage: `found`'s answer for the last of what
+    /// `item` becomes that it answers `Some` for, or `Break(())` once `probe` (or `found`) says
+    /// the block is no longer needed. A stage that can look at its outputs from the last
+    /// ([`FlatMapPipe`](crate::transform::FlatMapPipe)) stops at the first answer from the
+    /// right; the default runs [`step`](Transform::step) and keeps the last answer
+    /// ([`crate::from_right`] explains the search).
+    #[inline]
+    fn find_back<R, G>(
+        &self,
+        state: &mut Self::State,
+        item: In,
+        found: &mut G,
+        probe: &StopProbe,
+    ) -> ControlFlow<(), Option<R>>
+    where
+        G: FnMut(Self::Out) -> ControlFlow<(), Option<R>>,
+    {
+        crate::from_right::last_found(self, state, item, found, probe)
+    }
 }
 
 /// The folds a run may need, one of which [`Transform::route`] picks.
@@ -330,6 +350,20 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     {
         self.0.step(state, acc, item, sink, probe)
     }
+
+    #[inline]
+    fn find_back<R, G>(
+        &self,
+        state: &mut T::State,
+        item: In,
+        found: &mut G,
+        probe: &StopProbe,
+    ) -> ControlFlow<(), Option<R>>
+    where
+        G: FnMut(T::Out) -> ControlFlow<(), Option<R>>,
+    {
+        self.0.find_back(state, item, found, probe)
+    }
 }
 
 /// Adds a stage after the ones a pipeline has.
@@ -449,6 +483,22 @@ where
         let (first, second) = state;
         let mut next = |acc, mid| self.1.step(second, acc, mid, sink, probe);
         self.0.step(first, acc, item, &mut next, probe)
+    }
+
+    /// The first stage's outputs from the last, each searched by the second from its last.
+    #[inline]
+    fn find_back<R, G>(
+        &self,
+        (first, second): &mut Self::State,
+        item: In,
+        found: &mut G,
+        probe: &StopProbe,
+    ) -> ControlFlow<(), Option<R>>
+    where
+        G: FnMut(U::Out) -> ControlFlow<(), Option<R>>,
+    {
+        let mut next = |mid| self.1.find_back(second, mid, found, probe);
+        self.0.find_back(first, item, &mut next, probe)
     }
 }
 
