@@ -267,21 +267,25 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// indexable source ([`InnerPipe`]: a range, slice or `Vec` with `.pipe()`, and any adapters
     /// and stages after it).
     ///
-    /// Each inner pipeline runs sequentially inside the piece that holds its item (the module
-    /// doc of `nested.rs`; the parallelism is over this pipeline's items). A forward run gives
-    /// what `flat_map` over the inner items gives; a search from the right (`find_last`,
-    /// `find_map_last`) walks each inner pipeline from its last item and stops at the match,
-    /// so it returns at once where one item becomes 10^18 items.
+    /// Each inner pipeline runs sequentially inside the piece that holds its item, as a fold
+    /// of its own that looks at the run's stop every
+    /// [`INNER_CHECK`](crate::transform::INNER_CHECK) inner items: a stage is handed no
+    /// executor, so one item's sequence is not split across workers (the parallelism is over
+    /// this pipeline's items). A forward run gives what `flat_map` over the inner items gives;
+    /// a search from the right (`find_last`, `find_map_last`) walks each inner pipeline from
+    /// its last item and stops at the match, so it returns at once where one item becomes
+    /// 10^18 items.
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
     /// use foldex_threaded::ThreadedEx;
     /// let ex = ThreadedEx::new();
-    /// let v: Vec<u64> = (1..4u64).pipe().flat_map_pipe(|n| (0..n).pipe().map(move |k| n * 10 + k)).collect(&ex);
-    /// assert_eq!(v, [10, 20, 21, 30, 31, 32]);
+    /// let tens = (1..4u64).pipe().flat_map_pipe(|n| (0..n).pipe().map(move |k| n * 10 + k));
+    /// assert_eq!(tens.collect::<Vec<_>>(&ex), [10, 20, 21, 30, 31, 32]);
     /// // One item becomes 10^18 items; the search from the right visits one of them.
-    /// let huge = (0..4u64).pipe().flat_map_pipe(|i| (0..1_000_000_000_000_000_000u64).pipe().map(move |j| (i, j)));
-    /// assert_eq!(huge.find_last(&ex, |_| true), Some((3, 999_999_999_999_999_999)));
+    /// let big = 1_000_000_000_000_000_000u64;
+    /// let huge = (0..4u64).pipe().flat_map_pipe(|i| (0..big).pipe().map(move |j| (i, j)));
+    /// assert_eq!(huge.find_last(&ex, |_| true), Some((3, big - 1)));
     /// ```
     #[doc(alias = "flat_map")]
     pub fn flat_map_pipe<P, F>(self, f: F) -> Pipeline<S, X::Output, K>

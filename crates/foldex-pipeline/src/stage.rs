@@ -33,9 +33,9 @@ pub trait Transform<In>: Sync {
     const MERGES: bool = false;
 
     /// Whether what one item becomes depends on that item alone, with no state and no stop
-    /// (`map`, `filter`, `filter_map`, `flat_map`, `inspect`): then a search from the right
-    /// (`find_last`) may visit the items in reverse, each item's outputs in order, and stop
-    /// at the last match.
+    /// (`map`, `filter`, `filter_map`, `flat_map`, `flat_map_pipe`, `inspect`): then a search
+    /// from the right (`find_last`) may visit the items in reverse, search each item's outputs
+    /// with [`find_back`](Transform::find_back), and stop at the last match.
     const PER_ITEM: bool = false;
 
     /// Whether this stage may stop the fold: [`BREAKS`](Transform::BREAKS), unless the type
@@ -134,8 +134,8 @@ pub trait Transform<In>: Sync {
     /// `item` becomes that it answers `Some` for, or `Break(())` once `probe` (or `found`) says
     /// the block is no longer needed. A stage that can look at its outputs from the last
     /// ([`FlatMapPipe`](crate::transform::FlatMapPipe)) stops at the first answer from the
-    /// right; the default runs [`step`](Transform::step) and keeps the last answer
-    /// ([`crate::from_right`] explains the search).
+    /// right; the default runs [`step`](Transform::step) and keeps the last answer. A
+    /// search from the right ([`find_last`](crate::Pipeline::find_last)) asks it of each item.
     #[inline]
     fn find_back<R, G>(
         &self,
@@ -485,7 +485,7 @@ where
         self.0.step(first, acc, item, &mut next, probe)
     }
 
-    /// The first stage's outputs from the last, each searched by the second from its last.
+    /// The first stage's search, each of its outputs searched by the second stage.
     #[inline]
     fn find_back<R, G>(
         &self,

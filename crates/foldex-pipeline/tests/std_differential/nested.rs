@@ -31,7 +31,7 @@ where
     assert_eq!(pipe.count(ex), want.len(), "count: {what}");
     for seed in [0u64, 1, 3, 6, 11] {
         // Dense (every second or third item) to sparse: several matches inside one inner.
-        let hit = |y: &u64| (y ^ seed) % (2 + seed % 5) == 0 || *y == seed;
+        let hit = |y: &u64| (y ^ seed).is_multiple_of(2 + seed % 5) || *y == seed;
         let what = format!("seed {seed}: {what}");
         let first = want.iter().copied().find(hit);
         assert_eq!(pipe.find_first(ex, hit), first, "find_first {what}");
@@ -81,7 +81,7 @@ fn flat_map_pipe_matches_std_flat_map() {
         let keep = |x: &u64| x % 3 != 1;
         let inner = |x: u64| {
             (0..x % 7)
-                .filter(move |k| (x + k) % 3 != 0)
+                .filter(move |k| !(x + k).is_multiple_of(3))
                 .map(move |k| x + k)
         };
         let want: Vec<u64> = data
@@ -99,7 +99,7 @@ fn flat_map_pipe_matches_std_flat_map() {
             .flat_map_pipe(|x| {
                 (0..x % 7)
                     .pipe()
-                    .filter(move |k| (x + k) % 3 != 0)
+                    .filter(move |k| !(x + k).is_multiple_of(3))
                     .map(move |k| x + k)
             })
             .map(|y| y * 2)
