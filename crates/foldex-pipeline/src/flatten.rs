@@ -5,8 +5,9 @@
 //! holds the item (looking at the stop probe every [`INNER_CHECK`](crate::transform::INNER_CHECK)
 //! inner items): that is rayon's `flat_map_iter`, so `flat_map_iter` and `flatten_iter` are
 //! the same stages as `flat_map` and `flatten`. rayon's `flat_map` to a *parallel* inner
-//! iterator, which splits one item's sequence across workers, has no counterpart: a pipeline's
-//! parallelism is over its source's items.
+//! iterator is [`flat_map_pipe`](Pipeline::flat_map_pipe), whose inner sequences are pipelines
+//! (searched from either end); neither splits one item's sequence across workers: a
+//! pipeline's parallelism is over its source's items.
 
 use crate::pipeline::Pipeline;
 use crate::stage::{Append, FlatMap, MapWhile, Transform};

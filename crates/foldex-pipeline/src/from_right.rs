@@ -3,11 +3,16 @@
 //! to its left (in the pipeline's order) runs longer than it takes to notice.
 //!
 //! - **`find_last`** runs so on an indexable source whose stages map each item alone
-//!   ([`Transform::PER_ITEM`]: `map`, `filter`, `filter_map`, `flat_map`, `inspect`). The
-//!   source's items are visited from the last; what one item becomes is passed through the
-//!   stages in order and the last match among its outputs kept ([`LastOf`]). So the
-//!   predicate may also run on outputs of the matching item that lie left of the match (a
-//!   `flat_map`'s earlier inner items), which `Iterator::rfind` would not visit.
+//!   ([`Transform::PER_ITEM`]: `map`, `filter`, `filter_map`, `flat_map`, `flat_map_pipe`,
+//!   `inspect`). The source's items are visited from the last; what one item becomes is
+//!   searched by [`Transform::find_back`] ([`LastOf`]), stage after stage: each stage hands its
+//!   outputs to the next one's search and keeps the last answer. A `flat_map_pipe` (or
+//!   `flatten_pipe`) stage searches its inner pipeline from its last item and stops at the
+//!   first answer ([`crate::transform::FlatMapPipe`]), so a search through nested inner
+//!   pipelines visits only the outputs right of the match. The other stages visit one item's
+//!   outputs in order (a `flat_map` over a `std` iterator has no way back), so the predicate
+//!   may also run on outputs of the matching item that lie left of the match, which
+//!   `Iterator::rfind` would not visit.
 //! - **`position_last`** runs so on an indexable pipeline (no stage that changes the number of
 //!   items): its position is the length less one less the position from the right. Past a
 //!   `filter` (where `std` has no `rposition` either), the position counts every item to the
@@ -200,24 +205,37 @@ where
     where
         K: FnMut(A, X::Out) -> ControlFlow<A, A>,
     {
-        let mut last = None;
-        let mut note = |(), out: X::Out| {
-            if (self.keep)(&out) {
-                last = Some(out);
-            }
-            ControlFlow::Continue(())
-        };
-        if self
-            .stages
-            .step(state, (), item, &mut note, probe)
-            .is_break()
-        {
+        let mut found = |out: X::Out| ControlFlow::Continue((self.keep)(&out).then_some(out));
+        match self.stages.find_back(state, item, &mut found, probe) {
             // Only the probe stops these stages: the block is no longer needed.
-            return ControlFlow::Break(acc);
-        }
-        match last {
-            Some(out) => sink(acc, out),
-            None => ControlFlow::Continue(acc),
+            ControlFlow::Break(()) => ControlFlow::Break(acc),
+            ControlFlow::Continue(Some(out)) => sink(acc, out),
+            ControlFlow::Continue(None) => ControlFlow::Continue(acc),
         }
     }
+}
+
+/// [`Transform::find_back`] for a stage that visits its outputs in order: `found`'s answer for
+/// each of what `item` becomes, the last `Some` kept.
+#[inline]
+pub(crate) fn last_found<In, X, R, G>(
+    stages: &X,
+    state: &mut X::State,
+    item: In,
+    found: &mut G,
+    probe: &StopProbe,
+) -> ControlFlow<(), Option<R>>
+where
+    X: Transform<In> + ?Sized,
+    G: FnMut(X::Out) -> ControlFlow<(), Option<R>>,
+{
+    let mut last = None;
+    let mut note = |(), out| {
+        if let Some(hit) = found(out)? {
+            last = Some(hit);
+        }
+        ControlFlow::Continue(())
+    };
+    stages.step(state, (), item, &mut note, probe)?;
+    ControlFlow::Continue(last)
 }

@@ -167,6 +167,20 @@ impl<In, X: Transform<In>> Transform<In> for LentStages<'_, X> {
     {
         self.0.step(state, acc, item, sink, probe)
     }
+
+    #[inline]
+    fn find_back<R, G>(
+        &self,
+        state: &mut X::State,
+        item: In,
+        found: &mut G,
+        probe: &StopProbe,
+    ) -> ControlFlow<(), Option<R>>
+    where
+        G: FnMut(X::Out) -> ControlFlow<(), Option<R>>,
+    {
+        self.0.find_back(state, item, found, probe)
+    }
 }
 
 /// A codec by reference.

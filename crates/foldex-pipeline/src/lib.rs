@@ -27,7 +27,7 @@
 //!   whatever the split, and a slice's fast iterator stays the inner loop. They are there while
 //!   the pipeline is indexable (its transform is [`transform::Id`]).
 //! - **Transforms** that change the number of items (`filter`, `filter_map`, `flat_map`,
-//!   `inspect`, `take_while`, `map_while`, `map_init`) wrap the reduction's step
+//!   `flat_map_pipe`, `inspect`, `take_while`, `map_while`, `map_init`) wrap the reduction's step
 //!   ([`transform::Transform`]); their state lives in a piece's accumulator. `chain` after them
 //!   sends each side's items through that side's stages. `take_while` and `map_while`
 //!   stop the fold with a `Break` at the first item that ends them, so the result equals the
@@ -76,6 +76,7 @@ mod interleave;
 mod intersperse;
 mod lent;
 mod make_value;
+mod nested;
 mod partition_map;
 mod pieces;
 mod pipeline;
@@ -113,6 +114,7 @@ pub use streamed::{PipeSource, Streamed};
 pub mod transform {
     pub use crate::intersperse::Intersperse;
     pub use crate::make_value::{CloneOf, MakeValue};
+    pub use crate::nested::{FlatMapPipe, InnerPipe};
     pub use crate::pieces::{FoldPieces, TryFoldPieces};
     pub use crate::positions::{IndexedPositions, Positions, PositionsState};
     pub use crate::stage::*;

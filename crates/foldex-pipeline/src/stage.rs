@@ -33,9 +33,9 @@ pub trait Transform<In>: Sync {
     const MERGES: bool = false;
 
     /// Whether what one item becomes depends on that item alone, with no state and no stop
-    /// (`map`, `filter`, `filter_map`, `flat_map`, `inspect`): then a search from the right
-    /// (`find_last`) may visit the items in reverse, each item's outputs in order, and stop
-    /// at the last match.
+    /// (`map`, `filter`, `filter_map`, `flat_map`, `flat_map_pipe`, `inspect`): then a search
+    /// from the right (`find_last`) may visit the items in reverse, search each item's outputs
+    /// with [`find_back`](Transform::find_back), and stop at the last match.
     const PER_ITEM: bool = false;
 
     /// Whether this stage may stop the fold: [`BREAKS`](Transform::BREAKS), unless the type
@@ -129,6 +129,26 @@ pub trait Transform<In>: Sync {
     ) -> ControlFlow<A, A>
     where
         K: FnMut(A, Self::Out) -> ControlFlow<A, A>;
+
+    /// For a [`PER_ITEM`](Transform::PER_ITEM) stage: `found`'s answer for the last of what
+    /// `item` becomes that it answers `Some` for, or `Break(())` once `probe` (or `found`) says
+    /// the block is no longer needed. A stage that can look at its outputs from the last
+    /// ([`FlatMapPipe`](crate::transform::FlatMapPipe)) stops at the first answer from the
+    /// right; the default runs [`step`](Transform::step) and keeps the last answer. A
+    /// search from the right ([`find_last`](crate::Pipeline::find_last)) asks it of each item.
+    #[inline]
+    fn find_back<R, G>(
+        &self,
+        state: &mut Self::State,
+        item: In,
+        found: &mut G,
+        probe: &StopProbe,
+    ) -> ControlFlow<(), Option<R>>
+    where
+        G: FnMut(Self::Out) -> ControlFlow<(), Option<R>>,
+    {
+        crate::from_right::last_found(self, state, item, found, probe)
+    }
 }
 
 /// The folds a run may need, one of which [`Transform::route`] picks.
@@ -330,6 +350,20 @@ impl<In, T: Transform<In>> Transform<In> for Xf<T> {
     {
         self.0.step(state, acc, item, sink, probe)
     }
+
+    #[inline]
+    fn find_back<R, G>(
+        &self,
+        state: &mut T::State,
+        item: In,
+        found: &mut G,
+        probe: &StopProbe,
+    ) -> ControlFlow<(), Option<R>>
+    where
+        G: FnMut(T::Out) -> ControlFlow<(), Option<R>>,
+    {
+        self.0.find_back(state, item, found, probe)
+    }
 }
 
 /// Adds a stage after the ones a pipeline has.
@@ -449,6 +483,22 @@ where
         let (first, second) = state;
         let mut next = |acc, mid| self.1.step(second, acc, mid, sink, probe);
         self.0.step(first, acc, item, &mut next, probe)
+    }
+
+    /// The first stage's search, each of its outputs searched by the second stage.
+    #[inline]
+    fn find_back<R, G>(
+        &self,
+        (first, second): &mut Self::State,
+        item: In,
+        found: &mut G,
+        probe: &StopProbe,
+    ) -> ControlFlow<(), Option<R>>
+    where
+        G: FnMut(U::Out) -> ControlFlow<(), Option<R>>,
+    {
+        let mut next = |mid| self.1.find_back(second, mid, found, probe);
+        self.0.find_back(first, item, &mut next, probe)
     }
 }
 

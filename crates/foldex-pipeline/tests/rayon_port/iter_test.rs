@@ -337,7 +337,7 @@ fn check_flat_map_nested_ranges() {
     each("check_flat_map_nested_ranges", |ex, what| {
         let v: i32 = (0_i32..10)
             .pipe()
-            .flat_map(|i| (0_i32..10).map(move |j| (i, j)))
+            .flat_map_pipe(|i| (0_i32..10).pipe().map(move |j| (i, j)))
             .map(|(i, j)| i * j)
             .sum(ex);
         let w: i32 = (0_i32..10)
@@ -355,11 +355,11 @@ fn check_empty_flat_map_sum() {
         let empty = &a[..0];
 
         // empty on the inside
-        let b: i32 = a.pipe().flat_map(|_| empty).sum(ex);
+        let b: i32 = a.pipe().flat_map_pipe(|_| empty.pipe()).sum(ex);
         assert_eq!(b, 0, "{what}");
 
         // empty on the outside
-        let c: i32 = empty.pipe().flat_map(|_| a.iter()).sum(ex);
+        let c: i32 = empty.pipe().flat_map_pipe(|_| a.pipe()).sum(ex);
         assert_eq!(c, 0, "{what}");
     });
 }

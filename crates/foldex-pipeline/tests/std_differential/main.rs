@@ -18,6 +18,7 @@ mod differential;
 mod encoded;
 mod from_right;
 mod in_place;
+mod nested;
 mod reductions_std;
 mod sort;
 mod sources_std;
