@@ -214,28 +214,3 @@ where
         }
     }
 }
-
-/// [`Transform::find_back`] for a stage that visits its outputs in order: `found`'s answer for
-/// each of what `item` becomes, the last `Some` kept.
-#[inline]
-pub(crate) fn last_found<In, X, R, G>(
-    stages: &X,
-    state: &mut X::State,
-    item: In,
-    found: &mut G,
-    probe: &StopProbe,
-) -> ControlFlow<(), Option<R>>
-where
-    X: Transform<In> + ?Sized,
-    G: FnMut(X::Out) -> ControlFlow<(), Option<R>>,
-{
-    let mut last = None;
-    let mut note = |(), out| {
-        if let Some(hit) = found(out)? {
-            last = Some(hit);
-        }
-        ControlFlow::Continue(())
-    };
-    stages.step(state, (), item, &mut note, probe)?;
-    ControlFlow::Continue(last)
-}

@@ -147,7 +147,15 @@ pub trait Transform<In>: Sync {
     where
         G: FnMut(Self::Out) -> ControlFlow<(), Option<R>>,
     {
-        crate::from_right::last_found(self, state, item, found, probe)
+        let mut last = None;
+        let mut note = |(), out| {
+            if let Some(hit) = found(out)? {
+                last = Some(hit);
+            }
+            ControlFlow::Continue(())
+        };
+        self.step(state, (), item, &mut note, probe)?;
+        ControlFlow::Continue(last)
     }
 }
 
