@@ -181,11 +181,7 @@ impl<P: Produce> Epoch<P> {
         // first, which pays for cold caches. The note comes before the hand-over, so that the
         // next epoch, which may start as soon as the consumer has the last batch, sees it.
         let started = (t % SAMPLE_EVERY == 1).then(Instant::now);
-        let note = |batches| {
-            if let Some(started) = started {
-                self.cost.note(started.elapsed(), batches);
-            }
-        };
+        let note = |batches| self.note_cost(started, batches);
         // `Ok(None)`: the batches will not be delivered (a stop, or a failure before them), and
         // their making stopped.
         clear_loading();
@@ -209,32 +205,55 @@ impl<P: Produce> Epoch<P> {
                 Err(payload) => self.failed(t, t, payload),
             }
         } else {
-            // Staged outside the unwinding: a panic keeps the parcel's batches before it.
-            let mut staged: Staged<P::Out> = std::array::from_fn(|_| None);
-            let made = panic::catch_unwind(AssertUnwindSafe(|| {
-                self.compute_parcel(&mut staged, buffer, t)
-            }));
-            match made {
-                Ok(Some(batches)) => {
-                    note(batches);
-                    self.hand_over(t, staged, batches, helping, lead, run);
-                }
-                Ok(None) => {}
-                Err(payload) => {
-                    let before = staged.iter().take_while(|cell| cell.is_some()).count();
-                    let rank = t * self.parcel + before;
-                    if before == 0 {
-                        self.failed(t, rank, payload);
-                    } else {
-                        // The consumer receives the failure after the batches before it, which
-                        // travel as parcel `t`.
-                        self.failed(t + 1, rank, payload);
-                        self.hand_over(t, staged, before, helping, lead, run);
-                    }
+            self.run_parcel(buffer, t, started, helping, lead, run);
+        }
+        true
+    }
+
+    /// Notes for the cost meter what the batches of a timed ticket (`started`) cost.
+    fn note_cost(&self, started: Option<Instant>, batches: usize) {
+        if let Some(started) = started {
+            self.cost.note(started.elapsed(), batches);
+        }
+    }
+
+    /// Makes and hands over ticket `t` when it is a parcel (see [`Epoch::run_ticket`]). Kept
+    /// out of `run_ticket`, so that only producers that make parcels (of batches small enough
+    /// to stage) reserve the staging array on their stack.
+    #[inline(never)]
+    fn run_parcel(
+        &self,
+        buffer: P::Buffer,
+        t: usize,
+        started: Option<Instant>,
+        helping: bool,
+        lead: Option<Lead<'_>>,
+        run: &mut Run<'_>,
+    ) {
+        // Staged outside the unwinding: a panic keeps the parcel's batches before it.
+        let mut staged: Staged<P::Out> = std::array::from_fn(|_| None);
+        let made = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.compute_parcel(&mut staged, buffer, t)
+        }));
+        match made {
+            Ok(Some(batches)) => {
+                self.note_cost(started, batches);
+                self.hand_over(t, staged, batches, helping, lead, run);
+            }
+            Ok(None) => {}
+            Err(payload) => {
+                let before = staged.iter().take_while(|cell| cell.is_some()).count();
+                let rank = t * self.parcel + before;
+                if before == 0 {
+                    self.failed(t, rank, payload);
+                } else {
+                    // The consumer receives the failure after the batches before it, which
+                    // travel as parcel `t`.
+                    self.failed(t + 1, rank, payload);
+                    self.hand_over(t, staged, before, helping, lead, run);
                 }
             }
         }
-        true
     }
 
     /// The schedule's `rank`-th batch panicked, in ticket `cut` (or, with `cut` one more, after

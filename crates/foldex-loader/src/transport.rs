@@ -12,6 +12,9 @@
 //! less than [`CHEAP_NANOS`] each (producers time one ticket in 16); the first epoch, and one
 //! after an epoch too short to tell, sends batches one by one. The buffer keeps its
 //! meaning: the channel has `buffer / k` places, so at most `buffer` finished batches wait.
+//! A buffer of up to 64 batches has parcels of up to 8 (two places at least); a larger one
+//! keeps 8 places and grows its parcels with it, up to [`MAX_PARCEL`]: a place more only
+//! holds more batches, while a larger parcel pays the hand-over once for more of them.
 //!
 //! Under a byte cap ([`Loader::max_buffer_bytes`](crate::Loader::max_buffer_bytes)) batches
 //! travel one by one: the cap admits each batch by its own bytes (`byte_gate.rs`), and a
@@ -22,15 +25,23 @@ use std::mem;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// The most batches a parcel holds: the producer stages them on its stack.
-pub(crate) const MAX_PARCEL: usize = 8;
+/// The most batches a parcel holds: the producer stages them on its stack (2 KiB at most, see
+/// [`MAX_STAGED_BYTES`]).
+pub(crate) const MAX_PARCEL: usize = 32;
+
+/// The parcel of a small buffer: as large as two places allow, up to this.
+const SMALL_PARCEL: usize = 8;
+
+/// A buffer beyond `SMALL_PARCEL * PLACES` batches has this many places, with parcels of
+/// `buffer / PLACES` (up to [`MAX_PARCEL`]).
+const PLACES: usize = 8;
 
 /// Batches that cost less than this travel in parcels: above it, the hand-over a parcel saves
 /// is a few percent of a batch at most (docs/benchmarks.md, "Loader throughput").
 pub(crate) const CHEAP_NANOS: u64 = 1_000;
 
-/// The largest batch value, in bytes, staged in parcels: eight of them sit on a producer's
-/// stack, and each place of the channel keeps room for a parcel.
+/// The largest batch value, in bytes, staged in parcels: [`MAX_PARCEL`] of them sit on a
+/// producer's stack, and each place of the channel keeps room for a parcel.
 const MAX_STAGED_BYTES: usize = 64;
 
 /// How an epoch's batches travel, from what they cost in the epoch before.
@@ -87,8 +98,13 @@ impl CostMeter {
         // Parcels as large as the buffer allows with two places at least, so that a producer
         // fills one while the consumer empties the other: the cache lines that move per batch,
         // not the number of places, set the pace once waiting threads poll long enough not to
-        // put each other to sleep (docs/architecture.md, "Why it changed").
-        let parcel = MAX_PARCEL.min(buffer / 2);
+        // put each other to sleep (docs/architecture.md, "Why it changed"). A larger buffer
+        // keeps `PLACES` places and grows its parcels instead: more places would only hold
+        // more batches, while a larger parcel pays its ticket, its place's cache lines and its
+        // take once for more batches (docs/benchmarks.md, "Free items against the bridge").
+        let parcel = SMALL_PARCEL
+            .min(buffer / 2)
+            .max((buffer / PLACES).min(MAX_PARCEL));
         if stageable && cheap && parcel >= 2 {
             parcel
         } else {
@@ -131,7 +147,10 @@ mod tests {
             meter.note(Duration::from_nanos(300), 1);
             meter.plan::<Small>(buffer, false).parcel
         };
-        assert_eq!(cheap(64), 8, "eight at most");
+        assert_eq!(cheap(64), 8, "eight places of eight");
+        assert_eq!(cheap(128), 16, "eight places");
+        assert_eq!(cheap(256), 32, "eight places");
+        assert_eq!(cheap(1 << 12), 32, "32 at most");
         assert_eq!(cheap(8), 4, "two places");
         assert_eq!(cheap(6), 3, "two places");
         assert_eq!(cheap(4), 2, "two places");

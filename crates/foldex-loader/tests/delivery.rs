@@ -202,14 +202,17 @@ fn collate_builds_batches_from_items_in_order() {
 }
 
 /// Cheap batches travel in parcels once an epoch has timed them, on every executor: the
-/// first epoch sends them one by one, later ones several per place of the buffer, with the
-/// same order and exactly-once delivery, and a consumer that stops early leaves at most the
-/// buffer and a parcel per producing thread computed after it.
+/// first epoch sends them one by one, later ones several per place of the buffer (up to 8 with
+/// a small buffer, `buffer / 8` with a larger one), with the same order and exactly-once
+/// delivery, and a consumer that stops early leaves at most the buffer and a parcel per
+/// producing thread computed after it.
 #[test]
 fn cheap_batches_travel_in_parcels_from_the_second_epoch() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            for ordered in [true, false] {
+            // Parcels of 8 (two places), and of 25 (a larger buffer keeps 8 places), 20 000
+            // batches making 800 of them, with a last one of 1 for odd counts.
+            for (buffer, ordered) in [(16, true), (16, false), (200, true), (200, false)] {
                 let computed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
                 let counter = Arc::clone(&computed);
                 let loader = Loader::new(
@@ -219,7 +222,7 @@ fn cheap_batches_travel_in_parcels_from_the_second_epoch() {
                     }),
                     Arc::clone(executor),
                 )
-                .buffer(16)
+                .buffer(buffer)
                 .ordered(ordered)
                 .shuffle(3)
                 .unbatched();
@@ -247,6 +250,11 @@ fn cheap_batches_travel_in_parcels_from_the_second_epoch() {
                 assert!(
                     parcels[1..].iter().all(|&p| p > 1),
                     "{name}, ordered {ordered}: cheap batches travel alone: {parcels:?}"
+                );
+                let sized = if buffer > 64 { buffer / 8 } else { 8 };
+                assert!(
+                    parcels[1..].iter().all(|&p| p == sized),
+                    "{name}, buffer {buffer}: parcels of {sized} expected, got {parcels:?}"
                 );
 
                 let mut iter = loader.iter();

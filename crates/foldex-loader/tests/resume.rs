@@ -212,24 +212,27 @@ fn a_state_from_other_settings_is_refused() {
 
 /// An epoch whose cheap batches travel in parcels resumes exactly, whether it stopped between
 /// parcels or inside one (the rest of that parcel was computed but not received, and loads
-/// again).
+/// again): parcels of 8 (a buffer of 16) and of 32 (a buffer of 256).
 #[test]
 fn resumption_is_exact_inside_a_parcel() {
     for (name, executor) in common::executors() {
         watchdog(name, || {
-            for ordered in [true, false] {
-                let loader = Loader::new(numbers(500), Arc::clone(executor))
-                    .buffer(16)
+            for (buffer, ordered) in [(16, true), (16, false), (256, true), (256, false)] {
+                // Enough batches that an epoch in parcels of 32 still times a few (one ticket
+                // in 16) for the next epoch's parcels.
+                let loader = Loader::new(numbers(2_000), Arc::clone(executor))
+                    .buffer(buffer)
                     .shuffle(5)
                     .ordered(ordered)
                     .unbatched();
                 loader.iter().for_each(drop);
-                for stop in [0, 8, 13, 250] {
+                for stop in [0, 8, 13, 45, 250, 1_000] {
                     let epoch = loader.next_epoch();
                     let mut iter = loader.iter();
                     assert!(
                         iter.stats().parcel > 1,
-                        "{name}: cheap batches travel alone (stop {stop}, ordered {ordered})"
+                        "{name}: cheap batches travel alone (buffer {buffer}, stop {stop}, \
+                         ordered {ordered})"
                     );
                     let mut got: Vec<usize> = iter.by_ref().take(stop).collect();
                     let state = iter.state();
@@ -240,7 +243,10 @@ fn resumption_is_exact_inside_a_parcel() {
                         got.sort_unstable();
                         want.sort_unstable();
                     }
-                    assert_eq!(got, want, "{name}, ordered {ordered}, stopped after {stop}");
+                    assert_eq!(
+                        got, want,
+                        "{name}, buffer {buffer}, ordered {ordered}, stopped after {stop}"
+                    );
                 }
             }
         });
