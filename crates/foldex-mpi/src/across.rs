@@ -161,7 +161,10 @@ impl<'e> Ranks<'e> {
                     told_to_stop: true,
                 };
             }
-            let end = at.saturating_add(piece).min(range.end);
+            // No shorter than the job's `min` (its local executor keeps the bounds inside).
+            let end = at
+                .saturating_add(piece.max(job.piece_len().min()))
+                .min(range.end);
             let started = Instant::now();
             let part = self.local.execute(&Offset {
                 job,
@@ -231,6 +234,10 @@ impl<'a> Job<'a> for Offset<'_, 'a> {
 
     fn caller(&self) -> foldex_core::Caller {
         self.job.caller()
+    }
+
+    fn piece_len(&self) -> foldex_core::exec::PieceLen {
+        self.job.piece_len()
     }
 }
 

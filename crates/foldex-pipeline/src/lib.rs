@@ -77,6 +77,7 @@ mod intersperse;
 mod lent;
 mod make_value;
 mod partition_map;
+mod piece_len;
 mod pieces;
 mod pipeline;
 mod positions;
@@ -128,6 +129,7 @@ pub mod adapters {
         Windows, Zip,
     };
     pub use crate::interleave::Interleave;
+    pub use crate::piece_len::Bounded;
     pub use crate::sources::Ints;
     pub use crate::sources::{ChunksExact, RChunks, RChunksExact};
     pub use crate::update::{Update, UpdateStage};
