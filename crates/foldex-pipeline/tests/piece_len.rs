@@ -127,8 +127,8 @@ fn with_max_len_one_spreads_a_few_expensive_items() {
                 .map(|_| {
                     let started = Instant::now();
                     let sum: usize = match max_len {
-                        Some(max) => (0..64).pipe().with_max_len(max).map(cost).sum(&ex),
-                        None => (0..64).pipe().map(cost).sum(&ex),
+                        Some(max) => (0..64usize).pipe().with_max_len(max).map(cost).sum(&ex),
+                        None => (0..64usize).pipe().map(cost).sum(&ex),
                     };
                     assert_eq!(sum, 64 * 63 / 2);
                     started.elapsed()
