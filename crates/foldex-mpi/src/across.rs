@@ -75,7 +75,13 @@ impl<'e> Ranks<'e> {
         let len = job.len();
         let used = self.size.min((len / job.piece_len().min()).max(1));
         let blocks: Vec<Range<usize>> = (0..self.size)
-            .map(|r| if r < used { block(len, used, r) } else { len..len })
+            .map(|r| {
+                if r < used {
+                    block(len, used, r)
+                } else {
+                    len..len
+                }
+            })
             .collect();
         let mine = blocks[self.rank].clone();
         let mut notices = Notices::new(self.comm);

@@ -66,7 +66,14 @@ ranks!(pieces_keep_the_folds_bounds_across_ranks, || {
     use std::num::NonZeroUsize;
     let (_mpi, ex) = world();
     let n = |n| NonZeroUsize::new(n).unwrap();
-    let cases = [(0, 1, 1), (1, 5, 7), (100, 40, 60), (1000, 7, 16), (5000, 1, 3), (999, 300, 2)];
+    let cases = [
+        (0, 1, 1),
+        (1, 5, 7),
+        (100, 40, 60),
+        (1000, 7, 16),
+        (5000, 1, 3),
+        (999, 300, 2),
+    ];
     for (len, min, max) in cases {
         let bounds = PieceLen::ANY.at_least(n(min)).at_most(n(max));
         // Each piece as the (start, end) of its items, one `init` per piece.
@@ -88,7 +95,11 @@ ranks!(pieces_keep_the_folds_bounds_across_ranks, || {
             )
             .unwrap();
         let what = format!("len {len}, min {min}, max {max}: {pieces:?}");
-        assert_eq!(pieces.iter().map(|p| p.1 - p.0).sum::<usize>(), len, "{what}");
+        assert_eq!(
+            pieces.iter().map(|p| p.1 - p.0).sum::<usize>(),
+            len,
+            "{what}"
+        );
         let longest = max.max(2 * min - 1);
         for p in &pieces {
             let n = p.1 - p.0;
