@@ -71,7 +71,8 @@ pub use helper::{CLOSE_ENOUGH, MAX_TRY_AGAIN_AFTER, OBSERVED_AT_LEAST};
 
 use cpu_time::ThreadTime;
 use foldex_core::exec::{
-    measure_first_items, ChoiceTable, FirstItems, JoinHalf, Recalled, WhileWaiting, WAKE_UP,
+    measure_first_items, run_pieces, ChoiceTable, FirstItems, JoinHalf, Recalled, WhileWaiting,
+    WAKE_UP,
 };
 use foldex_core::{available_parallelism, Caller, Executor, Job, Partial, RunsInline};
 use foldex_taskpool::TaskPoolEx;
@@ -433,7 +434,7 @@ impl AutoEx {
     /// nothing, and the next fold of its shape is measured again.
     fn inline_measured_again<'a>(&self, shape: Shape, job: &dyn Job<'a>) -> Partial<'a> {
         let started = Instant::now();
-        let partial = job.run(0..shape.len);
+        let partial = run_pieces(job, 0..shape.len, |range| job.run(range));
         let took = started.elapsed();
         if job.is_stopped(shape.len) {
             self.note(Choice::Inline);
@@ -474,7 +475,7 @@ impl Executor for AutoEx {
         match self.state.shapes.recall(shape.len) {
             Recalled::Remembered(code) if code == Choice::Inline.code() => {
                 self.note(Choice::Inline);
-                return job.run(0..shape.len);
+                return run_pieces(job, 0..shape.len, |range| job.run(range));
             }
             Recalled::Remembered(code) => {
                 let choice = Choice::from_code(code).expect("a code this executor learned");

@@ -2,6 +2,7 @@
 
 use crate::audited::Partial;
 use crate::codec::PartialCodec;
+use crate::piece_len::PieceLen;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
@@ -63,6 +64,14 @@ pub trait Job<'a>: Sync {
     /// pieces may block (a loader's epoch) tell the two apart.
     fn run_while_waiting(&self, range: Range<usize>) -> Partial<'a> {
         self.run(range)
+    }
+
+    /// Bounds on the length of the pieces this job is run in: the fold's `with_min_len` /
+    /// `with_max_len`. [`PieceLen::ANY`] (the default) leaves them to the executor. The
+    /// protocol, and the chunking that honours it, is [`PieceLen`]'s; a job that passes another
+    /// on forwards it.
+    fn piece_len(&self) -> PieceLen {
+        PieceLen::ANY
     }
 }
 

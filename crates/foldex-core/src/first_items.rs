@@ -25,6 +25,7 @@
 
 use crate::audited::Partial;
 use crate::executor::{Caller, Job};
+use crate::piece_len::{run_pieces, PieceLen};
 use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -114,6 +115,25 @@ impl<'a> Job<'a> for Tail<'_, 'a> {
         self.job
             .run_while_waiting(range.start + self.start..range.end + self.start)
     }
+
+    fn piece_len(&self) -> PieceLen {
+        self.job.piece_len()
+    }
+}
+
+/// Where a measured piece of about `piece` items from `done` ends: within `bounds`, and never
+/// leaving a rest shorter than their `min` (the rest is a job of its own, whose pieces must
+/// keep `min`).
+fn piece_end(bounds: PieceLen, len: usize, done: usize, piece: usize) -> usize {
+    let end = len.min(done.saturating_add(bounds.chunk_len(piece)));
+    let (rest, min) = (len - end, bounds.min());
+    if rest == 0 || rest >= min {
+        end
+    } else if len - done >= min.saturating_mul(2) {
+        len - min
+    } else {
+        len
+    }
 }
 
 /// Runs `job`'s first items on the calling thread and decides what is left for an executor with
@@ -122,14 +142,17 @@ pub fn measure_first_items<'j, 'a>(job: &'j dyn Job<'a>, workers: usize) -> Firs
     let len = job.len();
     // A share of the job that the measurement never exceeds, whatever the clock says.
     let most = (len / (2 * workers.max(1))).max(1024);
+    // Pieces of 1, 2, 4, ... items, kept within the job's bounds on piece lengths.
+    let bounds = job.piece_len();
     let started = Instant::now();
-    let mut head = job.run(0..len.min(1));
-    let mut done = len.min(1);
+    let first = piece_end(bounds, len, 0, 1);
+    let mut head = job.run(0..first);
+    let mut done = first;
     let mut elapsed = started.elapsed();
     // The rate comes from the last piece, the largest and the warmest: the first item pays
     // for cold caches and lazy set-ups that the rest do not.
     let mut rate = (elapsed, done);
-    let mut piece = 2;
+    let mut piece = 2 * first.max(1);
     // A second piece runs unless the first item alone cost a wake-up: a first item made slow
     // by cold caches must not decide alone.
     let mut pieces = 1;
@@ -139,7 +162,7 @@ pub fn measure_first_items<'j, 'a>(job: &'j dyn Job<'a>, workers: usize) -> Firs
         && !job.is_stopped(done)
     {
         pieces += 1;
-        let end = len.min(done + piece);
+        let end = piece_end(bounds, len, done, piece);
         let before = elapsed;
         head = job.combine(head, job.run(done..end));
         elapsed = started.elapsed();
@@ -153,7 +176,7 @@ pub fn measure_first_items<'j, 'a>(job: &'j dyn Job<'a>, workers: usize) -> Firs
     let tail = Tail { job, start: done };
     if job.is_stopped(done) {
         // Cheap: a stopped range returns at once, but it must still give its partial.
-        let rest = tail.run(0..len - done);
+        let rest = run_pieces(&tail, 0..len - done, |r| tail.run(r));
         return FirstItems::Done(job.combine(head, rest));
     }
     let (nanos, items) = (rate.0.as_nanos(), rate.1 as u128);
@@ -165,7 +188,7 @@ pub fn measure_first_items<'j, 'a>(job: &'j dyn Job<'a>, workers: usize) -> Firs
     });
     let rest_cost = nanos.saturating_mul((len - done) as u128) / items;
     if nanos > 0 && rest_cost < WAKE_UP.as_nanos() {
-        let rest = tail.run(0..len - done);
+        let rest = run_pieces(&tail, 0..len - done, |r| tail.run(r));
         return FirstItems::Done(job.combine(head, rest));
     }
     FirstItems::Rest(Rest {

@@ -304,6 +304,10 @@ where
     fn codec(&self) -> Option<&dyn PartialCodec<'a>> {
         self.init.codec().map(|_| self as &dyn PartialCodec<'a>)
     }
+
+    fn piece_len(&self) -> crate::exec::PieceLen {
+        self.source.piece_len()
+    }
 }
 
 /// Runs a typed fold over a source: builds its job and hands it to `executor` (every fold over
@@ -337,7 +341,8 @@ where
         panic!("{spent}");
     }
     let len = source.len();
-    if cancel.is_none() {
+    // One piece of `len` on the caller: only where the source's bounds allow it.
+    if cancel.is_none() && len <= source.piece_len().max() {
         match executor.runs_inline(len) {
             RunsInline::No => {}
             RunsInline::Yes => return Some(fold_inline(&source, len, &leaf, &init)),

@@ -44,6 +44,7 @@ mod latch;
 pub mod merge;
 mod once_bits;
 mod panic;
+mod piece_len;
 #[cfg(feature = "serde")]
 mod postcard;
 pub mod progress;
@@ -68,7 +69,9 @@ pub use stream::Stream;
 ///
 /// - Chunking and combining: [`split`](exec::split), [`chunks`](exec::chunks),
 ///   [`chunk`](exec::chunk), and [`OrderedCombiner`](exec::OrderedCombiner) for partials that
-///   finish out of order.
+///   finish out of order; bounds a fold sets on its pieces' lengths ([`Job::piece_len`]):
+///   [`PieceLen`](exec::PieceLen), [`Chunking`](exec::Chunking) and
+///   [`run_pieces`](exec::run_pieces).
 /// - Borrowed work on a pool's `'static` threads: [`task_scope`](exec::task_scope) with
 ///   [`Scope`](exec::Scope) and [`TaskRef`](exec::TaskRef); a fork-join that allocates
 ///   nothing: [`join_stack`](exec::join_stack); work offered to a pool that its owner can take
@@ -106,6 +109,7 @@ pub mod exec {
     };
     pub use crate::latch::{JoinLatch, Latch, ScopeLatch};
     pub use crate::panic::{message, PanicPayload, PanicSlot};
+    pub use crate::piece_len::{run_pieces, Chunking, PieceLen};
     pub use crate::roles::{StandIn, WaitDepth, WhileWaiting};
     pub use crate::worker_start::spawn_running;
     #[cfg(loom)]

@@ -210,6 +210,10 @@ impl<S: Source> Source for Tracked<'_, S> {
         Ok(())
     }
 
+    fn piece_len(&self) -> crate::exec::PieceLen {
+        self.source.piece_len()
+    }
+
     fn get(&self, index: usize) -> S::Item {
         let item = self.source.get(index);
         self.progress.add(1);

@@ -84,6 +84,10 @@ macro_rules! passes_on {
             fn run_while_waiting(&self, range: Range<usize>) -> Partial<'a> {
                 self.0.run_while_waiting(range)
             }
+
+            fn piece_len(&self) -> crate::exec::PieceLen {
+                self.0.piece_len()
+            }
         }
     };
 }

@@ -2,6 +2,7 @@
 //! methods hand out.
 
 pub use crate::audited::{MutSlice, OwnedVec};
+use crate::piece_len::PieceLen;
 pub use crate::spent::Spent;
 use std::ops::Range;
 
@@ -71,6 +72,15 @@ pub trait Source: Sync {
     /// every fold.
     fn start_fold(&self) -> Result<(), Spent> {
         Ok(())
+    }
+
+    /// Bounds on the length of the pieces a fold over this source runs in, which the fold's
+    /// job hands its executor ([`Job::piece_len`](crate::Job::piece_len)); a pipeline's
+    /// `with_min_len` / `with_max_len` set them. [`PieceLen::ANY`] (the default) leaves piece
+    /// lengths to the executor. An adapter whose item `i` is its source's item `i` (or items
+    /// `i` of two sources) forwards them.
+    fn piece_len(&self) -> PieceLen {
+        PieceLen::ANY
     }
 
     /// Hands the items of `range` to `visitor` as one iterator. The default calls `get` per

@@ -70,8 +70,18 @@ impl<'e> Ranks<'e> {
         on_error: OnError,
     ) -> Partial<'a> {
         let _inside = Inside::enter();
+        // No block shorter than the job's `min` (`Job::piece_len`): fewer ranks get one, the
+        // rest an empty block.
+        let len = job.len();
+        let used = self.size.min((len / job.piece_len().min()).max(1));
         let blocks: Vec<Range<usize>> = (0..self.size)
-            .map(|r| block(job.len(), self.size, r))
+            .map(|r| {
+                if r < used {
+                    block(len, used, r)
+                } else {
+                    len..len
+                }
+            })
             .collect();
         let mine = blocks[self.rank].clone();
         let mut notices = Notices::new(self.comm);
@@ -161,7 +171,13 @@ impl<'e> Ranks<'e> {
                     told_to_stop: true,
                 };
             }
-            let end = at.saturating_add(piece).min(range.end);
+            // No shorter than the job's `min`, and leaving no rest shorter than it: the local
+            // executor keeps the bounds inside the piece.
+            let min = job.piece_len().min();
+            let mut end = at.saturating_add(piece.max(min)).min(range.end);
+            if range.end - end < min {
+                end = range.end;
+            }
             let started = Instant::now();
             let part = self.local.execute(&Offset {
                 job,
@@ -231,6 +247,10 @@ impl<'a> Job<'a> for Offset<'_, 'a> {
 
     fn caller(&self) -> foldex_core::Caller {
         self.job.caller()
+    }
+
+    fn piece_len(&self) -> foldex_core::exec::PieceLen {
+        self.job.piece_len()
     }
 }
 

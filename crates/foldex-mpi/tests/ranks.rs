@@ -44,6 +44,70 @@ ranks!(sums_and_ordered_combines_give_the_sequential_answer, || {
     assert_eq!(squares, (0..1000u64).map(|x| x * x).sum::<u64>());
 });
 
+/// `0..len` with bounds on the pieces a fold over it runs in (a pipeline's `with_min_len` /
+/// `with_max_len`).
+struct Bounded(usize, foldex_core::exec::PieceLen);
+
+impl foldex_core::Source for Bounded {
+    type Item = usize;
+    fn len(&self) -> usize {
+        self.0
+    }
+    fn get(&self, index: usize) -> usize {
+        index
+    }
+    fn piece_len(&self) -> foldex_core::exec::PieceLen {
+        self.1
+    }
+}
+
+ranks!(pieces_keep_the_folds_bounds_across_ranks, || {
+    use foldex_core::exec::PieceLen;
+    use std::num::NonZeroUsize;
+    let (_mpi, ex) = world();
+    let n = |n| NonZeroUsize::new(n).unwrap();
+    let cases = [
+        (0, 1, 1),
+        (1, 5, 7),
+        (100, 40, 60),
+        (1000, 7, 16),
+        (5000, 1, 3),
+        (999, 300, 2),
+    ];
+    for (len, min, max) in cases {
+        let bounds = PieceLen::ANY.at_least(n(min)).at_most(n(max));
+        // Each piece as the (start, end) of its items, one `init` per piece.
+        let pieces = ex
+            .fold(
+                Bounded(len, bounds),
+                Vec::<(usize, usize)>::new,
+                |mut v, i| {
+                    match v.last_mut() {
+                        Some(last) if last.1 == i => last.1 += 1,
+                        _ => v.push((i, i + 1)),
+                    }
+                    v
+                },
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            )
+            .unwrap();
+        let what = format!("len {len}, min {min}, max {max}: {pieces:?}");
+        assert_eq!(
+            pieces.iter().map(|p| p.1 - p.0).sum::<usize>(),
+            len,
+            "{what}"
+        );
+        let longest = max.max(2 * min - 1);
+        for p in &pieces {
+            let n = p.1 - p.0;
+            assert!(n <= longest && (n >= min || pieces.len() == 1), "{what}");
+        }
+    }
+});
+
 ranks!(a_break_anywhere_gives_the_sequential_try_fold, || {
     let (_mpi, ex) = world();
     let len = 30_000usize;

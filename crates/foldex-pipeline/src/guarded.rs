@@ -26,6 +26,10 @@ impl<S: Source> Source for GuardedSource<'_, S> {
         self.0.start_fold()
     }
 
+    fn piece_len(&self) -> foldex_core::exec::PieceLen {
+        self.0.piece_len()
+    }
+
     fn len(&self) -> usize {
         self.0.len()
     }

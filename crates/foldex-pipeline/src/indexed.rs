@@ -3,9 +3,12 @@
 //! [`Source::visit_range`] stays the inner source's fast iterator wherever the adapter allows.
 //! Each forwards [`Source::HANDS_OUT_ONCE`] and [`Source::start_fold`] to the sources it reads,
 //! so that a pipeline over a mutable slice or a `Vec` by value refuses a second run, saying so.
+//! Those whose item `i` is item `i` of their sources forward [`Source::piece_len`] too (the
+//! tighter bounds of both, for `zip` and `chain`), so that `with_max_len` holds after them.
 
 use crate::effects::{Drain, SkipFirst, Stepped};
 use crate::stage::Transform;
+use foldex_core::exec::PieceLen;
 use foldex_core::source::{MutSlice, RangeVisitor, Spent};
 use foldex_core::Source;
 use std::ops::Range;
@@ -21,6 +24,10 @@ impl<S: Source> Source for ByRef<'_, S> {
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
+    }
+
+    fn piece_len(&self) -> PieceLen {
+        self.0.piece_len()
     }
     #[inline]
     fn len(&self) -> usize {
@@ -73,6 +80,10 @@ impl<S: Source, R, F: Fn(S::Item) -> R + Sync> Source for Map<S, F> {
     fn start_fold(&self) -> Result<(), Spent> {
         self.inner.start_fold()
     }
+
+    fn piece_len(&self) -> PieceLen {
+        self.inner.piece_len()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.inner.len()
@@ -114,6 +125,10 @@ impl<S: Source> Source for Enumerate<S> {
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
+    }
+
+    fn piece_len(&self) -> PieceLen {
+        self.0.piece_len()
     }
     #[inline]
     fn len(&self) -> usize {
@@ -180,6 +195,10 @@ impl<A: Source, B: Source> Source for Zip<A, B> {
         self.a.start_fold()?;
         self.b.start_fold()
     }
+
+    fn piece_len(&self) -> PieceLen {
+        self.a.piece_len().and(self.b.piece_len())
+    }
     #[inline]
     fn len(&self) -> usize {
         self.a.len().min(self.b.len())
@@ -241,6 +260,10 @@ impl<S: Source> Source for Window<S> {
             self.inner.visit_range(0..self.start, Drain);
         }
         Ok(())
+    }
+
+    fn piece_len(&self) -> PieceLen {
+        self.inner.piece_len()
     }
     #[inline]
     fn len(&self) -> usize {
@@ -368,6 +391,10 @@ impl<S: Source> Source for Rev<S> {
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
     }
+
+    fn piece_len(&self) -> PieceLen {
+        self.0.piece_len()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.0.len()
@@ -422,6 +449,10 @@ impl<A: Source, B: Source<Item = A::Item>> Source for Chain<A, B> {
     fn start_fold(&self) -> Result<(), Spent> {
         self.a.start_fold()?;
         self.b.start_fold()
+    }
+
+    fn piece_len(&self) -> PieceLen {
+        self.a.piece_len().and(self.b.piece_len())
     }
     #[inline]
     fn len(&self) -> usize {
@@ -610,6 +641,10 @@ impl<'a, T: Clone + 'a, S: Source<Item = &'a T>> Source for Cloned<S> {
     fn start_fold(&self) -> Result<(), Spent> {
         self.0.start_fold()
     }
+
+    fn piece_len(&self) -> PieceLen {
+        self.0.piece_len()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.0.len()
@@ -648,6 +683,10 @@ impl<S: Source, X: Transform<S::Item>> Source for OneToOne<'_, S, X> {
     #[inline]
     fn start_fold(&self) -> Result<(), Spent> {
         self.source.start_fold()
+    }
+
+    fn piece_len(&self) -> PieceLen {
+        self.source.piece_len()
     }
     #[inline]
     fn len(&self) -> usize {

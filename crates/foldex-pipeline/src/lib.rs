@@ -78,6 +78,7 @@ mod lent;
 mod make_value;
 mod nested;
 mod partition_map;
+mod piece_len;
 mod pieces;
 mod pipeline;
 mod positions;
@@ -130,6 +131,7 @@ pub mod adapters {
         Windows, Zip,
     };
     pub use crate::interleave::Interleave;
+    pub use crate::piece_len::Bounded;
     pub use crate::sources::Ints;
     pub use crate::sources::{ChunksExact, RChunks, RChunksExact};
     pub use crate::update::{Update, UpdateStage};

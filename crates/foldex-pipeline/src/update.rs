@@ -54,6 +54,10 @@ impl<S: Source, F: Fn(&mut S::Item) + Sync> Source for Update<S, F> {
     fn start_fold(&self) -> Result<(), Spent> {
         self.inner.start_fold()
     }
+
+    fn piece_len(&self) -> foldex_core::exec::PieceLen {
+        self.inner.piece_len()
+    }
     #[inline]
     fn len(&self) -> usize {
         self.inner.len()

@@ -15,9 +15,14 @@ mod non_threaded;
 
 pub use non_threaded::NonThreadedEx;
 
+use foldex_core::exec::run_pieces;
 use foldex_core::{Executor, Job, Partial, RunsInline};
 
 /// Runs the whole range as one piece on the calling thread. No threads, no knobs.
+///
+/// A fold that bounds its pieces' lengths ([`Job::piece_len`], a pipeline's `with_max_len`)
+/// runs as consecutive pieces within them, still in order on the caller, so that a fold that
+/// observes its pieces (a fold per piece) sees the same bounds here as on a pool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SequentialEx;
 
@@ -30,12 +35,14 @@ impl SequentialEx {
 
 impl Executor for SequentialEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-        // One piece: the job itself checks for an early stop between blocks of items.
-        job.run(0..job.len())
+        // One piece, unless the job bounds its length: the job itself checks for an early stop
+        // between blocks of items.
+        run_pieces(job, 0..job.len(), |range| job.run(range))
     }
 
     /// Always [`RunsInline::Yes`]: every fold runs whole, in order, on the caller, so a typed
-    /// fold over a source needs no job.
+    /// fold over a source needs no job (the typed layer asks only where the fold's bounds on
+    /// its pieces allow one piece of `len`).
     fn runs_inline(&self, _len: usize) -> RunsInline {
         RunsInline::Yes
     }

@@ -1,6 +1,6 @@
 //! [`NonThreadedEx`]: a parallel executor's call tree, run on the calling thread.
 
-use foldex_core::exec::split;
+use foldex_core::exec::PieceLen;
 use foldex_core::{available_parallelism, Basesize, ConfigError, Executor, Job, Partial};
 use std::ops::Range;
 
@@ -72,15 +72,16 @@ impl NonThreadedEx {
 
 /// Folds `range` as a pool would: halves until `floor`, left before right. A right half at
 /// or after a stop is one cheap `run`, not a tree of them.
-fn tree<'a>(job: &dyn Job<'a>, range: Range<usize>, floor: usize) -> Partial<'a> {
-    match split(range.clone(), floor) {
+/// The split stays within the job's bounds on piece lengths (`bounds`).
+fn tree<'a>(job: &dyn Job<'a>, range: Range<usize>, floor: usize, bounds: PieceLen) -> Partial<'a> {
+    match bounds.split(range.clone(), floor) {
         None => job.run(range),
         Some((left, right)) => {
-            let left = tree(job, left, floor);
+            let left = tree(job, left, floor, bounds);
             let right = if job.is_stopped(right.start) {
                 job.run(right)
             } else {
-                tree(job, right, floor)
+                tree(job, right, floor, bounds)
             };
             job.combine(left, right)
         }
@@ -90,6 +91,7 @@ fn tree<'a>(job: &dyn Job<'a>, range: Range<usize>, floor: usize) -> Partial<'a>
 impl Executor for NonThreadedEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         let len = job.len();
-        tree(job, 0..len, self.basesize.resolve(len, self.threads))
+        let floor = self.basesize.resolve(len, self.threads);
+        tree(job, 0..len, floor, job.piece_len())
     }
 }

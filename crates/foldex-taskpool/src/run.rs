@@ -18,7 +18,7 @@
 use crate::pool::{next_id, Shared, Takers};
 use crate::waiting::WAITING;
 use foldex_core::exec::sync::{thread, AtomicUsize, Mutex};
-use foldex_core::exec::{chunk, OrderedCombiner, Scope, TaskRef};
+use foldex_core::exec::{Chunking, OrderedCombiner, Scope, TaskRef};
 use foldex_core::{Job, Partial};
 use std::ops::Range;
 use std::sync::atomic::Ordering;
@@ -28,8 +28,8 @@ pub(crate) struct FoldRun<'j, 'a> {
     shared: &'j Shared,
     /// Tags this fold's queued tasks in the pool's queue.
     id: u64,
-    len: usize,
-    chunk_len: usize,
+    /// The chunks: of `chunk_len`, or fewer where the job's bounds on piece lengths say so.
+    chunks: Chunking,
     nchunks: usize,
     /// The number of the next chunk to hand out; `nchunks` or more once none is left.
     cursor: AtomicUsize,
@@ -40,22 +40,22 @@ pub(crate) struct FoldRun<'j, 'a> {
 }
 
 impl<'j, 'a> FoldRun<'j, 'a> {
-    /// A fold of `job` in chunks of `chunk_len` indices (an empty job is one empty chunk, so
-    /// that even its identity is made where chunks run).
+    /// A fold of `job` in chunks of `chunk_len` indices, within the job's bounds on piece
+    /// lengths ([`Job::piece_len`]; an empty job is one empty chunk, so that even its identity
+    /// is made where chunks run).
     pub(crate) fn new(
         job: &'j dyn Job<'a>,
         shared: &'j Shared,
         chunk_len: usize,
         worker_lanes: Takers,
     ) -> Self {
-        let len = job.len();
+        let chunks = job.piece_len().chunking(job.len(), chunk_len);
         Self {
             job,
             shared,
             id: next_id(),
-            len,
-            chunk_len,
-            nchunks: len.div_ceil(chunk_len).max(1),
+            chunks,
+            nchunks: chunks.count().max(1),
             cursor: AtomicUsize::new(0),
             combiner: Mutex::new(OrderedCombiner::new()),
             worker_lanes,
@@ -80,7 +80,7 @@ impl<'j, 'a> FoldRun<'j, 'a> {
             .cursor
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, next)
             .ok()?;
-        Some((index, chunk(self.len, self.chunk_len, index)))
+        Some((index, self.chunks.chunk(index)))
     }
 
     fn exhausted(&self) -> bool {

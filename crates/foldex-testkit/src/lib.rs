@@ -30,6 +30,9 @@
 //! [`check_compositions`] random chains of stages (stateful ones stacked, panics anywhere)
 //! against `std::iter` (all part of [`conformance_tests!`]).
 //!
+//! [`check_piece_len`] checks that the pieces a fold runs in keep within the bounds the fold
+//! sets on their lengths (a pipeline's `with_min_len` / `with_max_len`).
+//!
 //! [`check_join`] checks `ExecutorExt::join`: uneven trees of nested joins, panics by position,
 //! nesting with folds, borrowing.
 //!
@@ -49,6 +52,7 @@ pub mod compositions;
 pub mod env;
 mod inline;
 mod join;
+mod piece_len;
 pub mod pipelines;
 mod reducer;
 mod roles;
@@ -60,6 +64,7 @@ mod through_bytes;
 pub use compositions::check_compositions;
 pub use inline::InlineUpTo;
 pub use join::check_join;
+pub use piece_len::check_piece_len;
 pub use pipelines::check_pipelines;
 pub use reducer::check_reducer;
 pub use roles::{check_roles, AsDriver};
@@ -406,6 +411,10 @@ macro_rules! conformance_tests {
         #[cfg(panic = "unwind")]
         fn conformance_pipelines() {
             $crate::check_pipelines($make);
+        }
+        #[test]
+        fn conformance_piece_len() {
+            $crate::check_piece_len($make);
         }
         #[test]
         fn conformance_streams() {

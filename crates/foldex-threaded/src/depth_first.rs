@@ -1,7 +1,7 @@
 //! [`DepthFirstEx`]: pieces claimed in input order from a cursor, by lanes that run on a pool.
 
 use crate::ThreadedEx;
-use foldex_core::exec::{chunk, JoinHalf, OrderedCombiner};
+use foldex_core::exec::{Chunking, JoinHalf, OrderedCombiner};
 use foldex_core::{Basesize, ConfigError, Executor, ExecutorExt, Job, Partial, RunsInline};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -98,8 +98,8 @@ impl<E: Executor> DepthFirstEx<E> {
 /// One fold: the cursor over its pieces and the partials combined so far.
 struct Lanes<'j, 'a> {
     job: &'j dyn Job<'a>,
-    len: usize,
-    piece: usize,
+    /// How `0..len` is cut in pieces.
+    cut: Chunking,
     pieces: usize,
     /// The number of the next piece to claim; `pieces` or more once none is left.
     cursor: AtomicUsize,
@@ -117,7 +117,7 @@ impl<'a> Lanes<'_, 'a> {
             if index >= self.pieces {
                 return;
             }
-            let range: Range<usize> = chunk(self.len, self.piece, index);
+            let range: Range<usize> = self.cut.chunk(index);
             if self.job.is_stopped(range.start) {
                 // Nothing from here on can change the result: no lane claims more.
                 self.cursor.fetch_max(self.pieces, Ordering::Relaxed);
@@ -150,13 +150,15 @@ impl<E: Executor> Executor for DepthFirstEx<E> {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         let len = job.len();
         let workers = self.inner.workers().max(1);
-        let piece = self.basesize.resolve(len, workers);
+        // Within the job's bounds on piece lengths.
+        let cut = job
+            .piece_len()
+            .chunking(len, self.basesize.resolve(len, workers));
         // An empty job is one empty piece, so that its identity is made where pieces run.
-        let pieces = len.div_ceil(piece).max(1);
+        let pieces = cut.count().max(1);
         let lanes = Lanes {
             job,
-            len,
-            piece,
+            cut,
             pieces,
             cursor: AtomicUsize::new(0),
             combiner: Mutex::new(OrderedCombiner::new()),

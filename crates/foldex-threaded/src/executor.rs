@@ -5,7 +5,7 @@ use crate::pool::Pool;
 use crate::registry::Context;
 use crate::splitter::Splitter;
 use crate::waiting::WAITING;
-use foldex_core::exec::{offer, ChoiceTable, JoinHalf};
+use foldex_core::exec::{offer, run_pieces, ChoiceTable, JoinHalf};
 use foldex_core::{Basesize, Caller, ConfigError, Executor, Job, Partial, RunsInline};
 use std::fmt;
 use std::ops::Range;
@@ -140,11 +140,12 @@ impl Executor for ThreadedEx {
             let registry = pool.registry();
             let len = job.len();
             let basesize = self.basesize.resolve(len, registry.threads());
-            if len <= basesize {
+            let bounds = job.piece_len();
+            if bounds.split(0..len, basesize).is_none() {
                 // One leaf: waking a worker for it would only add latency.
                 return WAITING.run(job, 0..len);
             }
-            let splitter = Splitter::new(self.basesize, len, registry.threads());
+            let splitter = Splitter::new(self.basesize, len, registry.threads(), bounds);
             let caller = Context::current(registry);
             // Under the automatic basesize the fold is timed where the pool runs it, to learn
             // whether folds of its length should run inline (`inline.rs`); a loader's epoch
@@ -290,8 +291,9 @@ fn fold_range<'a>(
     }
     let Context::Worker(worker) = ctx else {
         // A task taken by `help` from outside the pool: this thread has no deque, and could
-        // only wait for forked halves, so it runs the whole range.
-        return WAITING.run(job, range);
+        // only wait for forked halves, so it runs the whole range, in pieces within the job's
+        // bounds.
+        return run_pieces(job, range, |piece| WAITING.run(job, piece));
     };
     let Some((left, right, splitter)) = splitter.split(range.clone()) else {
         return WAITING.run(job, range);

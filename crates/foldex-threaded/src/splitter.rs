@@ -2,7 +2,7 @@
 //! of halvings that a theft renews (rayon's adaptive splitter).
 
 use crate::registry::Share;
-use foldex_core::exec::split;
+use foldex_core::exec::PieceLen;
 use foldex_core::Basesize;
 use std::ops::Range;
 
@@ -19,6 +19,9 @@ pub(crate) struct Splitter {
     halvings: u32,
     /// What a stolen range's budget is raised to.
     on_steal: u32,
+    /// The job's bounds on piece lengths: a range longer than `max` splits whatever the budget
+    /// says, and no range splits into a half shorter than `min`.
+    bounds: PieceLen,
     /// When this fold's forks are handed to other threads.
     pub(crate) share: Share,
 }
@@ -30,18 +33,20 @@ impl Splitter {
     /// `len / (64 × threads)`), so that work that turns out uneven, or a worker that loses its
     /// core for a while, is balanced by the workers that are free, not by a finer split for
     /// everyone.
-    pub(crate) fn new(basesize: Basesize, len: usize, threads: usize) -> Self {
+    pub(crate) fn new(basesize: Basesize, len: usize, threads: usize, bounds: PieceLen) -> Self {
         match basesize {
             Basesize::Fixed(n) => Self {
                 floor: n.get(),
                 halvings: u32::MAX,
                 on_steal: u32::MAX,
+                bounds,
                 share: Share::Always,
             },
             Basesize::Auto => Self {
                 floor: (len / (FINEST * threads.max(1))).max(1),
                 halvings: ceil_log2(Basesize::PIECES_PER_WORKER * threads),
                 on_steal: ceil_log2(2 * threads),
+                bounds,
                 share: Share::Always,
             },
         }
@@ -67,14 +72,17 @@ impl Splitter {
 
     /// The two halves of `range` and the splitter for each, or `None` for a leaf.
     pub(crate) fn split(self, range: Range<usize>) -> Option<(Range<usize>, Range<usize>, Self)> {
-        if self.halvings == 0 {
-            return None;
-        }
-        let (left, right) = split(range, self.floor)?;
+        // A spent budget still splits a range longer than the job's `max`.
+        let floor = if self.halvings == 0 {
+            usize::MAX
+        } else {
+            self.floor
+        };
+        let (left, right) = self.bounds.split(range, floor)?;
         let halvings = if self.halvings == u32::MAX {
             u32::MAX
         } else {
-            self.halvings - 1
+            self.halvings.saturating_sub(1)
         };
         Some((left, right, Self { halvings, ..self }))
     }
@@ -107,11 +115,19 @@ mod tests {
     #[test]
     fn auto_gives_four_leaves_per_worker() {
         assert_eq!(
-            leaves(Splitter::new(Basesize::Auto, 1000, 2), 0..1000).len(),
+            leaves(
+                Splitter::new(Basesize::Auto, 1000, 2, PieceLen::ANY),
+                0..1000
+            )
+            .len(),
             8
         );
         assert_eq!(
-            leaves(Splitter::new(Basesize::Auto, 1000, 3), 0..1000).len(),
+            leaves(
+                Splitter::new(Basesize::Auto, 1000, 3, PieceLen::ANY),
+                0..1000
+            )
+            .len(),
             16
         );
     }
@@ -119,7 +135,7 @@ mod tests {
     #[test]
     fn a_stolen_auto_range_splits_again_down_to_the_floor() {
         let len = 1 << 20;
-        let root = Splitter::new(Basesize::Auto, len, 2);
+        let root = Splitter::new(Basesize::Auto, len, 2, PieceLen::ANY);
         // A leaf of the first split: a range of len / 8, with no halvings left.
         let mut leaf = root;
         for _ in 0..3 {
@@ -137,17 +153,38 @@ mod tests {
 
     #[test]
     fn auto_on_a_busy_pool_splits_once_until_stolen() {
-        let busy = Splitter::new(Basesize::Auto, 1000, 4).on_busy_pool();
+        let busy = Splitter::new(Basesize::Auto, 1000, 4, PieceLen::ANY).on_busy_pool();
         assert_eq!(leaves(busy, 0..1000).len(), 2);
         let (_, _, half) = busy.split(0..1000).unwrap();
         assert_eq!(leaves(half.stolen(), 0..500).len(), 8, "2 × threads pieces");
-        let fixed = Splitter::new(Basesize::Fixed(NonZeroUsize::new(10).unwrap()), 100, 2);
+        let fixed = Splitter::new(
+            Basesize::Fixed(NonZeroUsize::new(10).unwrap()),
+            100,
+            2,
+            PieceLen::ANY,
+        );
         assert_eq!(leaves(fixed.on_busy_pool(), 0..100), leaves(fixed, 0..100));
     }
 
     #[test]
+    fn max_splits_past_a_spent_budget_and_min_stops_the_split() {
+        let max = PieceLen::ANY.at_most(NonZeroUsize::new(3).unwrap());
+        let busy = Splitter::new(Basesize::Auto, 100, 4, max).on_busy_pool();
+        let got = leaves(busy, 0..100);
+        assert!(got.iter().all(|r| r.len() <= 3), "{got:?}");
+        let min = PieceLen::ANY.at_least(NonZeroUsize::new(30).unwrap());
+        let fixed = Splitter::new(Basesize::Fixed(NonZeroUsize::new(1).unwrap()), 100, 4, min);
+        assert_eq!(leaves(fixed, 0..100).len(), 2, "halves of 50, not of 25");
+    }
+
+    #[test]
     fn fixed_splits_down_to_basesize_whatever_happens() {
-        let fixed = Splitter::new(Basesize::Fixed(NonZeroUsize::new(10).unwrap()), 100, 2);
+        let fixed = Splitter::new(
+            Basesize::Fixed(NonZeroUsize::new(10).unwrap()),
+            100,
+            2,
+            PieceLen::ANY,
+        );
         let got = leaves(fixed, 0..100);
         assert!(got.iter().all(|r| r.len() <= 10 && r.len() > 5), "{got:?}");
         assert_eq!(leaves(fixed.stolen(), 0..100), got);

@@ -9,8 +9,9 @@
 
 use foldex::prelude::*;
 use foldex::protocol::available_parallelism;
-use foldex::protocol::exec::chunks;
+use foldex::protocol::exec::{run_pieces, PieceLen};
 use foldex::protocol::{Job, Partial};
+use std::num::NonZeroUsize;
 
 /// One scoped thread per chunk of `basesize` consecutive indices (larger chunks where a fold
 /// would need more than 64).
@@ -30,19 +31,24 @@ impl Executor for SpawnAllEx {
     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
         let len = job.len();
         // At most 64 threads per fold: each costs a stack, and a process can map only so many
-        // (folds nested in folds multiply them).
+        // (folds nested in folds multiply them). Each runs its chunk, no shorter than the
+        // fold's `min` (`with_min_len`), in pieces no longer than its `max` (`with_max_len`).
         let size = self
             .basesize
             .resolve(len, self.workers())
             .max(len.div_ceil(64));
+        let bounds = job.piece_len();
+        let min = NonZeroUsize::new(bounds.min()).expect("at least 1");
+        let cut = PieceLen::ANY.at_least(min).chunking(len, size);
         std::thread::scope(|scope| {
             // Stop spawning once a Break (or a panic) makes the rest irrelevant.
             let mut end = 0;
-            let threads: Vec<_> = chunks(len, size)
+            let threads: Vec<_> = (0..cut.count())
+                .map(|i| cut.chunk(i))
                 .take_while(|range| !job.is_stopped(range.start))
                 .map(|range| {
                     end = range.end;
-                    scope.spawn(move || job.run(range))
+                    scope.spawn(move || run_pieces(job, range, |piece| job.run(piece)))
                 })
                 .collect();
             let partials = threads.into_iter().map(|thread| {

@@ -43,6 +43,10 @@ where
         self.source.start_fold()
     }
 
+    fn piece_len(&self) -> crate::exec::PieceLen {
+        self.source.piece_len()
+    }
+
     fn get(&self, index: usize) -> Self::Item {
         let mut writer = self.out.write(index..index + 1);
         writer.push(self.source.get(index));

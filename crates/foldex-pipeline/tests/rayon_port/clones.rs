@@ -157,10 +157,10 @@ fn clone_repeat() {
 }
 
 /// rayon's `by_exponential_blocks`, `by_uniform_blocks`, `fold_chunks(_with)`,
-/// `skip_any(_while)`, `take_any(_while)`, `with_max_len` and `with_min_len` have no foldex
-/// counterpart: those lines are left out, and `fold_pieces` (rayon's `fold`) is not preceded
-/// by `with_max_len(1)`. foldex's `skip_while` / `take_while` stand for the `*_any_while`
-/// ones.
+/// `skip_any(_while)` and `take_any(_while)` have no foldex counterpart: those lines are left
+/// out. `fold_pieces` (rayon's `fold`) after `with_max_len(1)` folds one item per piece on
+/// every executor, so those clones are compared item by item. foldex's `skip_while` /
+/// `take_while` stand for the `*_any_while` ones.
 #[test]
 fn clone_adaptors() {
     let v: Vec<_> = (0..1000).map(Some).collect();
@@ -195,6 +195,27 @@ fn clone_adaptors() {
             what,
             v.pipe().try_fold_pieces_with(0, |a, &x| x.map(|x| a + x))
         );
+        check!(
+            ex,
+            what,
+            v.pipe()
+                .with_max_len(1)
+                .fold_pieces(|| Some(0), |n, _| n.map(|n| n + 1))
+        );
+        check!(
+            ex,
+            what,
+            v.pipe()
+                .with_max_len(1)
+                .fold_pieces_with(Some(0), |n, _| n.map(|n| n + 1))
+        );
+        check!(
+            ex,
+            what,
+            v.pipe()
+                .with_max_len(1)
+                .try_fold_pieces(|| 0, |a, &x| x.map(|x| a + x))
+        );
         check!(ex, what, v.pipe().inspect(|_| ()));
         check!(ex, what, v.pipe().update(|_| ()));
         check!(ex, what, v.pipe().interleave(&v));
@@ -211,6 +232,8 @@ fn clone_adaptors() {
         check!(ex, what, v.pipe().skip_while(|_| false));
         check!(ex, what, v.pipe().take(42));
         check!(ex, what, v.pipe().take_while(|_| true));
+        check!(ex, what, v.pipe().with_max_len(1));
+        check!(ex, what, v.pipe().with_min_len(1));
         check!(ex, what, v.pipe().cloned().while_some());
         check!(ex, what, v.pipe().zip(&v));
         check!(ex, what, v.pipe().zip_eq(&v));

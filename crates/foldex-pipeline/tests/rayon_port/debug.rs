@@ -145,8 +145,8 @@ fn debug_repeat() {
 }
 
 /// rayon's `by_exponential_blocks`, `by_uniform_blocks`, `fold_chunks(_with)`,
-/// `skip_any(_while)`, `take_any(_while)`, `with_max_len` and `with_min_len` have no foldex
-/// counterpart: those lines are left out.
+/// `skip_any(_while)` and `take_any(_while)` have no foldex counterpart: those lines are left
+/// out.
 #[test]
 fn debug_adaptors() {
     let v: Vec<_> = (0..10).collect();
@@ -187,6 +187,8 @@ fn debug_adaptors() {
     check(format!("{:?}", v.pipe().take(1)));
     check(format!("{:?}", v.pipe().take_while(|_| true)));
     check(format!("{:?}", v.pipe().map(Some).while_some()));
+    check(format!("{:?}", v.pipe().with_max_len(1)));
+    check(format!("{:?}", v.pipe().with_min_len(1)));
     check(format!("{:?}", v.pipe().zip(&v)));
     check(format!("{:?}", v.pipe().zip_eq(&v)));
     check(format!("{:?}", v.pipe().step_by(2)));

@@ -91,6 +91,27 @@ fn map_reduce_with() {
     });
 }
 
+/// rayon: `with_max_len(1).fold(..)` is a `map`: one accumulator per item, on every executor.
+#[test]
+fn fold_map_reduce() {
+    each("fold_map_reduce", |ex, what| {
+        let r1 = (0_i32..32)
+            .pipe()
+            .with_max_len(1)
+            .fold_pieces(Vec::new, |mut v, e| {
+                v.push(e);
+                v
+            })
+            .map(|v| vec![v])
+            .reduce_with(ex, |mut v_a, v_b| {
+                v_a.extend(v_b);
+                v_a
+            });
+        let want: Vec<Vec<i32>> = (0..32).map(|i| vec![i]).collect();
+        assert_eq!(r1, Some(want), "{what}");
+    });
+}
+
 #[test]
 fn check_step_by() {
     each("check_step_by", |ex, what| {
@@ -1566,6 +1587,42 @@ fn check_while_some() {
         }
         if what.contains("NonThreadedEx") {
             assert!(counter.load(Ordering::SeqCst) < 2048, "{what}");
+        }
+    });
+}
+
+/// rayon's lengths and bounds; the range is `0..2^12` rather than `2^20` (a debug build runs
+/// the 81 pairs on eleven executors; the lengths from 10 000 on then cover the whole range, as
+/// rayon's from 10^6 on do), and `with_max_len(0)`, which rayon reads as 1 and foldex refuses
+/// naming the setting, is `with_max_len(1)`.
+#[test]
+fn check_lengths() {
+    fn check(ex: &dyn Executor, what: &str, min: usize, max: usize) {
+        let range = 0..1024 * 4;
+
+        // Check against normalized values.
+        let min_check = Ord::min(Ord::max(min, 1), range.len());
+        let max_check = Ord::max(max, min_check.saturating_add(min_check - 1));
+
+        assert!(
+            range
+                .pipe()
+                .with_min_len(min)
+                .with_max_len(max.max(1))
+                .fold_pieces(|| 0, |count, _| count + 1)
+                .all(ex, |c| c >= min_check && c <= max_check),
+            "check_lengths failed {:?} -> {:?} on {what}",
+            (min, max),
+            (min_check, max_check)
+        );
+    }
+
+    let lengths = [0, 1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, usize::MAX];
+    each("check_lengths", |ex, what| {
+        for &min in &lengths {
+            for &max in &lengths {
+                check(ex, what, min, max);
+            }
         }
     });
 }

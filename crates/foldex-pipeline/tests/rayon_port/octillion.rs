@@ -40,16 +40,26 @@ fn find_last_octillion_inclusive() {
 }
 
 /// rayon's `octillion_flat`: `0u128..10^27` built of two nested `flat_map`s of `0..10^9`
-/// (parallel inner iterators, foldex's `flat_map_pipe`). rayon also sets `with_max_len(1_000)`
-/// on each range, which only bounds how its pieces are split; foldex's pieces are the
-/// executor's.
+/// (parallel inner iterators, foldex's `flat_map_pipe`), with `with_max_len(1_000)` on each
+/// range as rayon sets it.
 fn octillion_flat() -> Pipeline<impl Source<Item = u64>, impl Transform<u64, Out = u128>> {
     (0u32..1_000_000_000)
         .pipe()
+        .with_max_len(1_000)
         .map(|i| u64::from(i) * 1_000_000_000)
-        .flat_map_pipe(|i| (0u32..1_000_000_000).pipe().map(move |j| i + u64::from(j)))
+        .flat_map_pipe(|i| {
+            (0u32..1_000_000_000)
+                .pipe()
+                .with_max_len(1_000)
+                .map(move |j| i + u64::from(j))
+        })
         .map(|i| u128::from(i) * 1_000_000_000)
-        .flat_map_pipe(|i| (0u32..1_000_000_000).pipe().map(move |j| i + u128::from(j)))
+        .flat_map_pipe(|i| {
+            (0u32..1_000_000_000)
+                .pipe()
+                .with_max_len(1_000)
+                .map(move |j| i + u128::from(j))
+        })
 }
 
 #[test]

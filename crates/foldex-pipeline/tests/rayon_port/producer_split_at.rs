@@ -182,6 +182,18 @@ fn rev() {
 }
 
 #[test]
+fn with_max_len() {
+    let v: Vec<i32> = (0..10).collect();
+    check!("with_max_len", v, v.pipe().with_max_len(1).cloned());
+}
+
+#[test]
+fn with_min_len() {
+    let v: Vec<i32> = (0..10).collect();
+    check!("with_min_len", v, v.pipe().with_min_len(1).cloned());
+}
+
+#[test]
 fn zip() {
     let v: Vec<(i32, i32)> = (0..10).zip(10..20).collect();
     check!("zip", v, (0_i32..10).pipe().zip(10_i32..20));

@@ -332,9 +332,8 @@ fn check_ge_greater_to_seq() {
 
 /// rayon: `a.par_iter().with_max_len(len).inspect(count).cmp(&b)` for `len` in 1..10, on a
 /// 1-thread pool, visits fewer than all. foldex's comparisons are on indexable pipelines, so
-/// the count is a `map` (index-preserving) rather than an `inspect` (a transform); there is
-/// no `with_max_len` (the executors' basesizes 1 and 7 split as finely); the visits are
-/// asserted fewer than all on the executors that run in order on one thread, where rayon's
+/// the count is a `map` (index-preserving) rather than an `inspect` (a transform); the visits
+/// are asserted fewer than all on the executors that run in order on one thread, where rayon's
 /// 1-thread pool makes them deterministic.
 fn short_circuit<T: Clone + Sync + Send>(
     what: &str,
@@ -360,9 +359,12 @@ fn check_cmp_short_circuit() {
         b[42] = 1;
         let expected = std::cmp::Ordering::Less;
         assert_eq!(a.pipe().cmp(ex, &b), expected, "{what}");
-        short_circuit(what, &a, |count| {
-            a.pipe().map(count).cmp(ex, b.pipe().copied()) == expected
-        });
+        for len in 1..10 {
+            short_circuit(what, &a, |count| {
+                let a = a.pipe().with_max_len(len).map(count);
+                a.cmp(ex, b.pipe().copied()) == expected
+            });
+        }
     });
 }
 
@@ -374,9 +376,12 @@ fn check_partial_cmp_short_circuit() {
         b[42] = 1;
         let expected = Some(std::cmp::Ordering::Less);
         assert_eq!(a.pipe().partial_cmp(ex, &b), expected, "{what}");
-        short_circuit(what, &a, |count| {
-            a.pipe().map(count).partial_cmp(ex, b.pipe().copied()) == expected
-        });
+        for len in 1..10 {
+            short_circuit(what, &a, |count| {
+                let a = a.pipe().with_max_len(len).map(count);
+                a.partial_cmp(ex, b.pipe().copied()) == expected
+            });
+        }
     });
 }
 
@@ -388,8 +393,11 @@ fn check_partial_cmp_nan_short_circuit() {
         b[42] = f64::NAN;
         let expected = None;
         assert_eq!(a.pipe().partial_cmp(ex, &b), expected, "{what}");
-        short_circuit(what, &a, |count| {
-            a.pipe().map(count).partial_cmp(ex, b.pipe().copied()) == expected
-        });
+        for len in 1..10 {
+            short_circuit(what, &a, |count| {
+                let a = a.pipe().with_max_len(len).map(count);
+                a.partial_cmp(ex, b.pipe().copied()) == expected
+            });
+        }
     });
 }
