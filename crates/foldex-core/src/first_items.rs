@@ -25,7 +25,8 @@
 
 use crate::audited::Partial;
 use crate::executor::{Caller, Job};
-use crate::piece_len::{run_pieces, PieceLen};
+use crate::in_order::run_pieces;
+use crate::piece_len::PieceLen;
 use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::time::{Duration, Instant};

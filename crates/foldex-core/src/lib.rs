@@ -39,6 +39,7 @@ mod coverage;
 mod executor;
 mod first_items;
 mod fold;
+mod in_order;
 mod join;
 mod latch;
 pub mod merge;
@@ -101,15 +102,16 @@ pub mod exec {
         Taken, TaskRef, VecWriter, Written,
     };
     pub use crate::choice_table::{ChoiceTable, Recalled};
-    pub use crate::chunk::{chunk, chunks, split, OrderedCombiner};
+    pub use crate::chunk::{chunk, chunks, split};
     pub use crate::codec::PartialCodec;
     pub use crate::executor::JoinHalf;
     pub use crate::first_items::{
         measure_first_items, FirstItems, Rest, LEAF_TIME, MEASURE_FOR, WAKE_UP,
     };
+    pub use crate::in_order::{run_pieces, OrderedCombiner};
     pub use crate::latch::{JoinLatch, Latch, ScopeLatch};
     pub use crate::panic::{message, PanicPayload, PanicSlot};
-    pub use crate::piece_len::{run_pieces, Chunking, PieceLen};
+    pub use crate::piece_len::{Chunking, PieceLen};
     pub use crate::roles::{StandIn, WaitDepth, WhileWaiting};
     pub use crate::worker_start::spawn_running;
     #[cfg(loom)]

@@ -1,8 +1,8 @@
-//! Bounds on the length of the pieces an executor runs, set by the fold ([`Job::piece_len`]),
+//! Bounds on the length of the pieces an executor runs, set by the fold ([`Job::piece_len`](crate::Job::piece_len)),
 //! and the chunking rules that honour them, shared by every executor.
 //!
-//! The protocol: a job may ask for pieces (the ranges passed to [`Job::run`] or
-//! [`Job::run_while_waiting`]) of at least [`PieceLen::min`] and at most [`PieceLen::max`]
+//! The protocol: a job may ask for pieces (the ranges passed to [`Job::run`](crate::Job::run) or
+//! [`Job::run_while_waiting`](crate::Job::run_while_waiting)) of at least [`PieceLen::min`] and at most [`PieceLen::max`]
 //! indices (rayon's `with_min_len` / `with_max_len`). The executor keeps its own basesize
 //! between the bounds:
 //!
@@ -15,20 +15,18 @@
 //!   `min`, even when that leaves a piece longer than `max` (with `min = 3, max = 4`, a range of
 //!   5 stays whole). Every piece is at most `max(max, 2 × min − 1)` long, the bound rayon's
 //!   own test checks.
-//! - A range run after the job stopped ([`Job::is_stopped`]) returns at once without folding,
+//! - A range run after the job stopped ([`Job::is_stopped`](crate::Job::is_stopped)) returns at once without folding,
 //!   and may be of any length.
 //!
 //! Executors honour the bounds through the toolkit's chunking: [`PieceLen::split`] for the
-//! halving executors, [`PieceLen::chunking`] for the chunking ones, [`run_pieces`] wherever a
+//! halving executors, [`PieceLen::chunking`] for the chunking ones, [`run_pieces`](crate::exec::run_pieces) wherever a
 //! range runs on one thread.
 
-use crate::audited::Partial;
-use crate::executor::Job;
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::ops::Range;
 
-/// Bounds on the length of a job's pieces ([`Job::piece_len`]); unbounded by default
+/// Bounds on the length of a job's pieces ([`Job::piece_len`](crate::Job::piece_len)); unbounded by default
 /// (`min` 1, `max` `usize::MAX`).
 ///
 /// ```
@@ -239,40 +237,6 @@ impl Chunking {
             }
         }
     }
-}
-
-/// Folds `range` of `job` on the calling thread as consecutive [`PieceLen::pieces`] of the
-/// job's bounds, combined left to right: what an executor does wherever it would run a whole
-/// range as one piece. `run` folds one piece (`|r| job.run(r)`, or
-/// [`Job::run_while_waiting`]); with no bounds it is called once, on `range`.
-///
-/// ```
-/// use foldex_core::exec::{run_pieces, PieceLen};
-/// use foldex_core::{Executor, ExecutorExt, Job, Partial};
-///
-/// /// Runs the whole job on the calling thread, within its piece bounds.
-/// struct Inline;
-/// impl Executor for Inline {
-///     fn execute<'a>(&self, job: &dyn Job<'a>) -> Partial<'a> {
-///         run_pieces(job, 0..job.len(), |r| job.run(r))
-///     }
-/// }
-/// assert_eq!(Inline.sum::<usize>(0..10), 45);
-/// ```
-pub fn run_pieces<'a>(
-    job: &dyn Job<'a>,
-    range: Range<usize>,
-    mut run: impl FnMut(Range<usize>) -> Partial<'a>,
-) -> Partial<'a> {
-    let bounds = job.piece_len();
-    let mut pieces = bounds.pieces(range);
-    let first = pieces.next().expect("pieces gives at least one range");
-    let mut acc = run(first);
-    for piece in pieces {
-        // A stopped range still runs, at once, to give its partial.
-        acc = job.combine(acc, run(piece));
-    }
-    acc
 }
 
 #[cfg(test)]

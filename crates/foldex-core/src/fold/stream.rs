@@ -48,9 +48,9 @@
 
 use super::{FoldJob, Leaf};
 use crate::audited::Partial;
-use crate::chunk::OrderedCombiner;
 use crate::codec::Init;
 use crate::executor::{Executor, Job};
+use crate::in_order::OrderedCombiner;
 use crate::panic::PanicPayload;
 use crate::source::{RangeVisitor, Source};
 use crate::stream::{Stream, MAX_AUTO_BATCH, STREAM_BATCH_TIME};
