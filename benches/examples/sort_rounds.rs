@@ -202,7 +202,10 @@ fn main() {
         }
     };
     let ascending: Vec<u64> = (0..10_000_000).collect();
-    add(AnyInput::U64(Input::new("10^7 random u64", u64s(10_000_000))));
+    add(AnyInput::U64(Input::new(
+        "10^7 random u64",
+        u64s(10_000_000),
+    )));
     add(AnyInput::Text(Input::new(
         "10^6 random String",
         strings(1_000_000, None),
@@ -253,7 +256,14 @@ fn main() {
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for cpu in [false, true] {
-        println!("{}", if cpu { "CPU time of all threads:" } else { "Wall time:" });
+        println!(
+            "{}",
+            if cpu {
+                "CPU time of all threads:"
+            } else {
+                "Wall time:"
+            }
+        );
         for input in &inputs {
             match input {
                 AnyInput::U64(i) => i.report(cpu),

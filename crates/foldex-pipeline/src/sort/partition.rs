@@ -135,8 +135,10 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let partitions: [(&str, Partition); 2] =
-            [("lomuto", |v, f| lomuto(v, f)), ("block", |v, f| block(v, f))];
+        let partitions: [(&str, Partition); 2] = [
+            ("lomuto", |v, f| lomuto(v, f)),
+            ("block", |v, f| block(v, f)),
+        ];
         for (name, partition) in partitions {
             for len in (0..600).chain([1021, 4093, 4096, 10_007]) {
                 for modulus in [1, 2, 3, 7, 1000] {

@@ -208,9 +208,7 @@ fn owning_elements_sort_as_std_does() {
         let (ex_name, ex) = &executors[next() as usize % executors.len()];
         let what = format!("case {case}: len {len}, keys {keys}, {ex_name}");
         watchdog(&what, || {
-            let mut words: Vec<String> = (0..len)
-                .map(|_| format!("{:x}", next() % keys))
-                .collect();
+            let mut words: Vec<String> = (0..len).map(|_| format!("{:x}", next() % keys)).collect();
             match next() % 3 {
                 0 => words.sort(),
                 1 => words.sort_by(|a, b| b.cmp(a)),
@@ -245,7 +243,10 @@ fn owning_elements_sort_as_std_does() {
                 panic::catch_unwind(AssertUnwindSafe(|| v.par_sort_unstable_by(&**ex, coin)));
             if let Err(payload) = outcome {
                 let message = foldex_core::exec::message(&*payload);
-                assert!(message.contains(STD_ORDER_PANIC), "coin, {what}: {message:?}");
+                assert!(
+                    message.contains(STD_ORDER_PANIC),
+                    "coin, {what}: {message:?}"
+                );
             }
             v.sort_unstable();
             assert_eq!(v, boxed(&words).tap_sort(), "coin, a permutation: {what}");
