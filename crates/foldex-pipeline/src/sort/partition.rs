@@ -144,7 +144,7 @@ mod tests {
                 for modulus in [1, 2, 3, 7, 1000] {
                     let orig: Vec<u64> = (0..len).map(|_| next() % 1000).collect();
                     let split = next() % 1000;
-                    let goes_first = |x: &u64| x % modulus == 0 || *x < split;
+                    let goes_first = |x: &u64| x.is_multiple_of(modulus) || *x < split;
                     let mut v = orig.clone();
                     let first = partition(&mut v, &goes_first);
                     assert!(v[..first].iter().all(goes_first), "{name}, len {len}");

@@ -276,7 +276,8 @@ mod tests {
     #[test]
     fn no_order_ends() {
         let orig: Vec<Box<u32>> = (0..20_000).map(Box::new).collect();
-        let answers: [fn(&Box<u32>, &Box<u32>) -> bool; 2] = [|_, _| true, |_, _| false];
+        type Answer = fn(&Box<u32>, &Box<u32>) -> bool;
+        let answers: [Answer; 2] = [|_, _| true, |_, _| false];
         for is_less in answers {
             let mut v = orig.clone();
             let limit = usize::BITS - v.len().leading_zeros();
