@@ -35,13 +35,17 @@
 //! calling thread. Otherwise the stable sorts cut the slice in a few leaves per worker, sort
 //! each with std's stable sort (driftsort) in parallel, and merge them pairwise, each merge
 //! itself split in parallel pieces ([`foldex_core::merge::merge_sort`], which moves elements
-//! without `Clone`); the unstable sorts are a parallel quicksort: levels of partitions around
-//! the median of a sample (by swaps: no `unsafe`) down to leaves of a few thousand elements,
-//! whose two sides are sorted in parallel ([`ExecutorExt::join`](foldex_core::ExecutorExt::join)), the leaves by std's unstable sort (ipnsort).
+//! without `Clone`); the unstable sorts are a parallel quicksort (by swaps: no `unsafe`):
+//! levels of partitions whose two sides are sorted in parallel
+//! ([`ExecutorExt::join`](foldex_core::ExecutorExt::join)) down to leaves of a few thousand
+//! elements, each sorted on one thread: by std's unstable sort (ipnsort) for plain values, by
+//! the same quicksort with block partitions for elements that own heap data (`String`s),
+//! where that is faster than ipnsort.
 //! `par_sort_by_cached_key` computes the keys in parallel (a pipeline), sorts the
 //! `(key, index)` pairs unstably (the indices make them distinct, so the order is the stable
 //! one) and moves the elements into place by swaps.
 
+mod partition;
 mod quick;
 
 use crate::IntoPipeline;

@@ -1,7 +1,8 @@
 //! The parallel sorts (`foldex_pipeline::sort::ParallelSort`) against std's sorts of the same
 //! name, on several executors through `&dyn Executor`: lengths 0, 1, 2, primes and 10^5, with
 //! duplicates, sorted, reversed; stability with `(key, original index)` pairs; comparators
-//! that are not a total order; and panic safety (rayon's `tests/sort-panic-safe.rs`, ported:
+//! that are not a total order; elements that own heap data over random settings; and panic
+//! safety (rayon's `tests/sort-panic-safe.rs`, ported:
 //! drop counters and versions, a panic after every tenth of the comparisons).
 
 use foldex_auto::AutoEx;
@@ -184,6 +185,73 @@ fn strings_sort_as_std_does() {
             assert_eq!(v, by_len, "par_sort_by_cached_key on {ex_name}");
         }
     });
+}
+
+/// Property: the unstable sorts of elements that own heap data (which take the block
+/// partition and the sort's own quicksort down to small slices, where plain values take
+/// Lomuto's partition and std's sort) give std's result, over random settings: lengths (0, 1,
+/// primes, random up to 60 000), key ranges (all equal to all distinct), inputs sorted,
+/// reversed, or random, and a random executor each. A comparator that answers at random
+/// leaves every element once and ends.
+#[test]
+fn owning_elements_sort_as_std_does() {
+    const PRIMES: [usize; 8] = [2, 3, 31, 127, 8191, 8209, 16_411, 32_771];
+    let executors = executors();
+    let mut next = random(0x5EED);
+    for case in 0..48 {
+        let len = match case % 4 {
+            0 => [0, 1][case / 4 % 2],
+            1 => PRIMES[next() as usize % PRIMES.len()],
+            _ => next() as usize % 60_000,
+        };
+        let keys = [1, 2, 10, 1000, u64::MAX][next() as usize % 5];
+        let (ex_name, ex) = &executors[next() as usize % executors.len()];
+        let what = format!("case {case}: len {len}, keys {keys}, {ex_name}");
+        watchdog(&what, || {
+            let mut words: Vec<String> = (0..len).map(|_| format!("{:x}", next() % keys)).collect();
+            match next() % 3 {
+                0 => words.sort(),
+                1 => words.sort_by(|a, b| b.cmp(a)),
+                _ => {}
+            }
+            let mut want = words.clone();
+            want.sort_unstable();
+
+            let mut v = words.clone();
+            v.par_sort_unstable(&**ex);
+            assert_eq!(v, want, "par_sort_unstable: {what}");
+
+            // Boxed keys with their index: sorted by key, each pair kept once.
+            let boxed = |w: &[String]| -> Vec<(Box<str>, usize)> {
+                w.iter().map(|w| Box::from(w.as_str())).zip(0..).collect()
+            };
+            let mut v = boxed(&words);
+            v.par_sort_unstable_by(&**ex, |a, b| b.0.cmp(&a.0));
+            assert!(v.windows(2).all(|w| w[0].0 >= w[1].0), "descending: {what}");
+            v.sort_unstable();
+            assert_eq!(v, boxed(&words).tap_sort(), "a permutation: {what}");
+
+            let mut v = boxed(&words);
+            let calls = AtomicUsize::new(0);
+            let coin = |a: &(Box<str>, usize), b: &(Box<str>, usize)| {
+                let n = calls.fetch_add(1, Relaxed) as u64;
+                let h = (a.1 as u64 ^ (b.1 as u64) << 20 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                [Ordering::Less, Ordering::Equal, Ordering::Greater][(h >> 62) as usize % 3]
+            };
+            let _quiet = Quiet::new();
+            let outcome =
+                panic::catch_unwind(AssertUnwindSafe(|| v.par_sort_unstable_by(&**ex, coin)));
+            if let Err(payload) = outcome {
+                let message = foldex_core::exec::message(&*payload);
+                assert!(
+                    message.contains(STD_ORDER_PANIC),
+                    "coin, {what}: {message:?}"
+                );
+            }
+            v.sort_unstable();
+            assert_eq!(v, boxed(&words).tap_sort(), "coin, a permutation: {what}");
+        });
+    }
 }
 
 trait TapSort {
