@@ -32,7 +32,8 @@
 //!   slice exactly once (in an unspecified order).
 //!
 //! How: an executor with one worker ([`Executor::workers`]) sorts with std's sort on the
-//! calling thread. Otherwise the stable sorts cut the slice in a few leaves per worker, sort
+//! calling thread. Otherwise a pass first notices a slice already in order, or descending
+//! (strictly, for the stable sorts), and leaves or reverses it. Else the stable sorts cut the slice in a few leaves per worker, sort
 //! each with std's stable sort (driftsort) in parallel, and merge them pairwise, each merge
 //! itself split in parallel pieces ([`foldex_core::merge::merge_sort`], which moves elements
 //! without `Clone`); the unstable sorts are a parallel quicksort (by swaps: no `unsafe`):
@@ -288,8 +289,41 @@ where
     F: Fn(&T, &T) -> bool + Sync,
     L: Fn(&mut [T]) + Sync,
 {
+    if in_order_or_reversed(v, is_less, Ties::Kept) {
+        return;
+    }
     let levels = levels(ex.workers(), STABLE_LEAVES_PER_WORKER, v.len());
     foldex_core::merge::merge_sort(ex, v, levels, is_less, sort_leaf);
+}
+
+/// Whether the order of equal elements must be kept when a descending slice is reversed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ties {
+    /// A stable sort: only a strictly descending slice (no two elements equal) is reversed.
+    Kept,
+    /// An unstable sort: any descending slice is reversed.
+    Unordered,
+}
+
+/// Whether `v` is sorted, after reversing it if it was descending (strictly, where `ties`
+/// are kept): a pass that stops at the first pair out of order either way, so a few
+/// comparisons on most inputs, and a sort in one pass on sorted or reversed ones, which the
+/// partitions and merges would not notice. A panicking `is_less` leaves `v` as it was.
+fn in_order_or_reversed<T, F>(v: &mut [T], is_less: &F, ties: Ties) -> bool
+where
+    F: Fn(&T, &T) -> bool,
+{
+    if v.windows(2).all(|w| !is_less(&w[1], &w[0])) {
+        return true;
+    }
+    let descending = match ties {
+        Ties::Kept => v.windows(2).all(|w| is_less(&w[1], &w[0])),
+        Ties::Unordered => v.windows(2).all(|w| !is_less(&w[0], &w[1])),
+    };
+    if descending {
+        v.reverse();
+    }
+    descending
 }
 
 /// The unstable sorts: a parallel quicksort whose leaves `sort_leaf` sorts (std's unstable

@@ -27,7 +27,7 @@
 //! partitions (either side under an eighth) and hands the slice to std's sort, `O(n log n)`
 //! whatever the comparator answers, after about `log2(len)` of them.
 
-use super::partition;
+use super::{partition, Ties};
 use foldex_core::{Executor, ExecutorExt};
 use std::mem::needs_drop;
 
@@ -54,26 +54,9 @@ where
     F: Fn(&T, &T) -> bool + Sync,
     L: Fn(&mut [T]) + Sync,
 {
-    if !sorted_or_reversed(v, is_less) {
+    if !super::in_order_or_reversed(v, is_less, Ties::Unordered) {
         par_sort(ex, v, None, levels, is_less, sort_leaf);
     }
-}
-
-/// Whether `v` is sorted, after reversing it if it was descending: a pass that stops at the
-/// first pair out of order either way, so a few comparisons on most inputs, and a sort in
-/// one pass on sorted or reversed ones (which the partitions would not notice).
-fn sorted_or_reversed<T, F>(v: &mut [T], is_less: &F) -> bool
-where
-    F: Fn(&T, &T) -> bool,
-{
-    if v.windows(2).all(|w| !is_less(&w[1], &w[0])) {
-        return true;
-    }
-    if v.windows(2).all(|w| !is_less(&w[0], &w[1])) {
-        v.reverse();
-        return true;
-    }
-    false
 }
 
 /// [`sort`] of a slice whose predecessor is `pred` (see the module).
