@@ -63,6 +63,7 @@ mod chunked;
 mod collect;
 mod collections;
 mod compare;
+mod copied;
 mod effects;
 mod extend;
 mod fallible;
@@ -111,6 +112,7 @@ pub use streamed::{PipeSource, Streamed};
 /// through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
 /// the accumulator of a piece, made once per piece by [`Transform::start`](crate::transform::Transform::start), never per block.
 pub mod transform {
+    pub use crate::copied::ClonedStage;
     pub use crate::intersperse::Intersperse;
     pub use crate::make_value::{CloneOf, MakeValue};
     pub use crate::pieces::{FoldPieces, TryFoldPieces};

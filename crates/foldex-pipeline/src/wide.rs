@@ -1,10 +1,11 @@
 //! Ranges of `u128` and `i128`, which may hold more than `usize::MAX` items
 //! (`0..10u128.pow(27)`): a pipeline over one ([`Wide`]) is not indexable, as rayon's ranges of
 //! these types are not, so `len`, `enumerate`, `zip`, `rev`, `skip`, `take` and the other
-//! index-preserving adapters do not compile on it, nor does `map` as its first stage (one
-//! `map` per pipeline start, so that `(0..10).pipe().map(..)` infers its type): transforms
-//! (`filter`, `filter_map`, `flat_map`, `take_while`, ..., and `map` after them) and every
-//! reduction do.
+//! index-preserving adapters do not compile on it: `map` (the indexable pipelines' `map`, so
+//! that `(0..10).pipe().map(..)` still infers its type; a [`Map`] of a `Wide` range, or of
+//! such a `Map`, is not indexable either), transforms (`filter`, `filter_map`, `flat_map`,
+//! `take_while`, ...) and every reduction do. A third `map` in a row does not compile (each
+//! depth of `Map` over a `Wide` range is its own source type): join it to the second's closure.
 //!
 //! A run folds the range as consecutive blocks of at most `usize::MAX / 2` items, each an
 //! indexable [`Ints`] folded on the executor as any source is, one after the other, joined with
@@ -15,7 +16,7 @@
 //! piece's edge (`dedup`, `unique`, `skip_while`) pulls a long range as a stream.
 
 use crate::guarded::{guard_stream, Guarded, GuardedSource};
-use crate::indexed::{ByRef, Rev};
+use crate::indexed::{ByRef, Map, Rev};
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::sources::Ints;
 use crate::streamed::PipeSource;
@@ -40,6 +41,9 @@ const BLOCK: u128 = (usize::MAX / 2) as u128;
 /// assert_eq!((0..big).pipe().find_last(&ex, |x| x % 1000 == 1), Some(big - 999));
 /// let small = (0..big).pipe().take_while(|&x| x < 1000).filter(|x| x % 7 == 0);
 /// assert_eq!(small.map(|x| x / 7).max(&ex), Some(142));
+/// // `map` as the first stage, and a second one:
+/// let halves = (0..big).pipe().map(|x| x / 2).map(|x| x + 1);
+/// assert_eq!(halves.find_last(&ex, |x| x % 1000 == 7), Some(big / 2 - 993));
 /// ```
 ///
 /// What needs an index does not compile on it:
@@ -293,6 +297,101 @@ where
     }
 }
 
+/// `map` as the first stages over a [`Wide`] range: the range's blocks are folded as the
+/// range's are (a search still stops early, from either end), each item mapped as it is read.
+/// Not indexable, as the range is not; a run through stages that hold items at a piece's edge
+/// pulls the mapped items as a stream.
+macro_rules! mapped_wide {
+    ($(
+        impl [$($g:tt)*] Map<$inner:ty, F>, where [$($bound:tt)*],
+        input |$this:ident| $input:expr;
+    )*) => {$(
+        impl<$($g)*> PipeSource for Map<$inner, F>
+        where
+            $($bound)*
+        {
+            type Item = R;
+            type Input<'p>
+                = Stream<Box<dyn Iterator<Item = R> + Send + 'p>>
+            where
+                Self: 'p;
+
+            fn input(&self) -> Self::Input<'_> {
+                let $this = self;
+                $input.adapt(|items| Box::new(items) as Box<dyn Iterator<Item = R> + Send + '_>)
+            }
+
+            type Guarded<'p>
+                = Stream<Guarded<Box<dyn Iterator<Item = R> + Send + 'p>>>
+            where
+                Self: 'p;
+
+            fn guarded_input(&self) -> Self::Guarded<'_> {
+                guard_stream(self.input())
+            }
+
+            type Indexed = Map<<$inner as PipeSource>::Indexed, F>;
+
+            fn as_indexed(&self) -> Option<&Self::Indexed> {
+                None
+            }
+
+            fn runs_backwards(&self) -> bool {
+                true
+            }
+
+            fn try_fold_items<E, A, I, S, C>(
+                &self,
+                ex: &E,
+                backwards: bool,
+                init: I,
+                step: S,
+                combine: C,
+            ) -> ControlFlow<A, A>
+            where
+                E: Executor + ?Sized,
+                A: Send,
+                I: Init<A>,
+                S: Fn(A, R, &StopProbe) -> ControlFlow<A, A> + Sync,
+                C: Fn(A, A) -> A + Sync,
+            {
+                let f = &self.f;
+                let mapped = |acc, item, probe: &StopProbe| step(acc, f(item), probe);
+                self.inner.try_fold_items(ex, backwards, init, mapped, combine)
+            }
+
+            fn fold_items<E, A, I, S, C>(
+                &self,
+                ex: &E,
+                backwards: bool,
+                init: I,
+                step: S,
+                combine: C,
+            ) -> A
+            where
+                E: Executor + ?Sized,
+                A: Send,
+                I: Init<A>,
+                S: Fn(A, R) -> A + Sync,
+                C: Fn(A, A) -> A + Sync,
+            {
+                let f = &self.f;
+                let mapped = |acc, item| step(acc, f(item));
+                self.inner.fold_items(ex, backwards, init, mapped, combine)
+            }
+        }
+    )*};
+}
+
+mapped_wide! {
+    impl [T: WideInt, R: Send, F] Map<Wide<T>, F>,
+        where [Ints<T>: Source<Item = T>, F: Fn(T) -> R + Sync,],
+        input |map| map.inner.input().adapt(|items| items.map(&map.f));
+    impl [T: WideInt, Q: Send, R: Send, G, F] Map<Map<Wide<T>, G>, F>,
+        where [Ints<T>: Source<Item = T>, G: Fn(T) -> Q + Sync, F: Fn(Q) -> R + Sync,],
+        input |map| map.inner.inner.input().adapt(|items| items.map(&map.inner.f).map(&map.f));
+}
+
 impl IntoPipeline for Range<u128> {
     type Source = Wide<u128>;
     fn pipe(self) -> Pipeline<Wide<u128>> {
@@ -405,6 +504,19 @@ mod tests {
                     let up = |x: i128| (x - first) * 3;
                     let got = wide().filter(|x| x % 2 == 0).map(up).sum::<i128>(ex);
                     let want: i128 = std().filter(|x| x % 2 == 0).map(up).sum();
+                    assert_eq!(got, want, "{what}");
+                    // `map` as the first stages, across the blocks' edges.
+                    let got: Vec<i128> = wide().map(up).collect(ex);
+                    assert_eq!(got, std().map(up).collect::<Vec<_>>(), "{what}");
+                    let twice = |x: i128| x / 2;
+                    let got = wide().map(up).map(twice).find_last(ex, |x| x % 4 == 1);
+                    let want = std().map(up).map(twice).rfind(|x| x % 4 == 1);
+                    assert_eq!(got, want, "{what}");
+                    let got = wide().map(up).find_first(ex, |x| x % 4 == 1);
+                    assert_eq!(got, std().map(up).find(|x| x % 4 == 1), "{what}");
+                    let got: Vec<i128> = wide().map(twice).dedup().collect(ex);
+                    let mut want: Vec<i128> = std().map(twice).collect();
+                    want.dedup();
                     assert_eq!(got, want, "{what}");
                     let got = wide().position_last(ex, |x| hit(&x));
                     assert_eq!(
