@@ -152,6 +152,26 @@ impl<S: Source, K> Pipeline<S, Id, K> {
         self.source.len() == 0
     }
 
+    /// Item `i` becomes `f(item)`.
+    ///
+    /// ```
+    /// use foldex_pipeline::IntoPipeline;
+    /// use foldex_seq::SequentialEx;
+    /// assert_eq!((1..4).pipe().map(|x| x * 10).collect::<Vec<_>>(&SequentialEx), [10, 20, 30]);
+    /// ```
+    pub fn map<R, F>(self, f: F) -> Pipeline<Map<S, F>, Id, K>
+    where
+        F: Fn(S::Item) -> R + Sync,
+    {
+        Self::indexed(
+            self.codec,
+            Map {
+                inner: self.source,
+                f,
+            },
+        )
+    }
+
     /// Copies items out of references.
     ///
     /// ```
@@ -347,35 +367,6 @@ impl<'s, T: Send, K> Pipeline<MutSlice<'s, T>, Id, K> {
                 size,
             },
         )
-    }
-}
-
-/// `map` as the first stage: an index-preserving adapter over an indexable source; over a
-/// `u128` / `i128` range ([`Wide`](crate::adapters::Wide)), which is not indexable, a
-/// source that maps each item as the range's blocks are folded (`wide.rs`).
-impl<S: PipeSource, K> Pipeline<S, Id, K> {
-    /// Item `i` becomes `f(item)`.
-    ///
-    /// ```
-    /// use foldex_pipeline::IntoPipeline;
-    /// use foldex_seq::SequentialEx;
-    /// assert_eq!((1..4).pipe().map(|x| x * 10).collect::<Vec<_>>(&SequentialEx), [10, 20, 30]);
-    /// let big = 10u128.pow(30);
-    /// assert_eq!((0..big).pipe().map(|x| x % 7).find_first(&SequentialEx, |&r| r == 6), Some(6));
-    /// ```
-    pub fn map<R, F>(self, f: F) -> Pipeline<Map<S, F>, Id, K>
-    where
-        F: Fn(S::Item) -> R + Sync,
-        Map<S, F>: PipeSource,
-    {
-        Pipeline {
-            source: Map {
-                inner: self.source,
-                f,
-            },
-            transform: Id,
-            codec: self.codec,
-        }
     }
 }
 

@@ -16,7 +16,8 @@
 //! - a slice's `chunks_exact`, `rchunks`, `rchunks_exact` (indexable), `chunk_by` and `split`
 //!   (methods of [`Pipeline`]);
 //! - a `Vec`'s or `VecDeque`'s range moved out ([`PipeDrain::pipe_drain`]);
-//! - [`repeat_n`], [`once`], [`empty`].
+//! - [`repeat_n`], [`once`], [`empty`];
+//! - `map` as the first stage over a `u128` / `i128` range ([`WideMap`]).
 //!
 //! What cannot be indexed item by item (the parts of a text, a slice's runs) is cut into
 //! [`Blocks`] of positions, each yielding the items that start in it ([`Cut`]).
@@ -39,6 +40,8 @@ pub use strings::{
     AsciiWhitespace, BlockCharIndices, BlockPieces, CharIndicesCut, CharPattern, CharsCut, PipeStr,
     SplitCut, Whitespace,
 };
+
+pub use crate::wide::WideMap;
 
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::stage::{Id, Xf};
@@ -314,7 +317,8 @@ fn too_long<T: std::fmt::Debug>(start: &T, end: &T, op: &str) -> usize {
         "the range {start:?}{op}{end:?} has more than usize::MAX ({}) items: a pipeline \
          indexes its items with usize; a range of u128 or i128 has no such limit, and \
          serves every reduction that needs no index \
-         (`(0..=u64::MAX as u128).pipe().map(|x| x as u64)`)",
+         (`(0..=u64::MAX as u128).pipe().map(|x| x as u64)`, with \
+         foldex_pipeline::sources::WideMap in scope)",
         usize::MAX
     )
 }

@@ -1,11 +1,9 @@
 //! Ranges of `u128` and `i128`, which may hold more than `usize::MAX` items
 //! (`0..10u128.pow(27)`): a pipeline over one ([`Wide`]) is not indexable, as rayon's ranges of
 //! these types are not, so `len`, `enumerate`, `zip`, `rev`, `skip`, `take` and the other
-//! index-preserving adapters do not compile on it: `map` (the indexable pipelines' `map`, so
-//! that `(0..10).pipe().map(..)` still infers its type; a [`Map`] of a `Wide` range, or of
-//! such a `Map`, is not indexable either), transforms (`filter`, `filter_map`, `flat_map`,
-//! `take_while`, ...) and every reduction do. A third `map` in a row does not compile (each
-//! depth of `Map` over a `Wide` range is its own source type): join it to the second's closure.
+//! index-preserving adapters do not compile on it: `map` ([`WideMap`], a trait, so that
+//! `(0..10).pipe().map(..)` still infers its type), transforms (`filter`, `filter_map`,
+//! `flat_map`, `take_while`, ...) and every reduction do.
 //!
 //! A run folds the range as consecutive blocks of at most `usize::MAX / 2` items, each an
 //! indexable [`Ints`] folded on the executor as any source is, one after the other, joined with
@@ -16,11 +14,11 @@
 //! piece's edge (`dedup`, `unique`, `skip_while`) pulls a long range as a stream.
 
 use crate::guarded::{guard_stream, Guarded, GuardedSource};
-use crate::indexed::{ByRef, Map, Rev};
+use crate::indexed::{ByRef, Rev};
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::sources::Ints;
 use crate::streamed::PipeSource;
-use crate::transform::Id;
+use crate::transform::{Id, MapStage, Then, Xf};
 use foldex_core::codec::Init;
 use foldex_core::{Codec, Executor, ExecutorExt, Source, StopProbe, Stream};
 use std::ops::{ControlFlow, Range, RangeInclusive};
@@ -41,9 +39,6 @@ const BLOCK: u128 = (usize::MAX / 2) as u128;
 /// assert_eq!((0..big).pipe().find_last(&ex, |x| x % 1000 == 1), Some(big - 999));
 /// let small = (0..big).pipe().take_while(|&x| x < 1000).filter(|x| x % 7 == 0);
 /// assert_eq!(small.map(|x| x / 7).max(&ex), Some(142));
-/// // `map` as the first stage, and a second one:
-/// let halves = (0..big).pipe().map(|x| x / 2).map(|x| x + 1);
-/// assert_eq!(halves.find_last(&ex, |x| x % 1000 == 7), Some(big / 2 - 993));
 /// ```
 ///
 /// What needs an index does not compile on it:
@@ -297,99 +292,58 @@ where
     }
 }
 
-/// `map` as the first stages over a [`Wide`] range: the range's blocks are folded as the
-/// range's are (a search still stops early, from either end), each item mapped as it is read.
-/// Not indexable, as the range is not; a run through stages that hold items at a piece's edge
-/// pulls the mapped items as a stream.
-macro_rules! mapped_wide {
-    ($(
-        impl [$($g:tt)*] Map<$inner:ty, F>, where [$($bound:tt)*],
-        input |$this:ident| $input:expr;
-    )*) => {$(
-        impl<$($g)*> PipeSource for Map<$inner, F>
-        where
-            $($bound)*
-        {
-            type Item = R;
-            type Input<'p>
-                = Stream<Box<dyn Iterator<Item = R> + Send + 'p>>
-            where
-                Self: 'p;
+/// `map` as the first stage of a pipeline over a `u128` / `i128` range ([`Wide`]), as rayon
+/// maps such a range: each item mapped as the range's blocks are folded (a search still stops
+/// early, from either end). The map is a stage, as after `filter`, so the `map`s after it are
+/// the ordinary ones.
+///
+/// A trait rather than an inherent method: a pipeline without stages has one inherent `map`,
+/// the indexable pipelines', so that `(0..10).pipe().map(..)` still infers its integer type
+/// (two inherent `map`s made it ambiguous, E0034). Bring it into scope with
+/// `use foldex_pipeline::sources::WideMap` (foldex's prelude has it); rustc names it where it
+/// is missing.
+///
+/// ```
+/// use foldex_pipeline::sources::WideMap;
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_threaded::ThreadedEx;
+/// let ex = ThreadedEx::new();
+/// let big = 10u128.pow(27);
+/// let halves = (0..big).pipe().map(|x| x / 2).map(|x| x + 1);
+/// assert_eq!(halves.find_last(&ex, |x| x % 1000 == 7), Some(big / 2 - 993));
+/// // The 2^64 items of `0..=u64::MAX`, which an indexable `u64` range cannot hold:
+/// let all = (0..=u64::MAX as u128).pipe().map(|x| x as u64);
+/// assert_eq!(all.find_last(&ex, |x| x % 10 == 3), Some(u64::MAX - 2));
+/// // With the trait in scope, a range of literals still takes the indexable `map`:
+/// let hit = (0..1_000_000).pipe().map(|x| x as u64 * 7).find_first(&ex, |x| x % 1000 == 999);
+/// assert_eq!(hit, Some(5999));
+/// ```
+pub trait WideMap: Sized {
+    /// The integer type of the range.
+    type Int;
+    /// The pipeline's codec ([`Pipeline::encoded`]).
+    type Codec;
 
-            fn input(&self) -> Self::Input<'_> {
-                let $this = self;
-                $input.adapt(|items| Box::new(items) as Box<dyn Iterator<Item = R> + Send + '_>)
-            }
-
-            type Guarded<'p>
-                = Stream<Guarded<Box<dyn Iterator<Item = R> + Send + 'p>>>
-            where
-                Self: 'p;
-
-            fn guarded_input(&self) -> Self::Guarded<'_> {
-                guard_stream(self.input())
-            }
-
-            type Indexed = Map<<$inner as PipeSource>::Indexed, F>;
-
-            fn as_indexed(&self) -> Option<&Self::Indexed> {
-                None
-            }
-
-            fn runs_backwards(&self) -> bool {
-                true
-            }
-
-            fn try_fold_items<E, A, I, S, C>(
-                &self,
-                ex: &E,
-                backwards: bool,
-                init: I,
-                step: S,
-                combine: C,
-            ) -> ControlFlow<A, A>
-            where
-                E: Executor + ?Sized,
-                A: Send,
-                I: Init<A>,
-                S: Fn(A, R, &StopProbe) -> ControlFlow<A, A> + Sync,
-                C: Fn(A, A) -> A + Sync,
-            {
-                let f = &self.f;
-                let mapped = |acc, item, probe: &StopProbe| step(acc, f(item), probe);
-                self.inner.try_fold_items(ex, backwards, init, mapped, combine)
-            }
-
-            fn fold_items<E, A, I, S, C>(
-                &self,
-                ex: &E,
-                backwards: bool,
-                init: I,
-                step: S,
-                combine: C,
-            ) -> A
-            where
-                E: Executor + ?Sized,
-                A: Send,
-                I: Init<A>,
-                S: Fn(A, R) -> A + Sync,
-                C: Fn(A, A) -> A + Sync,
-            {
-                let f = &self.f;
-                let mapped = |acc, item| step(acc, f(item));
-                self.inner.fold_items(ex, backwards, init, mapped, combine)
-            }
-        }
-    )*};
+    /// Each item becomes `f(item)`.
+    fn map<R, F>(self, f: F) -> Pipeline<Wide<Self::Int>, Xf<Then<Id, MapStage<F>>>, Self::Codec>
+    where
+        F: Fn(Self::Int) -> R + Sync;
 }
 
-mapped_wide! {
-    impl [T: WideInt, R: Send, F] Map<Wide<T>, F>,
-        where [Ints<T>: Source<Item = T>, F: Fn(T) -> R + Sync,],
-        input |map| map.inner.input().adapt(|items| items.map(&map.f));
-    impl [T: WideInt, Q: Send, R: Send, G, F] Map<Map<Wide<T>, G>, F>,
-        where [Ints<T>: Source<Item = T>, G: Fn(T) -> Q + Sync, F: Fn(Q) -> R + Sync,],
-        input |map| map.inner.inner.input().adapt(|items| items.map(&map.inner.f).map(&map.f));
+impl<T: WideInt, K> WideMap for Pipeline<Wide<T>, Id, K> {
+    type Int = T;
+    type Codec = K;
+
+    fn map<R, F>(self, f: F) -> Pipeline<Wide<T>, Xf<Then<Id, MapStage<F>>>, K>
+    where
+        F: Fn(T) -> R + Sync,
+    {
+        Pipeline {
+            source: self.source,
+            transform: Xf(Then(Id, MapStage(f))),
+            codec: self.codec,
+        }
+    }
 }
 
 impl IntoPipeline for Range<u128> {
