@@ -325,6 +325,7 @@ pub trait WideMap: Sized {
     type Codec;
 
     /// Each item becomes `f(item)`.
+    #[allow(clippy::type_complexity)]
     fn map<R, F>(self, f: F) -> Pipeline<Wide<Self::Int>, Xf<Then<Id, MapStage<F>>>, Self::Codec>
     where
         F: Fn(Self::Int) -> R + Sync;
