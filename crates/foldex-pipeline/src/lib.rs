@@ -121,7 +121,8 @@ pub mod transform {
 }
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
-/// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.
+/// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand; and
+/// [`WideMap`](adapters::WideMap), `map` over a `u128` / `i128` range.
 pub mod adapters {
     pub use crate::chained::{Routed, Side, Sides};
     pub use crate::chunked::{ChunkSource, VecChunks};
@@ -133,5 +134,5 @@ pub mod adapters {
     pub use crate::sources::Ints;
     pub use crate::sources::{ChunksExact, RChunks, RChunksExact};
     pub use crate::update::{Update, UpdateStage};
-    pub use crate::wide::{Wide, WideInt};
+    pub use crate::wide::{Wide, WideInt, WideMap};
 }

@@ -2,8 +2,8 @@
 //! once, into the output (written in place, [`ExecutorExt::collect_vec`]), then two passes run
 //! over the output: the total of every block of [`BLOCK`] items, then each block rewritten from
 //! the combined totals of the blocks before it. So a `map` (or any source) before `scan` is
-//! evaluated exactly once per item, as `Iterator::scan` evaluates it, and the only memory is
-//! the output and one total per block.
+//! evaluated exactly once per item, as `Iterator::scan` evaluates it, and the memory beyond
+//! the output is two values per block (its total, and the combination before it).
 
 use crate::indexed::ByRef;
 use crate::pipeline::{IntoPipeline, Pipeline};

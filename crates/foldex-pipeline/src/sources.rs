@@ -16,8 +16,7 @@
 //! - a slice's `chunks_exact`, `rchunks`, `rchunks_exact` (indexable), `chunk_by` and `split`
 //!   (methods of [`Pipeline`]);
 //! - a `Vec`'s or `VecDeque`'s range moved out ([`PipeDrain::pipe_drain`]);
-//! - [`repeat_n`], [`once`], [`empty`];
-//! - `map` as the first stage over a `u128` / `i128` range ([`WideMap`]).
+//! - [`repeat_n`], [`once`], [`empty`].
 //!
 //! What cannot be indexed item by item (the parts of a text, a slice's runs) is cut into
 //! [`Blocks`] of positions, each yielding the items that start in it ([`Cut`]).
@@ -40,8 +39,6 @@ pub use strings::{
     AsciiWhitespace, BlockCharIndices, BlockPieces, CharIndicesCut, CharPattern, CharsCut, PipeStr,
     SplitCut, Whitespace,
 };
-
-pub use crate::wide::WideMap;
 
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::stage::{Id, Xf};
@@ -318,7 +315,7 @@ fn too_long<T: std::fmt::Debug>(start: &T, end: &T, op: &str) -> usize {
          indexes its items with usize; a range of u128 or i128 has no such limit, and \
          serves every reduction that needs no index \
          (`(0..=u64::MAX as u128).pipe().map(|x| x as u64)`, with \
-         foldex_pipeline::sources::WideMap in scope)",
+         foldex_pipeline::adapters::WideMap in scope)",
         usize::MAX
     )
 }

@@ -300,11 +300,11 @@ where
 /// A trait rather than an inherent method: a pipeline without stages has one inherent `map`,
 /// the indexable pipelines', so that `(0..10).pipe().map(..)` still infers its integer type
 /// (two inherent `map`s made it ambiguous, E0034). Bring it into scope with
-/// `use foldex_pipeline::sources::WideMap` (foldex's prelude has it); rustc names it where it
+/// `use foldex_pipeline::adapters::WideMap` (foldex's prelude has it); rustc names it where it
 /// is missing.
 ///
 /// ```
-/// use foldex_pipeline::sources::WideMap;
+/// use foldex_pipeline::adapters::WideMap;
 /// use foldex_pipeline::IntoPipeline;
 /// use foldex_threaded::ThreadedEx;
 /// let ex = ThreadedEx::new();

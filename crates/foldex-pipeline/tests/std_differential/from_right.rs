@@ -5,7 +5,7 @@
 use crate::common::executors;
 
 use foldex_core::{Executor, Stream};
-use foldex_pipeline::sources::WideMap;
+use foldex_pipeline::adapters::WideMap;
 use foldex_pipeline::{from_stream, IntoPipeline};
 use foldex_testkit::watchdog;
 use std::panic::{catch_unwind, AssertUnwindSafe};
