@@ -24,6 +24,9 @@ use std::hash::{BuildHasher, Hash};
 /// let mut lengths = HashMap::from([("a", 0)]);
 /// lengths.par_extend(&ex, ["a", "bb"].pipe().map(|w| (*w, w.len())));
 /// assert_eq!((lengths["a"], lengths["bb"]), (1, 2));
+/// // From references to `Copy` items, as `Extend<&T>`:
+/// squares.par_extend(&ex, [25u64, 36].pipe());
+/// assert_eq!(squares, [0, 1, 4, 9, 16, 25, 36]);
 /// ```
 pub trait ParallelExtend<T> {
     /// What the items are collected into before they join the collection.
@@ -77,6 +80,33 @@ extend_from_vec! {
     [T: Eq + Hash + Send, H: BuildHasher] T => HashSet<T, H>;
     [K: Ord + Send, V: Send] (K, V) => BTreeMap<K, V>;
     [T: Ord + Send] T => BTreeSet<T>;
+}
+
+/// Collections of `Copy` items extended from references to them (rayon's
+/// `ParallelExtend<&T>`, std's `Extend<&T>`): the references are collected in order, then the
+/// items they point to copied in.
+macro_rules! extend_copied {
+    ($([$($generics:tt)*] $item:ty => $coll:ty, |$r:ident| $copy:expr;)*) => {$(
+        impl<'a, $($generics)*> ParallelExtend<$item> for $coll {
+            type Collected = Vec<$item>;
+            fn extend_collected(&mut self, items: Vec<$item>) {
+                self.extend(items.into_iter().map(|$r| $copy));
+            }
+        }
+    )*};
+}
+
+extend_copied! {
+    [T: Copy + Send + Sync] &'a T => Vec<T>, |x| *x;
+    [T: Copy + Send + Sync] &'a T => VecDeque<T>, |x| *x;
+    [T: Copy + Send + Sync] &'a T => LinkedList<T>, |x| *x;
+    [T: Copy + Ord + Send + Sync] &'a T => BinaryHeap<T>, |x| *x;
+    [T: Copy + Eq + Hash + Send + Sync, H: BuildHasher] &'a T => HashSet<T, H>, |x| *x;
+    [T: Copy + Ord + Send + Sync] &'a T => BTreeSet<T>, |x| *x;
+    [K: Copy + Eq + Hash + Send + Sync, V: Copy + Send + Sync, H: BuildHasher]
+        (&'a K, &'a V) => HashMap<K, V, H>, |kv| (*kv.0, *kv.1);
+    [K: Copy + Ord + Send + Sync, V: Copy + Send + Sync]
+        (&'a K, &'a V) => BTreeMap<K, V>, |kv| (*kv.0, *kv.1);
 }
 
 /// `String` from every item it collects: a `String` per piece, appended.

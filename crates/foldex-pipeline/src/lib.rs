@@ -63,6 +63,7 @@ mod chunked;
 mod collect;
 mod collections;
 mod compare;
+mod copied;
 mod effects;
 mod extend;
 mod fallible;
@@ -113,6 +114,7 @@ pub use streamed::{PipeSource, Streamed};
 /// through them. Their state (a [`map_init`](crate::Pipeline::map_init) scratch value) lives in
 /// the accumulator of a piece, made once per piece by [`Transform::start`](crate::transform::Transform::start), never per block.
 pub mod transform {
+    pub use crate::copied::ClonedStage;
     pub use crate::intersperse::Intersperse;
     pub use crate::make_value::{CloneOf, MakeValue};
     pub use crate::nested::{FlatMapPipe, InnerPipe};
@@ -122,7 +124,8 @@ pub mod transform {
 }
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
-/// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand.
+/// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand; and
+/// [`WideMap`](adapters::WideMap), `map` over a `u128` / `i128` range.
 pub mod adapters {
     pub use crate::chained::{Routed, Side, Sides};
     pub use crate::chunked::{ChunkSource, VecChunks};
@@ -135,5 +138,5 @@ pub mod adapters {
     pub use crate::sources::Ints;
     pub use crate::sources::{ChunksExact, RChunks, RChunksExact};
     pub use crate::update::{Update, UpdateStage};
-    pub use crate::wide::{Wide, WideInt};
+    pub use crate::wide::{Wide, WideInt, WideMap};
 }

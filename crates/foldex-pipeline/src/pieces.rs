@@ -12,8 +12,13 @@
 //! the piece is joined to the next (into the left piece's reduction, after its items) or, for
 //! the run's last piece, when the run ends ([`Transform::finish`]): the boundary protocol of
 //! [`crate::stateful`]. The stages and reduction after it therefore run as pieces are joined.
-//! A stage that stops the run (`take_while`, `map_while`, `while_some`) may come after it,
-//! not before it: a stopped piece is joined no further, and its accumulator would be lost.
+//! A stage that stops the run (`take_while`, `map_while`, `while_some`) may come before it:
+//! the piece in which the stop falls holds the accumulator of its items before the stop, the
+//! pieces right of it are dropped by the fold's rule, and the run's end passes that
+//! accumulator on ([`Then`](crate::transform::Then) records which stage stopped, so that only
+//! the stages after it end). So `take_while(p).fold_pieces(..)` passes on accumulators that
+//! cover, in order, exactly the items `std`'s `take_while(p)` gives, on every executor. A stage
+//! that stops may come after it too: it sees the accumulators as they are passed on.
 //! Where nothing after it may stop the run either, the run is the plain fold with the joins
 //! passing accumulators on (`Route::joining`), without the per-item guards that a stop after
 //! it needs.
@@ -231,24 +236,13 @@ fn outcome<R: Outcome>(done: ControlFlow<R, R::Value>) -> R {
 }
 
 impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
-    /// Refuses a stage that holds a piece's accumulator after one that may stop the run.
-    #[track_caller]
-    fn no_stop_before(&self, name: &str) {
-        assert!(
-            !self.transform.breaks(),
-            "foldex: {name} cannot follow take_while, map_while or while_some (a stage that \
-             stops the run would lose the accumulator of the piece it stops); put {name} first"
-        );
-    }
-
     /// rayon's `fold` adapter: the items of each piece of the run folded with `op` from
     /// `identity()`, one accumulator passed on per piece, to the stages and reduction after
     /// it. How many there are depends on the executor's split; a reduction after it that
     /// joins them as `op` continues them gives every executor the same value
-    /// ([`FoldPieces`](crate::transform::FoldPieces) says exactly what is passed on).
-    ///
-    /// # Panics
-    /// If a stage before it may stop the run (`take_while`, `map_while`, `while_some`).
+    /// ([`FoldPieces`](crate::transform::FoldPieces) says exactly what is passed on). After a
+    /// stage that stops the run (`take_while`, `map_while`, `while_some`), the accumulators
+    /// cover the items before the stop.
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -259,8 +253,10 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// // Each piece's items in one Vec, the Vecs in order:
     /// let rows: Vec<Vec<u32>> = (0..100u32).pipe().fold_pieces(Vec::new, |mut v, x| { v.push(x); v }).collect(&ex);
     /// assert_eq!(rows.concat(), (0..100).collect::<Vec<_>>());
+    /// // After a stop: the items before it, and nothing after.
+    /// let before: u32 = (0..100u32).pipe().take_while(|&x| x < 10).fold_pieces(|| 0, |a, x| a + x).sum(&ex);
+    /// assert_eq!(before, 45);
     /// ```
-    #[track_caller]
     pub fn fold_pieces<T, I, F>(self, identity: I, op: F) -> Pipeline<S, X::Output, K>
     where
         T: Send,
@@ -268,15 +264,11 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         F: Fn(T, X::Out) -> T + Sync,
         X: Append<FoldPieces<I, F>>,
     {
-        self.no_stop_before("fold_pieces");
         self.then(FoldPieces { identity, op })
     }
 
     /// rayon's `fold_with` adapter: [`fold_pieces`](Pipeline::fold_pieces) from a clone of
     /// `init` (which need only be `Clone + Send`) for each piece.
-    ///
-    /// # Panics
-    /// If a stage before it may stop the run (`take_while`, `map_while`, `while_some`).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -284,14 +276,12 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// let longest = ["a", "abc", "ab"].pipe().fold_pieces_with(0, |m, w| m.max(w.len())).max(&ThreadedEx::new());
     /// assert_eq!(longest, Some(3));
     /// ```
-    #[track_caller]
     pub fn fold_pieces_with<T, F>(self, init: T, op: F) -> Pipeline<S, X::Output, K>
     where
         T: Clone + Send,
         F: Fn(T, X::Out) -> T + Sync,
         X: Append<FoldPieces<CloneOf<T>, F>>,
     {
-        self.no_stop_before("fold_pieces_with");
         self.then(FoldPieces {
             identity: CloneOf::new(init),
             op,
@@ -304,9 +294,6 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// a `collect` into `Result` after it gives the failure of the first item (by index) whose
     /// `op` failed, on every executor (unless the reduction's own `op` fails first).
     ///
-    /// # Panics
-    /// If a stage before it may stop the run (`take_while`, `map_while`, `while_some`).
-    ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
     /// use foldex_threaded::ThreadedEx;
@@ -316,7 +303,6 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// let small = (0..10u8).pipe().try_fold_pieces(|| 0u8, |a, x| a.checked_add(x));
     /// assert_eq!(small.try_reduce(&ex, || 0, |a, b| a.checked_add(b)), Some(45));
     /// ```
-    #[track_caller]
     pub fn try_fold_pieces<T, R, I, F>(self, identity: I, op: F) -> Pipeline<S, X::Output, K>
     where
         T: Send,
@@ -325,15 +311,11 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         F: Fn(T, X::Out) -> R + Sync,
         X: Append<TryFoldPieces<I, F>>,
     {
-        self.no_stop_before("try_fold_pieces");
         self.then(TryFoldPieces { identity, op })
     }
 
     /// rayon's `try_fold_with` adapter: [`try_fold_pieces`](Pipeline::try_fold_pieces) from
     /// a clone of `init` for each piece.
-    ///
-    /// # Panics
-    /// If a stage before it may stop the run (`take_while`, `map_while`, `while_some`).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -344,7 +326,6 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     ///     .collect(&SequentialEx);
     /// assert!(parsed.is_err());
     /// ```
-    #[track_caller]
     pub fn try_fold_pieces_with<T, R, F>(self, init: T, op: F) -> Pipeline<S, X::Output, K>
     where
         T: Clone + Send,
@@ -352,7 +333,6 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
         F: Fn(T, X::Out) -> R + Sync,
         X: Append<TryFoldPieces<CloneOf<T>, F>>,
     {
-        self.no_stop_before("try_fold_pieces_with");
         self.then(TryFoldPieces {
             identity: CloneOf::new(init),
             op,

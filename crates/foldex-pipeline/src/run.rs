@@ -355,9 +355,10 @@ where
             let front = Part::open(Some(transform.front()), init(), true);
             part = join(front, part);
         }
-        if matches!(part.end, End::Open) {
+        if matches!(part.end, End::Open | End::Stopped) {
             // The run's end: a stage that passes items on only at a piece's end
-            // (`fold_pieces`) passes the last ones now.
+            // (`fold_pieces`) passes the last ones now; after a stage's stop, only the stages
+            // after it do (`Then::finish`).
             let state = part.state.take().unwrap_or_else(|| transform.front());
             let acc = part
                 .acc

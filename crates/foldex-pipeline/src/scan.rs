@@ -1,104 +1,18 @@
-//! `scan`, the inclusive prefix combination of an indexable pipeline, in two passes: the total
-//! of every block of [`BLOCK`] items, then each piece's outputs from the combined totals of the
-//! blocks before it, written in place. A source whose items can be read once
-//! ([`Source::HANDS_OUT_ONCE`]) is collected first, and the two passes run over the collected
-//! items, each block rewritten in place.
+//! `scan`, the inclusive prefix combination of an indexable pipeline: one fold reads each item
+//! once, into the output (written in place, [`ExecutorExt::collect_vec`]), then two passes run
+//! over the output: the total of every block of [`BLOCK`] items, then each block rewritten from
+//! the combined totals of the blocks before it. So a `map` (or any source) before `scan` is
+//! evaluated exactly once per item, as `Iterator::scan` evaluates it, and the memory beyond
+//! the output is two values per block (its total, and the combination before it).
 
 use crate::indexed::ByRef;
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::stage::Id;
-use foldex_core::source::{RangeVisitor, Spent};
 use foldex_core::{Executor, ExecutorExt, Source};
-use std::ops::Range;
 
-/// Items per block of the first pass. A piece of the second pass that starts inside a block
-/// first combines the block's items before its start, so a piece of `m` items costs at most
-/// `m + BLOCK - 1` combines: small next to the 4096 items a leaf folds between stop checks.
+/// Items per block of the two passes over the output: a block is rewritten by one piece, so
+/// the number of totals is `len / BLOCK`, small next to the output.
 const BLOCK: usize = 256;
-
-/// Combines the items of one range into `acc`, skipping nothing.
-struct Total<'f, T, F> {
-    acc: T,
-    op: &'f F,
-}
-
-impl<T, F: Fn(&T, &T) -> T> RangeVisitor<T> for Total<'_, T, F> {
-    type Output = T;
-    fn visit<I: Iterator<Item = T>>(self, items: I) -> T {
-        items.fold(self.acc, |acc, item| (self.op)(&acc, &item))
-    }
-}
-
-/// The items `0..len` of the scan, each the combination of the source's items up to it.
-struct Prefixes<'p, S: Source, F> {
-    source: &'p S,
-    op: &'p F,
-    /// `before[b]`: the combination of every item before block `b`.
-    before: Vec<S::Item>,
-}
-
-/// Combines `skip` leading items into `acc` without passing them on, then passes on the
-/// running combination after each further item.
-struct Running<'f, T, F, V> {
-    skip: usize,
-    acc: T,
-    op: &'f F,
-    visitor: V,
-}
-
-impl<T: Clone, F: Fn(&T, &T) -> T, V: RangeVisitor<T>> RangeVisitor<T> for Running<'_, T, F, V> {
-    type Output = V::Output;
-    fn visit<I: Iterator<Item = T>>(self, mut items: I) -> V::Output {
-        let op = self.op;
-        let mut acc = self.acc;
-        for item in items.by_ref().take(self.skip) {
-            acc = op(&acc, &item);
-        }
-        self.visitor.visit(items.scan(acc, |acc, item| {
-            *acc = op(acc, &item);
-            Some(acc.clone())
-        }))
-    }
-}
-
-impl<S, F> Source for Prefixes<'_, S, F>
-where
-    S: Source,
-    S::Item: Clone + Send + Sync,
-    F: Fn(&S::Item, &S::Item) -> S::Item + Sync,
-{
-    type Item = S::Item;
-
-    const HANDS_OUT_ONCE: bool = S::HANDS_OUT_ONCE;
-
-    fn len(&self) -> usize {
-        self.source.len()
-    }
-
-    fn start_fold(&self) -> Result<(), Spent> {
-        self.source.start_fold()
-    }
-
-    fn get(&self, index: usize) -> S::Item {
-        let block = index / BLOCK;
-        let visitor = Total {
-            acc: self.before[block].clone(),
-            op: self.op,
-        };
-        self.source.visit_range(block * BLOCK..index + 1, visitor)
-    }
-
-    fn visit_range<V: RangeVisitor<S::Item>>(&self, range: Range<usize>, visitor: V) -> V::Output {
-        let block = range.start / BLOCK;
-        let visitor = Running {
-            skip: range.start - block * BLOCK,
-            acc: self.before[block].clone(),
-            op: self.op,
-            visitor,
-        };
-        self.source.visit_range(block * BLOCK..range.end, visitor)
-    }
-}
 
 impl<S: Source> Pipeline<S, Id> {
     /// The inclusive prefix combination: item `i` becomes the combination, with `op`, of
@@ -106,11 +20,12 @@ impl<S: Source> Pipeline<S, Id> {
     /// Some(acc.clone()) })` gives it. `op` must be associative and `identity` its identity
     /// (as for a reduction); then every executor gives the sequential result.
     ///
-    /// Two passes over the items (each `op` call made about twice): the totals of blocks of
-    /// 256 items, then the outputs, written in place. Over items that can be read once (a
-    /// `Vec` by value, a mutable slice: [`Source::HANDS_OUT_ONCE`]), each item is read once,
-    /// into the output, and the two passes run over the output. Only indexable pipelines have
-    /// `scan`: a piece must know where it starts (see [`crate::stateful`]).
+    /// Each item is read once (a `map` before `scan` runs once per item, as in `std`), into the
+    /// output; then two passes over the output (each `op` call made about twice): the totals
+    /// of blocks of 256 items, then the outputs, written in place. Over items that can be read
+    /// once (a `Vec` by value, a mutable slice: [`Source::HANDS_OUT_ONCE`]) a second `scan`
+    /// panics as a second run of any reduction does. Only indexable pipelines have `scan`: a
+    /// piece must know where it starts (see [`crate::stateful`]).
     ///
     /// ```
     /// use foldex_pipeline::IntoPipeline;
@@ -124,29 +39,9 @@ impl<S: Source> Pipeline<S, Id> {
         S::Item: Clone + Send + Sync,
         F: Fn(&S::Item, &S::Item) -> S::Item + Sync,
     {
-        if S::HANDS_OUT_ONCE {
-            // One fold reads each item, into the output; the passes read the output.
-            let mut items = ex.collect_vec(ByRef(&self.source));
-            scan_in_place(ex, &mut items, identity, &op);
-            return items;
-        }
-        let len = self.source.len();
-        let blocks = len.div_ceil(BLOCK);
-        let totals: Vec<S::Item> = crate::from_source(0..blocks)
-            .map(|block| {
-                let range = block * BLOCK..((block + 1) * BLOCK).min(len);
-                let visitor = Total {
-                    acc: identity.clone(),
-                    op: &op,
-                };
-                self.source.visit_range(range, visitor)
-            })
-            .collect(ex);
-        ex.collect_vec(Prefixes {
-            source: &self.source,
-            op: &op,
-            before: before_each(&totals, identity, &op),
-        })
+        let mut items = ex.collect_vec(ByRef(&self.source));
+        scan_in_place(ex, &mut items, identity, &op);
+        items
     }
 }
 

@@ -312,8 +312,10 @@ impl Source for Ints<usize> {
 fn too_long<T: std::fmt::Debug>(start: &T, end: &T, op: &str) -> usize {
     panic!(
         "the range {start:?}{op}{end:?} has more than usize::MAX ({}) items: a pipeline \
-         indexes its items with usize; a range of u128 or i128 has no such limit \
-         (`(0..=u64::MAX as u128).pipe().filter_map(|x| u64::try_from(x).ok())`)",
+         indexes its items with usize; a range of u128 or i128 has no such limit, and \
+         serves every reduction that needs no index \
+         (`(0..=u64::MAX as u128).pipe().map(|x| x as u64)`, with \
+         foldex_pipeline::adapters::WideMap in scope)",
         usize::MAX
     )
 }

@@ -105,7 +105,8 @@ pub trait Transform<In>: Sync {
     /// Ends the run for `state`, the state of the whole run once every piece is joined (a
     /// [`merges`](Transform::merges) stage only; other runs never call it): a stage that
     /// passes items on only at a piece's end (`fold_pieces`) passes its last ones to `sink`.
-    /// Called only while nothing has stopped the run.
+    /// Called unless the reduction's `step` stopped the run; after a stage's stop
+    /// (`take_while`), a chain ends only the stages after the one that stopped ([`Then`]).
     #[inline]
     fn finish<A, K>(&self, state: Self::State, acc: A, sink: &mut K) -> ControlFlow<A, A>
     where
@@ -397,8 +398,47 @@ impl<T, U> Append<U> for Xf<T> {
 }
 
 /// Two stages, the first one's output going to the second.
+///
+/// A chain that may both stop the run and hold items at a piece's edge
+/// ([`BREAKS`](Transform::BREAKS) and [`MERGES`](Transform::MERGES)) records in its state which
+/// side stopped ([`StopAt`]), in `step` and in `merge`, and a join carries the right piece's
+/// record to the left. At the run's end, [`finish`](Transform::finish) then ends only the
+/// stages after the stop: `take_while(p).fold_pieces(..)` passes on the accumulator of the
+/// items before the stop, and `fold_pieces(..).take_while(p)` passes nothing more through the
+/// `take_while` that stopped.
 #[derive(Debug, Clone, Copy)]
 pub struct Then<T, U>(pub(crate) T, pub(crate) U);
+
+/// Which side of a [`Then`] stopped the run, as far as a piece knows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StopAt {
+    /// Neither side has stopped.
+    #[default]
+    Nowhere,
+    /// The first stage stopped (a `take_while` in it): the second stage's held items come
+    /// from items before the stop, and are passed on at the run's end.
+    First,
+    /// The second stage, or what follows it, stopped: nothing more goes through the second.
+    Second,
+}
+
+impl StopAt {
+    /// The side that stopped, given whether the second stage's last call broke.
+    fn after(second_broke: bool) -> Self {
+        if second_broke {
+            StopAt::Second
+        } else {
+            StopAt::First
+        }
+    }
+}
+
+/// `flow`, noting in `broke` whether it is a `Break`.
+#[inline]
+fn noted<A>(broke: &mut bool, flow: ControlFlow<A, A>) -> ControlFlow<A, A> {
+    *broke = flow.is_break();
+    flow
+}
 
 impl<In, T, U> Transform<In> for Then<T, U>
 where
@@ -406,7 +446,7 @@ where
     U: Transform<T::Out>,
 {
     type Out = U::Out;
-    type State = (T::State, U::State);
+    type State = (T::State, U::State, StopAt);
     const BREAKS: bool = T::BREAKS || U::BREAKS;
     const MERGES: bool = T::MERGES || U::MERGES;
     const PER_ITEM: bool = T::PER_ITEM && U::PER_ITEM;
@@ -432,47 +472,76 @@ where
 
     #[inline]
     fn start(&self) -> Self::State {
-        (self.0.start(), self.1.start())
+        (self.0.start(), self.1.start(), StopAt::Nowhere)
     }
 
     #[inline]
     fn front(&self) -> Self::State {
-        (self.0.front(), self.1.front())
+        (self.0.front(), self.1.front(), StopAt::Nowhere)
     }
 
     /// What the first stage lets through at the boundary goes on through the second with the
     /// left piece's state (it comes after the left piece's items and before the right one's);
-    /// then the second stage joins its own states.
+    /// then the second stage joins its own states. The joined state keeps the right piece's
+    /// record of a stop, or the one the join made.
     fn merge<A, K>(
         &self,
-        (left_first, left_second): &mut Self::State,
-        (right_first, right_second): Self::State,
+        (left_first, left_second, left_stop): &mut Self::State,
+        (right_first, right_second, right_stop): Self::State,
         acc: A,
         sink: &mut K,
     ) -> ControlFlow<A, A>
     where
         K: FnMut(A, U::Out) -> ControlFlow<A, A>,
     {
-        let mut next = |acc, mid| self.1.step(left_second, acc, mid, sink, &StopProbe::NEVER);
+        let mut second_broke = false;
+        let mut next = |acc, mid| {
+            let flow = self.1.step(left_second, acc, mid, sink, &StopProbe::NEVER);
+            noted(&mut second_broke, flow)
+        };
         let acc = match self.0.merge(left_first, right_first, acc, &mut next) {
             ControlFlow::Continue(acc) => acc,
-            done => return done,
+            done => {
+                *left_stop = StopAt::after(second_broke);
+                return done;
+            }
         };
-        self.1.merge(left_second, right_second, acc, sink)
+        let flow = self.1.merge(left_second, right_second, acc, sink);
+        *left_stop = match flow {
+            ControlFlow::Break(_) => StopAt::Second,
+            ControlFlow::Continue(_) if *left_stop == StopAt::Nowhere => right_stop,
+            ControlFlow::Continue(_) => *left_stop,
+        };
+        flow
     }
 
-    /// What the first stage passes on at the end goes through the second, which then ends.
+    /// What the first stage passes on at the end goes through the second, which then ends;
+    /// after a stop in the second (or after it), only the second ends. A stage that stops
+    /// while the chain ends (a `take_while` after a `fold_pieces`) ends what it passes on, not
+    /// the stages after it: the result is `Break` only where `sink` made one.
     fn finish<A, K>(
         &self,
-        (first, mut second): Self::State,
+        (first, mut second, stop): Self::State,
         acc: A,
         sink: &mut K,
     ) -> ControlFlow<A, A>
     where
         K: FnMut(A, U::Out) -> ControlFlow<A, A>,
     {
-        let mut next = |acc, mid| self.1.step(&mut second, acc, mid, sink, &StopProbe::NEVER);
-        let acc = self.0.finish(first, acc, &mut next)?;
+        if stop == StopAt::Second {
+            return self.1.finish(second, acc, sink);
+        }
+        let mut sink_broke = false;
+        let mut down = |acc, out| noted(&mut sink_broke, sink(acc, out));
+        let mut next = |acc, mid| {
+            self.1
+                .step(&mut second, acc, mid, &mut down, &StopProbe::NEVER)
+        };
+        let acc = match self.0.finish(first, acc, &mut next) {
+            ControlFlow::Break(acc) if sink_broke => return ControlFlow::Break(acc),
+            // Otherwise the second stage stopped (its state says where): it ends as it is.
+            ControlFlow::Continue(acc) | ControlFlow::Break(acc) => acc,
+        };
         self.1.finish(second, acc, sink)
     }
 
@@ -488,9 +557,24 @@ where
     where
         K: FnMut(A, U::Out) -> ControlFlow<A, A>,
     {
-        let (first, second) = state;
-        let mut next = |acc, mid| self.1.step(second, acc, mid, sink, probe);
-        self.0.step(first, acc, item, &mut next, probe)
+        let (first, second, stop) = state;
+        if !(Self::BREAKS && Self::MERGES) {
+            // Nothing to record: the run's end never follows a stop here.
+            let mut next = |acc, mid| self.1.step(second, acc, mid, sink, probe);
+            return self.0.step(first, acc, item, &mut next, probe);
+        }
+        let mut second_broke = false;
+        let mut next = |acc, mid| {
+            noted(
+                &mut second_broke,
+                self.1.step(second, acc, mid, sink, probe),
+            )
+        };
+        let flow = self.0.step(first, acc, item, &mut next, probe);
+        if flow.is_break() {
+            *stop = StopAt::after(second_broke);
+        }
+        flow
     }
 
     /// The first stage's search, each of its outputs searched by the second stage.

@@ -1,10 +1,9 @@
 //! Ranges of `u128` and `i128`, which may hold more than `usize::MAX` items
 //! (`0..10u128.pow(27)`): a pipeline over one ([`Wide`]) is not indexable, as rayon's ranges of
 //! these types are not, so `len`, `enumerate`, `zip`, `rev`, `skip`, `take` and the other
-//! index-preserving adapters do not compile on it, nor does `map` as its first stage (one
-//! `map` per pipeline start, so that `(0..10).pipe().map(..)` infers its type): transforms
-//! (`filter`, `filter_map`, `flat_map`, `take_while`, ..., and `map` after them) and every
-//! reduction do.
+//! index-preserving adapters do not compile on it: `map` ([`WideMap`], a trait, so that
+//! `(0..10).pipe().map(..)` still infers its type), transforms (`filter`, `filter_map`,
+//! `flat_map`, `take_while`, ...) and every reduction do.
 //!
 //! A run folds the range as consecutive blocks of at most `usize::MAX / 2` items, each an
 //! indexable [`Ints`] folded on the executor as any source is, one after the other, joined with
@@ -19,7 +18,7 @@ use crate::indexed::{ByRef, Rev};
 use crate::pipeline::{IntoPipeline, Pipeline};
 use crate::sources::Ints;
 use crate::streamed::PipeSource;
-use crate::transform::Id;
+use crate::transform::{Id, MapStage, Then, Xf};
 use foldex_core::codec::Init;
 use foldex_core::{Codec, Executor, ExecutorExt, Source, StopProbe, Stream};
 use std::ops::{ControlFlow, Range, RangeInclusive};
@@ -293,6 +292,61 @@ where
     }
 }
 
+/// `map` as the first stage of a pipeline over a `u128` / `i128` range ([`Wide`]), as rayon
+/// maps such a range: each item mapped as the range's blocks are folded (a search still stops
+/// early, from either end). The map is a stage, as after `filter`, so the `map`s after it are
+/// the ordinary ones.
+///
+/// A trait rather than an inherent method: a pipeline without stages has one inherent `map`,
+/// the indexable pipelines', so that `(0..10).pipe().map(..)` still infers its integer type
+/// (two inherent `map`s made it ambiguous, E0034). Bring it into scope with
+/// `use foldex_pipeline::adapters::WideMap` (foldex's prelude has it); rustc names it where it
+/// is missing.
+///
+/// ```
+/// use foldex_pipeline::adapters::WideMap;
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_threaded::ThreadedEx;
+/// let ex = ThreadedEx::new();
+/// let big = 10u128.pow(27);
+/// let halves = (0..big).pipe().map(|x| x / 2).map(|x| x + 1);
+/// assert_eq!(halves.find_last(&ex, |x| x % 1000 == 7), Some(big / 2 - 993));
+/// // The 2^64 items of `0..=u64::MAX`, which an indexable `u64` range cannot hold:
+/// let all = (0..=u64::MAX as u128).pipe().map(|x| x as u64);
+/// assert_eq!(all.find_last(&ex, |x| x % 10 == 3), Some(u64::MAX - 2));
+/// // With the trait in scope, a range of literals still takes the indexable `map`:
+/// let hit = (0..1_000_000).pipe().map(|x| x as u64 * 7).find_first(&ex, |x| x % 1000 == 999);
+/// assert_eq!(hit, Some(5999));
+/// ```
+pub trait WideMap: Sized {
+    /// The integer type of the range.
+    type Int;
+    /// The pipeline's codec ([`Pipeline::encoded`]).
+    type Codec;
+
+    /// Each item becomes `f(item)`.
+    #[allow(clippy::type_complexity)]
+    fn map<R, F>(self, f: F) -> Pipeline<Wide<Self::Int>, Xf<Then<Id, MapStage<F>>>, Self::Codec>
+    where
+        F: Fn(Self::Int) -> R + Sync;
+}
+
+impl<T: WideInt, K> WideMap for Pipeline<Wide<T>, Id, K> {
+    type Int = T;
+    type Codec = K;
+
+    fn map<R, F>(self, f: F) -> Pipeline<Wide<T>, Xf<Then<Id, MapStage<F>>>, K>
+    where
+        F: Fn(T) -> R + Sync,
+    {
+        Pipeline {
+            source: self.source,
+            transform: Xf(Then(Id, MapStage(f))),
+            codec: self.codec,
+        }
+    }
+}
+
 impl IntoPipeline for Range<u128> {
     type Source = Wide<u128>;
     fn pipe(self) -> Pipeline<Wide<u128>> {
@@ -405,6 +459,19 @@ mod tests {
                     let up = |x: i128| (x - first) * 3;
                     let got = wide().filter(|x| x % 2 == 0).map(up).sum::<i128>(ex);
                     let want: i128 = std().filter(|x| x % 2 == 0).map(up).sum();
+                    assert_eq!(got, want, "{what}");
+                    // `map` as the first stages, across the blocks' edges.
+                    let got: Vec<i128> = wide().map(up).collect(ex);
+                    assert_eq!(got, std().map(up).collect::<Vec<_>>(), "{what}");
+                    let twice = |x: i128| x / 2;
+                    let got = wide().map(up).map(twice).find_last(ex, |x| x % 4 == 1);
+                    let want = std().map(up).map(twice).rfind(|x| x % 4 == 1);
+                    assert_eq!(got, want, "{what}");
+                    let got = wide().map(up).find_first(ex, |x| x % 4 == 1);
+                    assert_eq!(got, std().map(up).find(|x| x % 4 == 1), "{what}");
+                    let got: Vec<i128> = wide().map(twice).dedup().collect(ex);
+                    let mut want: Vec<i128> = std().map(twice).collect();
+                    want.dedup();
                     assert_eq!(got, want, "{what}");
                     let got = wide().position_last(ex, |x| hit(&x));
                     assert_eq!(

@@ -101,6 +101,7 @@ pub mod prelude {
     pub use foldex_auto::AutoEx;
     pub use foldex_core::{Basesize, Executor, ExecutorExt, SpawnExt};
     pub use foldex_loader::{eachobsparallel, Loader};
+    pub use foldex_pipeline::adapters::WideMap;
     pub use foldex_pipeline::sources::{IntoOwnedPipeline, PipeDrain, PipeStr};
     pub use foldex_pipeline::IntoPipeline;
     pub use foldex_seq::{NonThreadedEx, SequentialEx};

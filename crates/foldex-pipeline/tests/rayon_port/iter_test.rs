@@ -1423,14 +1423,17 @@ fn par_iter_collect_linked_list_flat_map_filter() {
 }
 
 // from references and from values
-/// Finding: rayon also extends a collection by references (`ParallelExtend<&T>` for
-/// `T: Copy`, as std's `Extend<&T>`); foldex's `ParallelExtend` takes items by value only, so
-/// the references are copied first (`copied()`, or the pair's fields).
 #[test]
 fn check_extend_items() {
     fn check<C>(ex: &dyn Executor, what: &str)
     where
-        C: Default + Eq + Debug + Extend<i32> + for<'a> Extend<&'a i32> + ParallelExtend<i32>,
+        C: Default
+            + Eq
+            + Debug
+            + Extend<i32>
+            + for<'a> Extend<&'a i32>
+            + ParallelExtend<i32>
+            + for<'a> ParallelExtend<&'a i32>,
     {
         let mut serial = C::default();
         let mut parallel = C::default();
@@ -1438,7 +1441,7 @@ fn check_extend_items() {
         // extend with references
         let v: Vec<_> = (0..128).collect();
         serial.extend(&v);
-        parallel.par_extend(ex, v.pipe().copied());
+        parallel.par_extend(ex, v.pipe());
         assert_eq!(serial, parallel, "{what}");
 
         // extend with values
@@ -1455,9 +1458,6 @@ fn check_extend_items() {
     });
 }
 
-/// Finding: rayon also extends a collection by references (`ParallelExtend<&T>` for
-/// `T: Copy`, as std's `Extend<&T>`); foldex's `ParallelExtend` takes items by value only, so
-/// the references are copied first (`copied()`, or the pair's fields).
 #[test]
 fn check_extend_heap() {
     each("check_extend_heap", |ex, what| {
@@ -1466,7 +1466,7 @@ fn check_extend_heap() {
 
         let v: Vec<_> = (0..128).collect();
         serial.extend(&v);
-        parallel.par_extend(ex, v.pipe().copied());
+        parallel.par_extend(ex, v.pipe());
         assert_eq!(
             serial.clone().into_sorted_vec(),
             parallel.clone().into_sorted_vec(),
@@ -1483,9 +1483,6 @@ fn check_extend_heap() {
     });
 }
 
-/// Finding: rayon also extends a collection by references (`ParallelExtend<&T>` for
-/// `T: Copy`, as std's `Extend<&T>`); foldex's `ParallelExtend` takes items by value only, so
-/// the references are copied first (`copied()`, or the pair's fields).
 #[test]
 fn check_extend_pairs() {
     fn check<C>(ex: &dyn Executor, what: &str)
@@ -1495,14 +1492,15 @@ fn check_extend_pairs() {
             + Debug
             + Extend<(usize, i32)>
             + for<'a> Extend<(&'a usize, &'a i32)>
-            + ParallelExtend<(usize, i32)>,
+            + ParallelExtend<(usize, i32)>
+            + for<'a> ParallelExtend<(&'a usize, &'a i32)>,
     {
         let mut serial = C::default();
         let mut parallel = C::default();
 
         let m: HashMap<_, _> = (0..128).enumerate().collect();
         serial.extend(&m);
-        parallel.par_extend(ex, m.pipe().map(|(&k, &v)| (k, v)));
+        parallel.par_extend(ex, m.pipe());
         assert_eq!(serial, parallel, "{what}");
 
         let v: Vec<(_, _)> = (-128..0).enumerate().collect();
@@ -1531,15 +1529,12 @@ fn check_partition_map() {
     });
 }
 
-/// Finding: rayon's `flatten().cloned()` does not compile: foldex's `cloned` / `copied` are
-/// index-preserving adapters, on indexable pipelines only; after a transform (`flatten`) the
-/// test writes `map(Clone::clone)`.
 #[test]
 fn check_flatten_vec() {
     each("check_flatten_vec", |ex, what| {
         let a: Vec<i32> = (0..1024).collect();
         let b: Vec<Vec<i32>> = vec![a.clone(), a.clone(), a.clone(), a.clone()];
-        let c: Vec<i32> = b.pipe().flatten().map(Clone::clone).collect(ex);
+        let c: Vec<i32> = b.pipe().flatten().cloned().collect(ex);
         let mut d = a.clone();
         d.extend(&a);
         d.extend(&a);
@@ -1548,14 +1543,11 @@ fn check_flatten_vec() {
     });
 }
 
-/// Finding: rayon's `flatten().cloned()` does not compile: foldex's `cloned` / `copied` are
-/// index-preserving adapters, on indexable pipelines only; after a transform (`flatten`) the
-/// test writes `map(Clone::clone)`.
 #[test]
 fn check_flatten_vec_empty() {
     each("check_flatten_vec_empty", |ex, what| {
         let a: Vec<Vec<i32>> = vec![vec![]];
-        let b: Vec<i32> = a.pipe().flatten().map(Clone::clone).collect(ex);
+        let b: Vec<i32> = a.pipe().flatten().cloned().collect(ex);
         assert_eq!(vec![] as Vec<i32>, b, "{what}");
     });
 }

@@ -1,8 +1,9 @@
 //! The index-preserving adapters that rayon has (`zip_eq`, `interleave`, `chunks` of any
 //! pipeline, `update`, `panic_fuse`, `with_min_len` / `with_max_len`), `chain` after a
 //! transform, `Debug` of pipelines, and the side effects of the items `skip` and `step_by`
-//! drop, against `std::iter` (or a sequential model where std lacks the method), on several
-//! executors through `&dyn Executor`, over lengths 0, 1, primes and 10^5.
+//! drop, and of a `map` before `scan`, against `std::iter` (or a sequential model where std
+//! lacks the method), on several executors through `&dyn Executor`, over lengths 0, 1, primes
+//! and 10^5.
 
 use crate::common::executors;
 
@@ -179,6 +180,137 @@ fn rayons_check_skip_counts_every_item() {
             .skip(512)
             .count(&*ex);
         assert_eq!((n, num.into_inner()), (512, v.iter().sum()), "{name}");
+    }
+}
+
+/// `scan` reads each item once: a `map` (or `update`) before it runs once per item, as
+/// `Iterator::scan` runs it, whatever adapters come between, and its values are std's.
+#[test]
+fn scan_runs_the_map_before_it_once_per_item_as_std() {
+    each_case("scan effects", |ex, data, what| {
+        let n = data.len();
+        let sums = |items: &mut dyn Iterator<Item = u64>| -> Vec<u64> {
+            items
+                .scan(0u64, |acc, x| {
+                    *acc = acc.wrapping_add(x);
+                    Some(*acc)
+                })
+                .collect()
+        };
+        same_calls!(
+            format!("map.scan: {what}"),
+            |f| sums(&mut data.iter().map(f)),
+            data.pipe().map(f).scan(ex, 0, |a, b| a.wrapping_add(*b))
+        );
+        // `acc -> 3 acc + x` as the affine map (3, x): `compose` is associative, not
+        // commutative, so a scan that groups or orders wrongly shows.
+        let compose = |f: &(u64, u64), g: &(u64, u64)| {
+            (
+                g.0.wrapping_mul(f.0),
+                g.0.wrapping_mul(f.1).wrapping_add(g.1),
+            )
+        };
+        let affine_scan = |items: &mut dyn Iterator<Item = u64>| -> Vec<u64> {
+            items
+                .scan(0u64, |acc, x| {
+                    *acc = acc.wrapping_mul(3).wrapping_add(x);
+                    Some(*acc)
+                })
+                .collect()
+        };
+        let second = |v: Vec<(u64, u64)>| -> Vec<u64> { v.into_iter().map(|p| p.1).collect() };
+        same_calls!(
+            format!("map.map(affine).scan: {what}"),
+            |f| affine_scan(&mut data.iter().map(f)),
+            second(data.pipe().map(f).map(|x| (3, x)).scan(ex, (1, 0), compose))
+        );
+        for k in [0, 1, n / 2, n + 1] {
+            // std's `rev` never pulls a skip that leaves no item (as in the test above).
+            let k_rev = k.min(n.saturating_sub(1));
+            same_calls!(
+                format!("map.skip({k_rev}).rev.scan: {what}"),
+                |f| affine_scan(&mut data.iter().map(f).skip(k_rev).rev()),
+                second(data.pipe().map(f).skip(k_rev).rev().map(|x| (3, x)).scan(
+                    ex,
+                    (1, 0),
+                    compose
+                ))
+            );
+            same_calls!(
+                format!("map.step_by({}).enumerate.scan: {what}", k + 1),
+                |f| affine_scan(
+                    &mut data
+                        .iter()
+                        .map(f)
+                        .step_by(k + 1)
+                        .enumerate()
+                        .map(|(i, x)| x ^ i as u64)
+                ),
+                second(
+                    data.pipe()
+                        .map(f)
+                        .step_by(k + 1)
+                        .enumerate()
+                        .map(|(i, x)| (3, x ^ i as u64))
+                        .scan(ex, (1, 0), compose)
+                )
+            );
+        }
+        let other: Vec<u64> = (0..n as u64 / 2 + 1).collect();
+        same_calls!(
+            format!("map.zip(map).scan: {what}"),
+            |f| affine_scan(
+                &mut data
+                    .iter()
+                    .map(f)
+                    .zip(other.iter().map(f))
+                    .map(|(a, b)| a ^ b)
+            ),
+            second(
+                data.pipe()
+                    .map(f)
+                    .zip(other.pipe().map(f))
+                    .map(|(a, b)| (3, a ^ b))
+                    .scan(ex, (1, 0), compose)
+            )
+        );
+        let updates = AtomicUsize::new(0);
+        let got = data
+            .pipe()
+            .copied()
+            .update(|x| {
+                updates.fetch_add(1, Relaxed);
+                *x %= 1000;
+            })
+            .scan(ex, 0, |a, b| a + b);
+        let want = sums(&mut data.iter().map(|x| x % 1000));
+        assert_eq!(
+            (got, updates.into_inner()),
+            (want, n),
+            "update.scan: {what}"
+        );
+    });
+}
+
+/// A panic in a `map` before `scan` reaches the caller with the payload of the first item (by
+/// index) that panics, as `Iterator::scan` raises it.
+#[test]
+fn a_panic_before_scan_is_the_first_by_index() {
+    for (name, ex) in executors() {
+        for at in [0usize, 3, 700] {
+            let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                (0..1000usize)
+                    .pipe()
+                    .map(|x| {
+                        assert!(x < at || x % 7 != at % 7, "item {x}");
+                        x
+                    })
+                    .scan(&*ex, 0, |a, b| a + b)
+            }))
+            .unwrap_err();
+            let message = payload.downcast_ref::<String>().unwrap().clone();
+            assert_eq!(message, format!("item {at}"), "{name}");
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::common::executors;
 
 use foldex_core::{Executor, Stream};
+use foldex_pipeline::adapters::WideMap;
 use foldex_pipeline::{from_stream, IntoPipeline};
 use foldex_testkit::watchdog;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -231,6 +232,26 @@ fn ranges_longer_than_usize_are_searched() {
             assert_eq!(full().find_last(ex, |x| x % 10 == 3), Some(u64::MAX - 2));
             assert_eq!(full().find_first(ex, |x| *x > 5), Some(6), "{name}");
             assert!(full().any(ex, |x| x == 1000), "{name}");
+            // ... and with `map` as the first stage (and a second `map`), as the panic of
+            // `(0..=u64::MAX).pipe()` advises.
+            let mapped = || (0..=u64::MAX as u128).pipe().map(|x| x as u64);
+            assert_eq!(mapped().find_last(ex, |x| x % 10 == 3), Some(u64::MAX - 2));
+            assert_eq!(mapped().find_first(ex, |x| *x > 5), Some(6), "{name}");
+            assert_eq!(mapped().find_any(ex, |x| *x > 5), Some(6), "{name}");
+            assert!(mapped().any(ex, |x| x == 1000), "{name}");
+            assert!(!mapped().all(ex, |x| x < 1000), "{name}");
+            let small = mapped().take_while(|&x| x < 1000).filter(|x| x % 7 == 0);
+            assert_eq!(small.count(ex), 143, "{name}");
+            let halves = || all().map(|x| x / 2).map(|x| x + 1);
+            assert_eq!(
+                halves().find_first(ex, |x| x % 1000 == 7),
+                Some(7),
+                "{name}"
+            );
+            let got = halves().find_last(ex, |x| x % 1000 == 7);
+            assert_eq!(got, Some(big / 2 - 993), "{name}");
+            let got = mapped().position_any(ex, |x| x == 77);
+            assert_eq!(got, Some(77), "{name}");
         }
     });
 }
@@ -250,6 +271,29 @@ fn small_wide_ranges_match_std() {
             let thrice = |x: i128| Some(x.wrapping_mul(3));
             let got: Vec<i128> = wide().filter_map(thrice).collect(ex);
             assert_eq!(got, std().filter_map(thrice).collect::<Vec<_>>(), "{what}");
+            // `map` as the first stage, and a second one, over a range that is not indexable.
+            let shifted = |x: i128| x.wrapping_sub(first);
+            let got: Vec<i128> = wide().map(shifted).collect(ex);
+            assert_eq!(got, std().map(shifted).collect::<Vec<_>>(), "map: {what}");
+            let got = wide()
+                .map(shifted)
+                .map(|x| x * 2)
+                .find_last(ex, |x| x % 3 == 1);
+            let want = std().map(shifted).map(|x| x * 2).rfind(|x| x % 3 == 1);
+            assert_eq!(got, want, "map, map, find_last: {what}");
+            let got: Vec<i128> = wide()
+                .map(shifted)
+                .dedup()
+                .skip_while(|x| x % 5 != 4)
+                .collect(ex);
+            let want: Vec<i128> = std().map(shifted).skip_while(|x| x % 5 != 4).collect();
+            assert_eq!(got, want, "map, dedup, skip_while: {what}");
+            let got = wide().map(shifted).filter(|x| x % 2 == 0).sum::<i128>(ex);
+            assert_eq!(
+                got,
+                std().map(shifted).filter(|x| x % 2 == 0).sum(),
+                "{what}"
+            );
             let got = (first..=first + n).pipe().position_last(ex, |x| hit(&x));
             let inclusive: Vec<i128> = (first..=first + n).collect();
             assert_eq!(got, inclusive.iter().rposition(hit), "{what}");

@@ -462,6 +462,49 @@ fn par_extend_matches_extend() {
         got.par_extend(ex, p);
         want.extend(data.iter().copied());
         assert_eq!(got, want, "BTreeSet: {what}");
+
+        // From references, as `Extend<&T>`: indexable, after a transform, and pairs.
+        let refs = || data.pipe();
+        let odd_refs = || data.pipe().filter(|x| **x % 2 == 1);
+        let (mut got, mut want) = (vec![7u64], vec![7u64]);
+        got.par_extend(ex, refs());
+        want.extend(data);
+        got.par_extend(ex, odd_refs());
+        want.extend(data.iter().filter(|x| **x % 2 == 1));
+        assert_eq!(got, want, "Vec from &u64: {what}");
+        let (mut got, mut want) = (VecDeque::from([1u64]), VecDeque::from([1u64]));
+        got.par_extend(ex, odd_refs());
+        want.extend(data.iter().filter(|x| **x % 2 == 1));
+        assert_eq!(got, want, "VecDeque from &u64: {what}");
+        let (mut got, mut want) = (LinkedList::<u64>::new(), LinkedList::new());
+        got.par_extend(ex, refs());
+        want.extend(data);
+        assert_eq!(got, want, "LinkedList from &u64: {what}");
+        let (mut got, mut want) = (BinaryHeap::<u64>::new(), BinaryHeap::new());
+        got.par_extend(ex, refs());
+        want.extend(data);
+        assert_eq!(
+            got.into_sorted_vec(),
+            want.into_sorted_vec(),
+            "BinaryHeap from &u64: {what}"
+        );
+        let (mut got, mut want) = (HashSet::<u64>::new(), HashSet::new());
+        got.par_extend(ex, odd_refs());
+        want.extend(data.iter().filter(|x| **x % 2 == 1));
+        assert_eq!(got, want, "HashSet from &u64: {what}");
+        let (mut got, mut want) = (BTreeSet::<u64>::new(), BTreeSet::new());
+        got.par_extend(ex, refs());
+        want.extend(data);
+        assert_eq!(got, want, "BTreeSet from &u64: {what}");
+        let indices: Vec<usize> = (0..data.len()).collect();
+        let (mut got, mut want) = (HashMap::from([(0u64, 99usize)]), HashMap::from([(0, 99)]));
+        got.par_extend(ex, data.pipe().zip(&indices));
+        want.extend(data.iter().zip(&indices));
+        assert_eq!(got, want, "HashMap from (&u64, &usize): {what}");
+        let (mut got, mut want) = (BTreeMap::from([(1u64, 99usize)]), BTreeMap::from([(1, 99)]));
+        got.par_extend(ex, data.pipe().zip(&indices).filter(|(x, _)| **x > 3));
+        want.extend(data.iter().zip(&indices).filter(|(x, _)| **x > 3));
+        assert_eq!(got, want, "BTreeMap from (&u64, &usize): {what}");
     });
 }
 

@@ -10,7 +10,6 @@ use crate::common::executors;
 use foldex_core::{Executor, Stream};
 use foldex_pipeline::{from_stream, IntoPipeline};
 use foldex_testkit::watchdog;
-use foldex_threaded::ThreadedEx;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -271,6 +270,64 @@ fn update_after_a_transform_matches_std() {
             .take_while(|&x| x < 100)
             .count(ex);
         assert_eq!(got, want, "filter, update, take_while: {what}");
+    });
+}
+
+/// `copied` and `cloned` on pipelines that are not indexable (after a transform, over a
+/// stream), as `Iterator::copied` / `cloned`, with stages that stop after them.
+#[test]
+fn copied_and_cloned_after_a_transform_match_std() {
+    each_case("copied, cloned", |ex, data, what| {
+        let even = || data.iter().filter(|x| **x % 2 == 0);
+        let got: Vec<u64> = data.pipe().filter(|x| **x % 2 == 0).copied().collect(ex);
+        assert_eq!(
+            got,
+            even().copied().collect::<Vec<_>>(),
+            "filter, copied: {what}"
+        );
+        let words: Vec<String> = data.iter().map(|x| format!("w{x}")).collect();
+        let got: Vec<String> = words.pipe().filter(|w| w.len() > 2).cloned().collect(ex);
+        let want: Vec<String> = words.iter().filter(|w| w.len() > 2).cloned().collect();
+        assert_eq!(got, want, "filter, cloned: {what}");
+        let nested: Vec<Vec<u64>> = data.chunks(5).map(<[u64]>::to_vec).collect();
+        let got: u64 = nested.pipe().flatten().copied().sum(ex);
+        assert_eq!(
+            got,
+            data.iter().sum::<u64>(),
+            "flatten, copied, sum: {what}"
+        );
+        let got = data
+            .pipe()
+            .filter(|x| **x % 3 != 0)
+            .cloned()
+            .take_while(|&x| x < 50)
+            .map(|x| x + 1)
+            .max(ex);
+        let want = data
+            .iter()
+            .filter(|x| **x % 3 != 0)
+            .cloned()
+            .take_while(|&x| x < 50)
+            .map(|x| x + 1)
+            .max();
+        assert_eq!(got, want, "filter, cloned, take_while, max: {what}");
+        let got = data
+            .pipe()
+            .filter(|x| **x > 5)
+            .copied()
+            .find_last(ex, |x| x % 7 == 1);
+        let want = data
+            .iter()
+            .filter(|x| **x > 5)
+            .copied()
+            .rfind(|x| x % 7 == 1);
+        assert_eq!(got, want, "filter, copied, find_last: {what}");
+        let streamed = from_stream(Stream::new(data.iter())).copied();
+        assert_eq!(
+            streamed.collect::<Vec<_>>(ex),
+            data,
+            "stream, copied: {what}"
+        );
     });
 }
 
@@ -603,28 +660,129 @@ fn want_err(r: Result<u64, usize>) -> Option<Result<u64, usize>> {
     r.err().map(Err)
 }
 
+/// After a stage that stops the run, `fold_pieces` passes on accumulators that cover, in
+/// order, exactly the items before the stop; nothing right of the stop is folded into them.
 #[test]
-fn a_stage_that_stops_the_run_before_fold_pieces_is_refused() {
-    let caught = panic::catch_unwind(|| {
-        (0..10u64)
-            .pipe()
-            .take_while(|&x| x < 5)
-            .fold_pieces(|| 0, |a, x| a + x)
+fn fold_pieces_after_a_stop_covers_the_items_before_it() {
+    each_case("fold_pieces after a stop", |ex, data, what| {
+        let sequential = what.contains("SequentialEx");
+        for limit in [0, 1, 20, 63, 64] {
+            let want: Vec<u64> = data.iter().copied().take_while(|&x| x < limit).collect();
+            let pieces: Vec<Vec<u64>> = data
+                .pipe()
+                .copied()
+                .take_while(|&x| x < limit)
+                .fold_pieces(Vec::new, push)
+                .collect(ex);
+            assert_eq!(
+                pieces.concat(),
+                want,
+                "take_while({limit}), fold_pieces: {what}"
+            );
+            if want.is_empty() || sequential {
+                assert_eq!(pieces.len(), 1, "take_while({limit}): one piece: {what}");
+            } else {
+                assert!(pieces.iter().all(|p| !p.is_empty()), "{what}");
+            }
+            let got: u64 = data
+                .pipe()
+                .copied()
+                .take_while(|&x| x < limit)
+                .fold_pieces_with(0, |a, x| a + x)
+                .sum(ex);
+            assert_eq!(got, want.iter().sum(), "take_while({limit}), sum: {what}");
+
+            let small = |x: u64| (x < limit).then_some(x * 2);
+            let want2: Vec<u64> = data.iter().copied().map_while(small).collect();
+            let got: Vec<u64> = data
+                .pipe()
+                .copied()
+                .map_while(small)
+                .fold_pieces(Vec::new, push)
+                .flatten()
+                .collect(ex);
+            assert_eq!(got, want2, "map_while, fold_pieces: {what}");
+            let got: Vec<u64> = data
+                .pipe()
+                .copied()
+                .map(small)
+                .while_some()
+                .fold_pieces(Vec::new, push)
+                .flatten()
+                .collect(ex);
+            assert_eq!(got, want2, "while_some, fold_pieces: {what}");
+
+            // A stop before and after, a stage that holds items before, and a second fold.
+            let mut deduped: Vec<u64> = data.to_vec();
+            deduped.dedup();
+            let want3: Vec<u64> = deduped
+                .iter()
+                .copied()
+                .filter(|x| x % 3 != 0)
+                .take_while(|&x| x < limit)
+                .take_while(|&x| x != 50)
+                .collect();
+            let got: Vec<Vec<u64>> = data
+                .pipe()
+                .copied()
+                .dedup()
+                .filter(|x| x % 3 != 0)
+                .take_while(|&x| x < limit)
+                .fold_pieces(Vec::new, push)
+                .flatten()
+                .take_while(|&x| x != 50)
+                .fold_pieces(Vec::new, push)
+                .collect(ex);
+            assert_eq!(
+                got.concat(),
+                want3,
+                "dedup, take_while, fold_pieces x2: {what}"
+            );
+            let want4 = want3.iter().copied().find(|x| x % 7 == 6);
+            let got = data
+                .pipe()
+                .copied()
+                .dedup()
+                .filter(|x| x % 3 != 0)
+                .take_while(|&x| x < limit)
+                .fold_pieces(Vec::new, push)
+                .flatten()
+                .take_while(|&x| x != 50)
+                .find_first(ex, |x| x % 7 == 6);
+            assert_eq!(got, want4, "... find_first: {what}");
+
+            // try_fold_pieces: the first failure among the items before the stop.
+            let step = |a: u64, (i, x): (usize, u64)| if x > 60 { Err(i) } else { Ok(a + x) };
+            let want5 = data
+                .iter()
+                .copied()
+                .enumerate()
+                .take_while(|&(_, x)| x < limit)
+                .try_fold(0, step);
+            let got = data
+                .pipe()
+                .copied()
+                .enumerate()
+                .take_while(|&(_, x)| x < limit)
+                .try_fold_pieces(|| 0, step)
+                .try_reduce(ex, || 0, |a, b| Ok(a + b));
+            assert_eq!(got, want5, "take_while, try_fold_pieces: {what}");
+
+            // Through a boxed chain.
+            let got: u64 = data
+                .pipe()
+                .copied()
+                .take_while(move |&x| x < limit)
+                .boxed()
+                .fold_pieces(|| 0, |a, x| a + x)
+                .sum(ex);
+            assert_eq!(
+                got,
+                want.iter().sum(),
+                "take_while, boxed, fold_pieces: {what}"
+            );
+        }
     });
-    let payload = caught.expect_err("a panic");
-    let message = payload.downcast_ref::<String>().expect("a message");
-    assert!(
-        message.contains("fold_pieces cannot follow take_while"),
-        "{message}"
-    );
-    // After it, a stage that stops is fine.
-    let ex = ThreadedEx::new().threads(2).basesize(1);
-    let n = (0..10u64)
-        .pipe()
-        .fold_pieces(|| 0, |a, x| a + x)
-        .take_while(|_| true)
-        .sum::<u64>(&ex);
-    assert_eq!(n, 45);
 }
 
 #[test]
