@@ -581,7 +581,7 @@ where
     #[inline]
     fn find_back<R, G>(
         &self,
-        (first, second): &mut Self::State,
+        (first, second, _): &mut Self::State,
         item: In,
         found: &mut G,
         probe: &StopProbe,
