@@ -2,9 +2,12 @@
 //! of its own, and the worker that loads it ([`ItemContext::current`]).
 //!
 //! Whoever loads (the loader, or a fold of your own) sets the context in a thread-local around
-//! each `get` ([`ItemContext::enter`]: one `Cell` write before and after), so that any dataset,
-//! a `from_fn` closure or a combinator's inner dataset, reads it without a shared counter and
-//! without a change to its signature.
+//! each `get` ([`ItemContext::enter`]), so that any dataset, a `from_fn` closure or a
+//! combinator's inner dataset, reads it without a shared counter and without a change to its
+//! signature. The thread-local keeps the context and, apart, whether it is set: a load that no
+//! other load encloses (every load but a nested one) writes the context and the flag before
+//! `get` and clears the flag after, and reads nothing; a nested load saves the context it
+//! replaces and puts it back.
 
 use crate::rng::{rng_for, ItemRng};
 use std::cell::Cell;
@@ -39,16 +42,26 @@ pub struct ItemContext {
     worker: usize,
 }
 
+/// The observation this thread is loading: `context`, while `set`.
+struct Current {
+    set: Cell<bool>,
+    context: Cell<ItemContext>,
+}
+
 thread_local! {
-    /// The observation this thread is loading, if any.
-    static CURRENT: Cell<Option<ItemContext>> = const { Cell::new(None) };
+    static CURRENT: Current = const {
+        Current {
+            set: Cell::new(false),
+            context: Cell::new(ItemContext::new(0, 0, 0, 0)),
+        }
+    };
 }
 
 impl ItemContext {
     /// The context of observation `index` of `epoch`, loaded by `worker` for a loader seeded
     /// with `seed`; its generator's key is the index unless [`keyed`](Self::keyed) sets one.
     #[inline]
-    pub fn new(seed: u64, epoch: u64, index: usize, worker: usize) -> Self {
+    pub const fn new(seed: u64, epoch: u64, index: usize, worker: usize) -> Self {
         Self {
             seed,
             epoch,
@@ -70,14 +83,23 @@ impl ItemContext {
     /// thread, which nests inside it).
     #[inline]
     pub fn enter<R>(self, load: impl FnOnce() -> R) -> R {
+        /// The context an enclosing load had set, put back however `load` ends; `None` when
+        /// none was set, and then only the flag is cleared.
         struct Restore(Option<ItemContext>);
         impl Drop for Restore {
             #[inline]
             fn drop(&mut self) {
-                CURRENT.with(|cell| cell.set(self.0));
+                CURRENT.with(|current| match self.0 {
+                    None => current.set.set(false),
+                    Some(enclosing) => current.context.set(enclosing),
+                });
             }
         }
-        let _restore = Restore(CURRENT.with(|cell| cell.replace(Some(self))));
+        let _restore = Restore(CURRENT.with(|current| {
+            let enclosing = current.set.replace(true).then(|| current.context.get());
+            current.context.set(self);
+            enclosing
+        }));
         load()
     }
 
@@ -85,7 +107,7 @@ impl ItemContext {
     /// load (a dataset called directly, or by a fold of your own).
     #[inline]
     pub fn current() -> Option<Self> {
-        CURRENT.with(Cell::get)
+        CURRENT.with(|current| current.set.get().then(|| current.context.get()))
     }
 
     /// The epoch being loaded (0 for a loader's first iteration; a resumed epoch keeps its

@@ -124,7 +124,18 @@ impl Deal {
     }
 
     /// The global position of this rank's `p`-th observation, of an epoch of `len` positions.
+    #[inline]
     pub fn position(&self, len: usize, p: usize) -> usize {
+        if self.shard.is_none() && self.remainder.is_none() {
+            return p;
+        }
+        self.dealt(len, p)
+    }
+
+    /// [`Deal::position`] for a rank of a world or a remainder: kept out of the inlined path
+    /// that a single process without a remainder takes for every observation.
+    #[inline(never)]
+    fn dealt(&self, len: usize, p: usize) -> usize {
         let Some(remainder) = &self.remainder else {
             return self.shard.map_or(p, |shard| shard.position(len, p));
         };

@@ -199,7 +199,7 @@ impl<P: Produce> Epoch<P> {
                             None => gate.admit(bytes, t, || self.channel.drops(t)),
                         }
                     }
-                    self.hand_over(t, [Some(delivered)], 1, helping, lead, run);
+                    self.hand_over(t, &mut [Some(delivered)], 1, helping, lead, run);
                 }
                 Ok(None) => {}
                 Err(payload) => self.failed(t, t, payload),
@@ -238,7 +238,7 @@ impl<P: Produce> Epoch<P> {
         match made {
             Ok(Some(batches)) => {
                 self.note_cost(started, batches);
-                self.hand_over(t, staged, batches, helping, lead, run);
+                self.hand_over(t, &mut staged, batches, helping, lead, run);
             }
             Ok(None) => {}
             Err(payload) => {
@@ -250,7 +250,7 @@ impl<P: Produce> Epoch<P> {
                     // The consumer receives the failure after the batches before it, which
                     // travel as parcel `t`.
                     self.failed(t + 1, rank, payload);
-                    self.hand_over(t, staged, before, helping, lead, run);
+                    self.hand_over(t, &mut staged, before, helping, lead, run);
                 }
             }
         }
@@ -282,25 +282,28 @@ impl<P: Produce> Epoch<P> {
     /// The dataset index at `position` of this rank's part of the epoch, and the key of its
     /// generator when that is not the index: an order a sampler listed may hold an index more
     /// than once, and each draw gets a generator of its own, keyed by its place in the epoch.
+    #[inline]
     fn index(&self, position: usize) -> (usize, Option<usize>) {
         let position = self.deal.position(self.order.len(), position);
         let key = matches!(self.order, EpochOrder::Listed(_)).then_some(position);
         (self.order.get(position), key)
     }
 
-    /// Pushes ticket `t`'s batches, the first `batches` of `staged`; through the cell beside
-    /// the ring if this producer holds the lead (see `Channel::lead`).
-    fn hand_over<const N: usize>(
+    /// Pushes ticket `t`'s batches, the first `batches` of `staged`, taken out of it in place
+    /// (a parcel's staging array is not copied); through the cell beside the ring if this
+    /// producer holds the lead (see `Channel::lead`).
+    fn hand_over(
         &self,
         t: usize,
-        staged: [Option<Delivered<P::Out>>; N],
+        staged: &mut [Option<Delivered<P::Out>>],
         batches: usize,
         helping: bool,
         lead: Option<Lead<'_>>,
         run: &mut Run<'_>,
     ) {
+        let staged = &mut staged[..batches];
         let items = staged.iter().flatten().map(|d| d.items).sum();
-        let staged = staged.into_iter().flatten();
+        let staged = staged.iter_mut().filter_map(Option::take);
         // `Err` means the batches will not be delivered (a stop, or a failure before them);
         // they are dropped here.
         let dropped = match lead {

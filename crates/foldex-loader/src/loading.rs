@@ -12,6 +12,7 @@ thread_local! {
 
 /// Runs `load` for observation `index` with its [`ItemContext`] set (see
 /// [`ItemContext::enter`]). If `load` panics, its index stays behind for [`take_loading`].
+#[inline]
 pub(crate) fn loading<R>(
     cx: &LoadContext<'_>,
     index: usize,
@@ -22,13 +23,10 @@ pub(crate) fn loading<R>(
     /// blame first.
     struct Blame(usize);
     impl Drop for Blame {
+        #[inline]
         fn drop(&mut self) {
             if std::thread::panicking() {
-                PANICKED.with(|p| {
-                    if p.get().is_none() {
-                        p.set(Some(self.0));
-                    }
-                });
+                blame(self.0);
             }
         }
     }
@@ -39,6 +37,17 @@ pub(crate) fn loading<R>(
     ItemContext::new(cx.seed, cx.epoch, index + cx.offset, cx.worker)
         .keyed(key)
         .enter(load)
+}
+
+/// Notes `index` as the load a panic unwinds through, unless a nested load was noted first.
+#[cold]
+#[inline(never)]
+fn blame(index: usize) {
+    PANICKED.with(|p| {
+        if p.get().is_none() {
+            p.set(Some(index));
+        }
+    });
 }
 
 /// Forgets any index a panic left behind: called before a batch is made, so that a panic

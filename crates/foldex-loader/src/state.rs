@@ -192,7 +192,19 @@ impl Received {
     }
 
     /// Counts batch `batch` as received.
+    #[inline]
     pub fn record(&mut self, batch: usize) {
+        // In order with nothing received above: what every ordered delivery takes.
+        if batch == self.low && self.above.is_empty() {
+            self.low += 1;
+            return;
+        }
+        self.record_out_of_order(batch);
+    }
+
+    /// [`Received::record`] when flags above the prefix are kept (unordered delivery).
+    #[inline(never)]
+    fn record_out_of_order(&mut self, batch: usize) {
         if batch == self.low {
             self.low += 1;
             while self.above.pop_front() == Some(true) {

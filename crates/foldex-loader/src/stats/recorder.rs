@@ -272,6 +272,7 @@ impl EpochTally {
     }
 
     /// Counts one delivered batch of `items` observations.
+    #[inline]
     pub fn delivered(&mut self, items: usize) {
         if self.counting {
             self.consumer
@@ -319,17 +320,25 @@ pub(crate) struct ConsumerStats {
 
 impl ConsumerStats {
     /// Counts one delivered batch of `items` observations, from a buffer of `capacity`.
+    #[inline]
     pub fn delivered(&mut self, items: usize, recorder: &Recorder, capacity: usize) {
         if self.batches < SAMPLE || self.batches.is_multiple_of(SAMPLE) {
-            // The batch being delivered was in the buffer, whether or not its producer has
-            // counted it yet (producers count a batch just after handing it over).
-            let waiting = recorder.pushed().saturating_sub(self.batches).max(1);
-            self.samples += 1;
-            self.occupancy_sum += waiting;
-            self.full += u64::from(waiting >= capacity as u64);
+            self.sample(recorder, capacity);
         }
         self.items += items as u64;
         self.batches += 1;
+    }
+
+    /// Samples the buffer's occupancy as a batch is delivered: out of the inlined path that
+    /// every delivered batch takes.
+    #[inline(never)]
+    fn sample(&mut self, recorder: &Recorder, capacity: usize) {
+        // The batch being delivered was in the buffer, whether or not its producer has
+        // counted it yet (producers count a batch just after handing it over).
+        let waiting = recorder.pushed().saturating_sub(self.batches).max(1);
+        self.samples += 1;
+        self.occupancy_sum += waiting;
+        self.full += u64::from(waiting >= capacity as u64);
     }
 }
 
