@@ -176,6 +176,26 @@ mod tests {
     }
 
     #[test]
+    fn a_nested_load_that_panics_leaves_every_enclosing_context_in_place() {
+        let seen = ItemContext::new(1, 0, 10, 0).enter(|| {
+            let middle = ItemContext::new(1, 0, 20, 0).enter(|| {
+                let unwound = std::panic::catch_unwind(|| {
+                    ItemContext::new(1, 0, 30, 0).enter(|| panic!("inner"))
+                });
+                assert!(unwound.is_err());
+                ItemContext::current().map(|c| c.index())
+            });
+            (middle, ItemContext::current().map(|c| c.index()))
+        });
+        assert_eq!(seen, (Some(20), Some(10)));
+        assert_eq!(ItemContext::current(), None);
+        // A load after them starts from no context and leaves none.
+        let after = ItemContext::new(2, 1, 5, 3).enter(ItemContext::current);
+        assert_eq!(after, Some(ItemContext::new(2, 1, 5, 3)));
+        assert_eq!(ItemContext::current(), None);
+    }
+
+    #[test]
     fn a_panicking_load_puts_the_context_back() {
         let unwound = std::panic::catch_unwind(|| ItemContext::new(0, 0, 3, 0).enter(|| panic!()));
         assert!(unwound.is_err());
