@@ -150,18 +150,12 @@ where
             pass,
             probe,
         } = self;
-        let mut until_check = INNER_CHECK;
-        let mut items = items;
-        items.try_fold(acc, |acc, item| {
-            until_check -= 1;
-            if until_check == 0 {
-                until_check = INNER_CHECK;
-                if probe.is_stopped() {
-                    return ControlFlow::Break(acc);
-                }
-            }
-            stages.step(state, acc, item, pass, probe)
-        })
+        crate::stage::inner_try_fold(
+            items,
+            acc,
+            |acc, item| stages.step(state, acc, item, pass, probe),
+            probe,
+        )
     }
 }
 
