@@ -39,7 +39,8 @@
 use crate::group::{merge_groups, Count};
 use crate::pipeline::Pipeline;
 use crate::run::into_inner;
-use crate::stage::{inner_try_fold, Append, Transform};
+use crate::stage::{Append, Transform};
+use crate::stages::inner_try_fold;
 use crate::streamed::PipeSource;
 use foldex_core::{Codec, Executor, StopProbe};
 use std::borrow::Borrow;

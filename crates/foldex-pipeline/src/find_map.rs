@@ -3,7 +3,8 @@
 //! `_any` forms give the first match, as `find_any` does.
 
 use crate::pipeline::Pipeline;
-use crate::stage::{FilterMap, Transform};
+use crate::stage::Transform;
+use crate::stages::FilterMap;
 use crate::streamed::PipeSource;
 use foldex_core::{Codec, Executor};
 

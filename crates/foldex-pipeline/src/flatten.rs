@@ -10,7 +10,8 @@
 //! pipeline's parallelism is over its source's items.
 
 use crate::pipeline::Pipeline;
-use crate::stage::{Append, FlatMap, MapWhile, Transform};
+use crate::stage::{Append, Transform};
+use crate::stages::{FlatMap, MapWhile};
 use crate::streamed::PipeSource;
 
 /// The function of `flatten`: each item is its own inner sequence.

@@ -91,6 +91,7 @@ mod scan;
 pub mod sort;
 pub mod sources;
 mod stage;
+mod stages;
 pub mod stateful;
 mod streamed;
 mod sum;
@@ -121,6 +122,7 @@ pub mod transform {
     pub use crate::pieces::{FoldPieces, TryFoldPieces};
     pub use crate::positions::{IndexedPositions, Positions, PositionsState};
     pub use crate::stage::*;
+    pub use crate::stages::*;
 }
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a

@@ -17,7 +17,8 @@
 
 use crate::indexed::{ByRef, Rev};
 use crate::pipeline::Pipeline;
-use crate::stage::{Append, Transform, INNER_CHECK};
+use crate::stage::{Append, Transform};
+use crate::stages::INNER_CHECK;
 use crate::streamed::PipeSource;
 use foldex_core::source::RangeVisitor;
 use foldex_core::{Source, StopProbe};
@@ -150,7 +151,7 @@ where
             pass,
             probe,
         } = self;
-        crate::stage::inner_try_fold(
+        crate::stages::inner_try_fold(
             items,
             acc,
             |acc, item| stages.step(state, acc, item, pass, probe),

@@ -3,10 +3,8 @@
 use crate::indexed::{
     Chain, ChunksMut, Cloned, Enumerate, Map, Rev, SliceSource, StepBy, Window, Windows, Zip,
 };
-use crate::stage::{
-    Append, Filter, FilterMap, FlatMap, Id, Inspect, MapInit, MapStage, MapWhile, TakeWhile, Then,
-    Transform, Xf,
-};
+use crate::stage::{Append, Id, Then, Transform, Xf};
+use crate::stages::{Filter, FilterMap, FlatMap, Inspect, MapInit, MapStage, MapWhile, TakeWhile};
 use crate::stateful::{Dedup, SkipWhile, Unique};
 use crate::streamed::PipeSource;
 use foldex_core::source::MutSlice;

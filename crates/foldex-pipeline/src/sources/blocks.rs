@@ -7,7 +7,8 @@
 
 use super::from_source;
 use crate::pipeline::Pipeline;
-use crate::stage::{FlatMap, Xf};
+use crate::stage::Xf;
+use crate::stages::FlatMap;
 use foldex_core::Source;
 use std::ops::Range;
 
