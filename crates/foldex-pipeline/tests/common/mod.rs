@@ -12,10 +12,16 @@ use std::num::NonZeroUsize;
 /// stealing and task pools with the automatic basesize, 1 and 7, a task pool in background
 /// mode, pieces in input order, and a pool's call tree on one thread.
 pub fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
+    executors_with_basesizes(&[0, 1, 7])
+}
+
+/// [`executors`], with the work-stealing and task-pool executors at each of `basesizes`
+/// (0: the automatic basesize).
+pub fn executors_with_basesizes(basesizes: &[usize]) -> Vec<(String, Box<dyn Executor>)> {
     let mut all: Vec<(String, Box<dyn Executor>)> =
         vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
+    for &n in basesizes {
+        let basesize = NonZeroUsize::new(n).map_or(Basesize::Auto, Basesize::Fixed);
         all.push((
             format!("ThreadedEx(2, {basesize})"),
             Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),

@@ -4,34 +4,16 @@
 //! empty lines, early termination, panics in each closure, and the transforms before and after.
 
 use foldex_core::codec::Postcard;
-use foldex_core::{Basesize, Executor, Stream};
+use foldex_core::{Executor, Stream};
 use foldex_pipeline::{from_stream, from_vec, group, IntoPipeline};
-use foldex_seq::SequentialEx;
-use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::{watchdog, ThroughBytes};
 use foldex_threaded::ThreadedEx;
 use std::collections::HashMap;
-use std::num::NonZeroUsize;
 use std::ops::ControlFlow::{Break, Continue};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7)] {
-        all.push((
-            format!("ThreadedEx(2, {basesize})"),
-            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
-        ));
-        all.push((
-            format!("TaskPoolEx(3, {basesize})"),
-            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
-        ));
-    }
-    all
-}
+use super::common::executors;
 
 /// `count` lines of 0 to 9 words from a vocabulary of 50 (some lines empty, some with runs of
 /// spaces), fixed.

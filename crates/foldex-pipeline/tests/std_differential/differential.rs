@@ -1,45 +1,19 @@
 //! Every adapter, transform and reduction against the same chain on `std::iter`, on every
 //! executor configuration, over lengths 0, 1, primes and 10^5.
 
-use foldex_core::{Basesize, Executor};
+use foldex_core::Executor;
 use foldex_pipeline::IntoPipeline;
-use foldex_seq::{NonThreadedEx, SequentialEx};
+use foldex_seq::SequentialEx;
 use foldex_taskpool::TaskPoolEx;
 use foldex_testkit::watchdog;
-use foldex_threaded::{DepthFirstEx, ThreadedEx};
+use foldex_threaded::ThreadedEx;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
 
 const LENGTHS: [usize; 9] = [0, 1, 2, 3, 7, 31, 97, 1009, 100_000];
 
 fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    let fixed = |n| Basesize::Fixed(NonZeroUsize::new(n).unwrap());
-    let mut all: Vec<(String, Box<dyn Executor>)> =
-        vec![("SequentialEx".into(), Box::new(SequentialEx))];
-    for basesize in [Basesize::Auto, fixed(1), fixed(7), fixed(4096)] {
-        all.push((
-            format!("ThreadedEx(2, {basesize})"),
-            Box::new(ThreadedEx::new().threads(2).with_basesize(basesize)),
-        ));
-        all.push((
-            format!("TaskPoolEx(3, {basesize})"),
-            Box::new(TaskPoolEx::new().ntasks(3).with_basesize(basesize)),
-        ));
-    }
-    all.push((
-        "TaskPoolEx(2, background)".into(),
-        Box::new(TaskPoolEx::new().ntasks(2).basesize(3).background(true)),
-    ));
-    all.push((
-        "DepthFirstEx(2, 7)".into(),
-        Box::new(DepthFirstEx::on(ThreadedEx::new().threads(2)).basesize(7)),
-    ));
-    all.push((
-        "NonThreadedEx(1)".into(),
-        Box::new(NonThreadedEx::new().basesize(1)),
-    ));
-    all
+    super::common::executors_with_basesizes(&[0, 1, 7, 4096])
 }
 
 /// Runs `check` for every executor and length, with the data `0..len` as `u64`s (pseudo-random
