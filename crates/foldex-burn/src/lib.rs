@@ -51,8 +51,10 @@
 //!   `Arc<dyn Executor>` included. The batches are computed in parallel and delivered in the
 //!   epoch's order, at most `buffer` of them waiting.
 //! - **Shuffling** from `(seed, epoch)` alone, the same for any executor and number of
-//!   workers, and another every epoch. burn's own multi-worker loader repeats one pattern
-//!   every epoch (burn issue #3282); its reproducible runs need multithreading turned off.
+//!   workers, and another every epoch. burn's own loader with `n` workers shuffles the dataset
+//!   once and splits it among its workers for good, each reshuffling only its own share every
+//!   epoch: the same items come in the same batch slots every epoch (burn issue #3282), and the
+//!   order changes with the number of workers.
 //! - **Batches as burn tensors**: the burn `Batcher` runs on the thread that loaded the batch,
 //!   with the loader's device; `to_device` makes the same loader for another device. A
 //!   batch whose item the dataset could not get is an `Err` with the dataset's error (burn's
