@@ -56,17 +56,18 @@
 //!   epoch: the same items come in the same batch slots every epoch (burn issue #3282), and the
 //!   order changes with the number of workers.
 //! - **Batches as burn tensors**: the burn `Batcher` runs on the thread that loaded the batch,
-//!   with the loader's device; `to_device` makes the same loader for another device. A
-//!   batch whose item the dataset could not get is an `Err` with the dataset's error (burn's
-//!   `DataLoaderIterator` yields results); the epoch goes on.
+//!   with the loader's device ([`FeatureBatcher`] stacks feature vectors and classes);
+//!   `to_device` makes the same loader for another device. A batch whose item the dataset
+//!   could not get is an `Err` with the dataset's error (burn's `DataLoaderIterator` yields
+//!   results); the epoch goes on.
 //! - **Progress** in items, from the foldex epoch's state: a resumed epoch counts what was
 //!   received before it stopped.
-//! - **Resumption beside burn's checkpoints**: burn's checkpointer saves the model, optimizer
-//!   and scheduler at the end of an epoch and has no hook for the data loader, so the
-//!   loader's state travels beside it. Keep the `Arc` of the loader given to the `Learner`
+//! - **Resumption beside burn's checkpoints**: burn's `Learner` checkpoints the model, the
+//!   optimizer and the learning-rate scheduler by epoch; the data loader is not part of its
+//!   checkpoint, so the loader's state travels beside it. Keep the `Arc` of the loader given to the `Learner`
 //!   (its `to_device` copies share one record of the latest epoch):
 //!   [`state`](FoldexDataLoader::state) is a small `foldex_loader::LoaderState`
-//!   (serde-serializable with foldex-loader's `serde` feature), and
+//!   (serde-serializable with this crate's `serde` feature), and
 //!   [`resume_from`](FoldexDataLoader::resume_from) on the loader of a restarted run continues
 //!   with exactly the next batch, then the epochs after it.
 //! - **Stats**: [`stats`](FoldexDataLoader::stats) are the latest epoch's diagnostics
@@ -88,10 +89,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod batcher;
 mod collate;
 mod dataset;
 mod iter;
 mod loader;
 
+pub use batcher::{FeatureBatch, FeatureBatcher};
 pub use dataset::{FromBurn, OutOfBounds, ToBurn, TryToBurn};
 pub use loader::{FoldexDataLoader, FoldexDataLoaderBuilder};

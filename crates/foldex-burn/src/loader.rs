@@ -314,13 +314,21 @@ impl<I: Send + 'static, O: Send + 'static> FoldexDataLoader<I, O> {
     }
 
     /// What a loader made from this one runs first: the same resumption, or the epoch after
-    /// the latest one.
+    /// the latest one. An epoch that [`resume_from`](Self::resume_from) started here stops
+    /// (this loader resumes it again if it is iterated): the training loop iterates the copy.
     fn handed_on(&self, with: &BurnLoader<I, O>) -> Next<O> {
-        match &*lock(&self.next) {
-            Next::Resume(state) => return Next::Resume(state.clone()),
-            Next::Started(epoch) => return Next::Resume(epoch.state()),
-            Next::Fresh => {}
+        let mut next = lock(&self.next);
+        let started = match &*next {
+            Next::Started(epoch) => Some(epoch.state()),
+            _ => None,
+        };
+        if let Some(state) = started {
+            *next = Next::Resume(state);
         }
+        if let Next::Resume(state) = &*next {
+            return Next::Resume(state.clone());
+        }
+        drop(next);
         match self.next_epoch() {
             0 => Next::Fresh,
             epoch => Next::Resume(with.epoch_start(epoch)),
