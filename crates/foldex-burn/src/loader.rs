@@ -292,9 +292,13 @@ impl<I: Send + 'static, O: Send + 'static> FoldexDataLoader<I, O> {
         &self.recipe.device
     }
 
-    /// The number of the epoch the next `iter` runs, unless it resumes one.
-    pub fn next_epoch(&self) -> u64 {
-        let recorded = lock(&self.record).state.as_ref().map_or(0, |s| s.epoch + 1);
+    /// The epoch a loader made from this one starts with: the one after the latest epoch of
+    /// this loader and of the copies it shares its record with.
+    fn continued_epoch(&self) -> u64 {
+        let recorded = lock(&self.record)
+            .state
+            .as_ref()
+            .map_or(0, |s| s.epoch.saturating_add(1));
         recorded.max(self.loader.next_epoch())
     }
 
@@ -329,7 +333,7 @@ impl<I: Send + 'static, O: Send + 'static> FoldexDataLoader<I, O> {
             return Next::Resume(state.clone());
         }
         drop(next);
-        match self.next_epoch() {
+        match self.continued_epoch() {
             0 => Next::Fresh,
             epoch => Next::Resume(with.epoch_start(epoch)),
         }
@@ -394,7 +398,7 @@ impl<I: Send + 'static, O: Send + 'static> DataLoader<O> for FoldexDataLoader<I,
             ..self.recipe.clone()
         };
         let loader = recipe.loader();
-        let next = match self.next_epoch() {
+        let next = match self.continued_epoch() {
             0 => Next::Fresh,
             epoch => Next::Resume(loader.epoch_start(epoch)),
         };
