@@ -11,6 +11,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use foldex_burn::{FoldexDataLoader, FoldexDataLoaderBuilder, FromBurn, ToBurn, TryToBurn};
 use foldex_core::Executor;
 use foldex_dataset::Dataset as _;
+use foldex_loader::LoaderState;
 use std::sync::Arc;
 
 /// Batches of item values as a tensor on the loader's device.
@@ -183,6 +184,9 @@ fn a_restarted_run_resumes_mid_epoch_exactly() {
             .expect("the handle sees the training loop's epochs");
         assert_eq!((state.epoch, state.next_batch), (2, taken));
         drop(training);
+        // Saved beside burn's checkpoint, and read back after the restart.
+        let saved = serde_json::to_string(&state).unwrap();
+        let state: LoaderState = serde_json::from_str(&saved).unwrap();
 
         // The restart: a new loader, resumed before burn moves it to its device.
         let restarted = build(rng_below(&mut rng, 5));
