@@ -487,6 +487,24 @@ impl<D: Loadable, C, M> Loader<D, C, M> {
         self.next_epoch.load(Ordering::Relaxed)
     }
 
+    /// The state at the start of epoch `epoch`, nothing received: [`Loader::resume`] runs that
+    /// epoch whole, and the iterations after it the epochs after it. A loader built anew with
+    /// the same settings (after a restart, or for another device) thus goes on with the epoch
+    /// numbers, and so the shuffles, where an earlier one stopped.
+    ///
+    /// ```
+    /// use foldex_dataset::from_fn;
+    /// use foldex_loader::Loader;
+    /// use foldex_seq::SequentialEx;
+    /// let loader = Loader::new(from_fn(6, |i| i), SequentialEx).shuffle(1).unbatched();
+    /// let third: Vec<usize> = loader.resume(&loader.epoch_start(2)).unwrap().collect();
+    /// assert_eq!(third, loader.epoch_order(2).iter().collect::<Vec<_>>());
+    /// assert_eq!(loader.next_epoch(), 3);
+    /// ```
+    pub fn epoch_start(&self, epoch: u64) -> LoaderState {
+        self.initial_state(epoch)
+    }
+
     /// The dataset.
     pub fn dataset(&self) -> &D {
         &self.dataset
