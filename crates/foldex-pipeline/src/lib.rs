@@ -127,7 +127,7 @@ pub mod transform {
 
 /// The sources that index-preserving adapters and integer ranges make: the `S` of a
 /// [`Pipeline<S, X>`](Pipeline), named in signatures and rarely written by hand; and
-/// [`WideMap`](adapters::WideMap), `map` over a `u128` / `i128` range.
+/// [`WideMap`](adapters::WideMap), `map` over a range that may be longer than `usize::MAX`.
 pub mod adapters {
     pub use crate::chained::{Routed, Side, Sides};
     pub use crate::chunked::{ChunkSource, VecChunks};

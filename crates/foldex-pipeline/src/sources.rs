@@ -159,8 +159,9 @@ pub fn from_vec<T: Send>(vec: Vec<T>) -> Pipeline<OwnedVec<T>> {
     from_source(OwnedVec::new(vec))
 }
 
-/// The integers `start`, `start + 1`, ... (`len` of them): a range of an integer type other
-/// than `usize` as a [`Source`].
+/// The integers `start`, `start + 1`, ... (`len` of them): an indexable range of an integer
+/// type other than `usize` as a [`Source`], and a block of a [`Wide`](crate::adapters::Wide)
+/// range.
 #[derive(Debug, Clone, Copy)]
 pub struct Ints<T> {
     pub(crate) start: T,
@@ -200,7 +201,7 @@ macro_rules! int_sources {
     )*};
 }
 
-/// `a..b` and `a..=b` of each type as a pipeline over [`Ints`].
+/// `a..b` of each type as a pipeline over [`Ints`].
 macro_rules! int_pipes {
     ($($t:ty as $wide:ty),*) => {$(
         impl IntoPipeline for Range<$t> {
@@ -218,7 +219,12 @@ macro_rules! int_pipes {
                 from_source(Ints { start: self.start, len })
             }
         }
+    )*};
+}
 
+/// `a..=b` of each type as a pipeline over [`Ints`].
+macro_rules! int_inclusive_pipes {
+    ($($t:ty as $wide:ty),*) => {$(
         impl IntoPipeline for RangeInclusive<$t> {
             type Source = Ints<$t>;
             #[track_caller]
@@ -253,7 +259,11 @@ int_sources!(
     isize as i128
 );
 
-// `u128` and `i128` ranges are `Wide` (wide.rs): they may be longer than `usize::MAX`.
+// Which ranges are indexable (docs/pipelines.md's table of sources): `a..b` of every type up
+// to 64 bits, whose length fits a 64-bit `usize`, and `a..=b` of the types up to 32 bits.
+// `a..=b` of `u64`, `i64`, `usize` and `isize` may hold `usize::MAX + 1` items (`0..=u64::MAX`),
+// and every range of `u128` and `i128` more: those are `Wide` (wide.rs), as rayon's are not
+// indexed. (`Range<usize>` is a `Source` in foldex-core.)
 int_pipes!(
     u8 as u128,
     u16 as u128,
@@ -266,20 +276,7 @@ int_pipes!(
     isize as i128
 );
 
-impl IntoPipeline for RangeInclusive<usize> {
-    type Source = Ints<usize>;
-    #[track_caller]
-    fn pipe(self) -> Pipeline<Ints<usize>> {
-        let (start, end) = (*self.start(), *self.end());
-        let len = if self.is_empty() {
-            Some(0)
-        } else {
-            (end - start).checked_add(1)
-        }
-        .unwrap_or_else(|| too_long(&start, &end, "..="));
-        from_source(Ints { start, len })
-    }
-}
+int_inclusive_pipes!(u8 as u128, u16 as u128, u32 as u128, i8 as i128, i16 as i128, i32 as i128);
 
 impl Source for Ints<usize> {
     type Item = usize;
@@ -307,15 +304,16 @@ impl Source for Ints<usize> {
     }
 }
 
+/// Only where `usize` is narrower than 64 bits: there a `u64` or `i64` range (or an inclusive
+/// `u32` / `i32` one) may hold more items than a `usize` counts.
 #[cold]
 #[track_caller]
 fn too_long<T: std::fmt::Debug>(start: &T, end: &T, op: &str) -> usize {
     panic!(
-        "the range {start:?}{op}{end:?} has more than usize::MAX ({}) items: a pipeline \
-         indexes its items with usize; a range of u128 or i128 has no such limit, and \
-         serves every reduction that needs no index \
-         (`(0..=u64::MAX as u128).pipe().map(|x| x as u64)`, with \
-         foldex_pipeline::adapters::WideMap in scope)",
+        "the range {start:?}{op}{end:?} has more than usize::MAX ({}) items, and an indexable \
+         range counts its items with usize: a range of u128 or i128 has no such limit, and \
+         serves every reduction that needs no index (`(a as u128..b as u128).pipe()`, then \
+         `.map(|x| x as u64)` with foldex_pipeline::adapters::WideMap in scope)",
         usize::MAX
     )
 }

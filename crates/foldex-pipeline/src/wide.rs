@@ -1,9 +1,11 @@
-//! Ranges of `u128` and `i128`, which may hold more than `usize::MAX` items
-//! (`0..10u128.pow(27)`): a pipeline over one ([`Wide`]) is not indexable, as rayon's ranges of
-//! these types are not, so `len`, `enumerate`, `zip`, `rev`, `skip`, `take` and the other
-//! index-preserving adapters do not compile on it: `map` ([`WideMap`], a trait, so that
-//! `(0..10).pipe().map(..)` still infers its type), transforms (`filter`, `filter_map`,
-//! `flat_map`, `take_while`, ...) and every reduction do.
+//! Ranges that may hold more than `usize::MAX` items: every range of `u128` and `i128`
+//! (`0..10u128.pow(27)`), and the inclusive ranges of `u64`, `i64`, `usize` and `isize`
+//! (`0..=u64::MAX` holds `usize::MAX + 1` items). A pipeline over one ([`Wide`]) is not
+//! indexable, as rayon's ranges of these types are not, so `len`, `enumerate`, `zip`, `rev`,
+//! `skip`, `take` and the other index-preserving adapters do not compile on it: `map`
+//! ([`WideMap`], a trait, so that `(0..10).pipe().map(..)` still infers its type), transforms
+//! (`filter`, `filter_map`, `flat_map`, `take_while`, ...) and every reduction do. An exclusive
+//! range of `u64`, `i64` or `isize` holds at most `usize::MAX` items, and is indexable.
 //!
 //! A run folds the range as consecutive blocks of at most `usize::MAX / 2` items, each an
 //! indexable [`Ints`] folded on the executor as any source is, one after the other, joined with
@@ -26,9 +28,9 @@ use std::ops::{ControlFlow, Range, RangeInclusive};
 /// The most items in one block of a run over a [`Wide`] range.
 const BLOCK: u128 = (usize::MAX / 2) as u128;
 
-/// A range of `u128` or `i128` (`a..b`, `a..=b`), which may hold more than `usize::MAX` items:
-/// the source of `(a..b).pipe()` for these types (the module doc of `wide.rs` says how it
-/// runs).
+/// A range which may hold more than `usize::MAX` items: the source of `(a..b).pipe()` and
+/// `(a..=b).pipe()` for `u128` and `i128`, and of `(a..=b).pipe()` for `u64`, `i64`, `usize`
+/// and `isize` (the module doc of `wide.rs` says how it runs).
 ///
 /// ```
 /// use foldex_pipeline::IntoPipeline;
@@ -39,6 +41,9 @@ const BLOCK: u128 = (usize::MAX / 2) as u128;
 /// assert_eq!((0..big).pipe().find_last(&ex, |x| x % 1000 == 1), Some(big - 999));
 /// let small = (0..big).pipe().take_while(|&x| x < 1000).filter(|x| x % 7 == 0);
 /// assert_eq!(small.map(|x| x / 7).max(&ex), Some(142));
+/// // The 2^64 items of `u64`, and of `i64`:
+/// assert_eq!((0..=u64::MAX).pipe().find_last(&ex, |x| x % 1000 == 1), Some(u64::MAX - 614));
+/// assert!((i64::MIN..=i64::MAX).pipe().any(&ex, |x| x == i64::MIN + 7));
 /// ```
 ///
 /// What needs an index does not compile on it:
@@ -52,6 +57,29 @@ const BLOCK: u128 = (usize::MAX / 2) as u128;
 /// use foldex_pipeline::IntoPipeline;
 /// use foldex_seq::SequentialEx;
 /// let v: Vec<(usize, u128)> = (0..5u128).pipe().enumerate().collect(&SequentialEx);
+/// ```
+///
+/// An inclusive `u64` range neither, even a short one (its type says nothing of its length):
+///
+/// ```compile_fail
+/// use foldex_pipeline::IntoPipeline;
+/// let n = (0..=5u64).pipe().len();
+/// ```
+///
+/// ```compile_fail
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// let v: Vec<(usize, u64)> = (0..=5u64).pipe().enumerate().collect(&SequentialEx);
+/// ```
+///
+/// An exclusive one, which holds at most `usize::MAX` items, is indexable:
+///
+/// ```
+/// use foldex_pipeline::IntoPipeline;
+/// use foldex_seq::SequentialEx;
+/// assert_eq!((0..6u64).pipe().len(), 6);
+/// let v: Vec<(usize, u64)> = (0..6u64).pipe().enumerate().collect(&SequentialEx);
+/// assert_eq!(v[5], (5, 5));
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Wide<T> {
@@ -73,30 +101,33 @@ pub trait WideInt: Copy + Send + Sync + 'static {
     fn span_to(self, last: Self) -> u128;
 }
 
-impl WideInt for u128 {
-    #[inline]
-    fn after(self, offset: u128) -> u128 {
-        self.wrapping_add(offset)
-    }
+/// `WideInt` for each type, with `$u` the unsigned type of its width: an offset from one item
+/// to another is below `2^width`, so truncating it to the type and adding with wrapping gives
+/// the true item, and the wrapping difference read as unsigned is the true span.
+macro_rules! wide_ints {
+    ($($t:ty as $u:ty),*) => {$(
+        impl WideInt for $t {
+            #[inline]
+            fn after(self, offset: u128) -> $t {
+                self.wrapping_add(offset as $t)
+            }
 
-    #[inline]
-    fn span_to(self, last: u128) -> u128 {
-        last - self
-    }
+            #[inline]
+            fn span_to(self, last: $t) -> u128 {
+                last.wrapping_sub(self) as $u as u128
+            }
+        }
+    )*};
 }
 
-impl WideInt for i128 {
-    #[inline]
-    fn after(self, offset: u128) -> i128 {
-        // Two's complement: the true value is in range, so the wrapping sum is it.
-        self.wrapping_add(offset as i128)
-    }
-
-    #[inline]
-    fn span_to(self, last: i128) -> u128 {
-        last.wrapping_sub(self) as u128
-    }
-}
+wide_ints!(
+    u128 as u128,
+    i128 as u128,
+    u64 as u64,
+    i64 as u64,
+    usize as usize,
+    isize as usize
+);
 
 impl<T: WideInt> Wide<T> {
     /// The items `first..=last`; none when `last` is `None`.
@@ -292,7 +323,7 @@ where
     }
 }
 
-/// `map` as the first stage of a pipeline over a `u128` / `i128` range ([`Wide`]), as rayon
+/// `map` as the first stage of a pipeline over a [`Wide`] range, as rayon
 /// maps such a range: each item mapped as the range's blocks are folded (a search still stops
 /// early, from either end). The map is a stage, as after `filter`, so the `map`s after it are
 /// the ordinary ones.
@@ -311,8 +342,8 @@ where
 /// let big = 10u128.pow(27);
 /// let halves = (0..big).pipe().map(|x| x / 2).map(|x| x + 1);
 /// assert_eq!(halves.find_last(&ex, |x| x % 1000 == 7), Some(big / 2 - 993));
-/// // The 2^64 items of `0..=u64::MAX`, which an indexable `u64` range cannot hold:
-/// let all = (0..=u64::MAX as u128).pipe().map(|x| x as u64);
+/// // The 2^64 items of `0..=u64::MAX`, one more than an indexable range can hold:
+/// let all = (0..=u64::MAX).pipe().map(|x| x.wrapping_mul(3));
 /// assert_eq!(all.find_last(&ex, |x| x % 10 == 3), Some(u64::MAX - 2));
 /// // With the trait in scope, a range of literals still takes the indexable `map`:
 /// let hit = (0..1_000_000).pipe().map(|x| x as u64 * 7).find_first(&ex, |x| x % 1000 == 999);
@@ -347,37 +378,38 @@ impl<T: WideInt, K> WideMap for Pipeline<Wide<T>, Id, K> {
     }
 }
 
-impl IntoPipeline for Range<u128> {
-    type Source = Wide<u128>;
-    fn pipe(self) -> Pipeline<Wide<u128>> {
-        let last = (self.start < self.end).then(|| self.end - 1);
-        from_wide(Wide::inclusive(self.start, last))
-    }
+/// `a..b` and `a..=b` of each type as a pipeline over [`Wide`].
+macro_rules! wide_ranges {
+    ($($t:ty),*) => {$(
+        impl IntoPipeline for Range<$t> {
+            type Source = Wide<$t>;
+            fn pipe(self) -> Pipeline<Wide<$t>> {
+                let last = (self.start < self.end).then(|| self.end - 1);
+                from_wide(Wide::inclusive(self.start, last))
+            }
+        }
+
+        wide_inclusive_ranges!($t);
+    )*};
 }
 
-impl IntoPipeline for RangeInclusive<u128> {
-    type Source = Wide<u128>;
-    fn pipe(self) -> Pipeline<Wide<u128>> {
-        let last = (!self.is_empty()).then(|| *self.end());
-        from_wide(Wide::inclusive(*self.start(), last))
-    }
+/// `a..=b` of each type as a pipeline over [`Wide`].
+macro_rules! wide_inclusive_ranges {
+    ($($t:ty),*) => {$(
+        impl IntoPipeline for RangeInclusive<$t> {
+            type Source = Wide<$t>;
+            fn pipe(self) -> Pipeline<Wide<$t>> {
+                let last = (!self.is_empty()).then(|| *self.end());
+                from_wide(Wide::inclusive(*self.start(), last))
+            }
+        }
+    )*};
 }
 
-impl IntoPipeline for Range<i128> {
-    type Source = Wide<i128>;
-    fn pipe(self) -> Pipeline<Wide<i128>> {
-        let last = (self.start < self.end).then(|| self.end - 1);
-        from_wide(Wide::inclusive(self.start, last))
-    }
-}
-
-impl IntoPipeline for RangeInclusive<i128> {
-    type Source = Wide<i128>;
-    fn pipe(self) -> Pipeline<Wide<i128>> {
-        let last = (!self.is_empty()).then(|| *self.end());
-        from_wide(Wide::inclusive(*self.start(), last))
-    }
-}
+wide_ranges!(u128, i128);
+// An exclusive range of these types holds at most `usize::MAX` items, and is indexable
+// (sources.rs); an inclusive one may hold one more, as `0..=u64::MAX` does.
+wide_inclusive_ranges!(u64, i64, usize, isize);
 
 fn from_wide<T>(source: Wide<T>) -> Pipeline<Wide<T>> {
     Pipeline {
