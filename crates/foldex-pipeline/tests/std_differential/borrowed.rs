@@ -1,7 +1,8 @@
 //! `flat_map_ref` (pieces borrowed from each item), `counts` and `group_pairs` against the same
 //! chain on `std::iter` (`lines.iter().flat_map(|l| l.split_whitespace())`), on every executor
 //! configuration, over slices of lines and over streams of owned lines: empty input, one line,
-//! empty lines, early termination, panics in each closure, and the transforms before and after.
+//! empty lines, early termination, panics in each closure, the transforms before and after, and
+//! the pieces copied or cloned out.
 
 use foldex_core::codec::Postcard;
 use foldex_core::{Executor, Stream};
@@ -356,4 +357,47 @@ fn lent_words_cross_processes_with_a_codec() {
         let first = piped.find_first(&ex, |w| w.ends_with("13"));
         assert_eq!(first.as_deref(), words().find(|w| w.ends_with("13")));
     }
+}
+
+#[test]
+fn copied_and_cloned_pieces_match_std() {
+    each_case("copied and cloned pieces", |ex, lines, what| {
+        // Each line's bytes, lent as `&u8` and copied out.
+        let bytes = || lines.pipe().flat_map_ref(<[u8]>::iter);
+        let got: Vec<u8> = bytes().copied().collect(ex);
+        let want: Vec<u8> = lines.iter().flat_map(|l| l.bytes()).collect();
+        assert_eq!(got, want, "copied: {what}");
+        let got = bytes()
+            .filter(|b| **b != b' ')
+            .copied()
+            .map(u64::from)
+            .sum::<u64>(ex);
+        let want: u64 = lines
+            .iter()
+            .flat_map(|l| l.bytes())
+            .filter(|b| *b != b' ')
+            .map(u64::from)
+            .sum();
+        assert_eq!(got, want, "filter, copied, map: {what}");
+        let stream = from_stream(owned(lines, 8)).flat_map_ref(<[u8]>::iter);
+        let got = stream.copied().find_first(ex, |b| *b == b'7');
+        let want = lines.iter().flat_map(|l| l.bytes()).find(|b| *b == b'7');
+        assert_eq!(got, want, "stream, copied, find_first: {what}");
+        // Each line's words, owned in a row, lent as `&String` and cloned out.
+        let rows: Vec<Vec<String>> = lines
+            .iter()
+            .map(|l| l.split_whitespace().map(str::to_owned).collect())
+            .collect();
+        let words = || rows.pipe().flat_map_ref(<[String]>::iter);
+        let got: Vec<String> = words().cloned().collect(ex);
+        let want: Vec<String> = rows.iter().flatten().cloned().collect();
+        assert_eq!(got, want, "cloned: {what}");
+        let sevens = |w: &&String| w.ends_with('7');
+        let got: Vec<String> = words().filter(sevens).cloned().collect(ex);
+        let want: Vec<String> = rows.iter().flatten().filter(sevens).cloned().collect();
+        assert_eq!(got, want, "filter, cloned: {what}");
+        let got = words().cloned().find_last(ex, |w| w.len() == 2);
+        let want = rows.iter().flatten().rfind(|w| w.len() == 2).cloned();
+        assert_eq!(got, want, "cloned, find_last: {what}");
+    });
 }
