@@ -276,7 +276,14 @@ int_pipes!(
     isize as i128
 );
 
-int_inclusive_pipes!(u8 as u128, u16 as u128, u32 as u128, i8 as i128, i16 as i128, i32 as i128);
+int_inclusive_pipes!(
+    u8 as u128,
+    u16 as u128,
+    u32 as u128,
+    i8 as i128,
+    i16 as i128,
+    i32 as i128
+);
 
 impl Source for Ints<usize> {
     type Item = usize;

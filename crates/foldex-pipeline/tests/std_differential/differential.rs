@@ -428,7 +428,10 @@ fn integer_ranges_of_every_type_match_std() {
 fn a_range_longer_than_usize_is_searched() {
     // `0..=u64::MAX` and a range of i128 may be longer: they are not indexable, and searched.
     let ex = ThreadedEx::new().threads(2);
-    assert_eq!((0..=u64::MAX).pipe().find_last(&ex, |_| true), Some(u64::MAX));
+    assert_eq!(
+        (0..=u64::MAX).pipe().find_last(&ex, |_| true),
+        Some(u64::MAX)
+    );
     assert_eq!((i128::MIN..0).pipe().find_last(&ex, |_| true), Some(-1));
 }
 

@@ -374,15 +374,26 @@ fn small_inclusive_64_bit_ranges_match_std() {
             let (ex, n, what) = ($ex, $n as $t, $what);
             for first in [<$t>::MIN, <$t>::MIN / 2 + 3, 0, <$t>::MAX - n] {
                 // `n + 1` items (fewer at the type's end), and none.
-                for (first, last) in [(first, first.saturating_add(n)), (first.saturating_add(1), first)] {
+                for (first, last) in [
+                    (first, first.saturating_add(n)),
+                    (first.saturating_add(1), first),
+                ] {
                     let std = || first..=last;
                     let wide = || (first..=last).pipe();
                     let what = format!("{} {first}..={last}: {what}", stringify!($t));
                     let hit = |x: &$t| x.rem_euclid(3) == 1;
                     assert_eq!(wide().find_first(ex, hit), std().find(hit), "{what}");
                     assert_eq!(wide().find_last(ex, hit), std().rfind(hit), "{what}");
-                    assert_eq!(wide().any(ex, |x| hit(&x)), std().any(|x| hit(&x)), "{what}");
-                    assert_eq!(wide().all(ex, |x| hit(&x)), std().all(|x| hit(&x)), "{what}");
+                    assert_eq!(
+                        wide().any(ex, |x| hit(&x)),
+                        std().any(|x| hit(&x)),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        wide().all(ex, |x| hit(&x)),
+                        std().all(|x| hit(&x)),
+                        "{what}"
+                    );
                     assert_eq!(wide().count(ex), std().count(), "{what}");
                     assert_eq!(wide().min(ex), std().min(), "{what}");
                     assert_eq!(wide().max(ex), std().max(), "{what}");
