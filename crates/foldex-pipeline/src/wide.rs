@@ -467,6 +467,50 @@ mod tests {
         }
     }
 
+    /// `first..=last` of a 64-bit type, forwards and backwards in blocks, and reduced across
+    /// their edges, against std: the offsets of `WideInt` for the narrower types.
+    fn covers<T>(first: T, last: T)
+    where
+        T: WideInt + std::fmt::Debug + Ord,
+        Ints<T>: Source<Item = T>,
+        RangeInclusive<T>: Iterator<Item = T>,
+    {
+        let want: Vec<T> = (first..=last).collect();
+        let items = |b: Ints<T>| (0..b.len).map(move |i| b.get(i));
+        for block in [1, 2, 7] {
+            let wide = cut(first, Some(last), block).source;
+            let forwards: Vec<T> = wide.blocks(false).flat_map(items).collect();
+            assert_eq!(forwards, want, "{first:?}..={last:?}, block {block}");
+            let mut backwards: Vec<Ints<T>> = wide.blocks(true).collect();
+            backwards.reverse();
+            let backwards: Vec<T> = backwards.into_iter().flat_map(items).collect();
+            assert_eq!(backwards, want, "{first:?}..={last:?}, block {block}");
+            for ex in executors() {
+                let wide = cut(first, Some(last), block);
+                let got: Vec<T> = wide.collect(&*ex);
+                assert_eq!(got, want, "{first:?}..={last:?}, block {block}");
+                let (min, max) = (wide.min(&*ex), wide.max(&*ex));
+                assert_eq!((min, max), (Some(first), Some(last)), "block {block}");
+                let third = want[want.len() / 3];
+                let hit = |x: &T| *x <= third;
+                assert_eq!(wide.find_last(&*ex, hit), Some(third), "block {block}");
+                assert_eq!(wide.find_first(&*ex, |x| *x >= third), Some(third));
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_of_64_bit_ranges_cover_them_in_order() {
+        covers(i64::MIN, i64::MIN + 9);
+        covers(-5i64, 5);
+        covers(i64::MAX - 9, i64::MAX);
+        covers(u64::MAX - 9, u64::MAX);
+        covers(0u64, 9);
+        covers(isize::MIN, isize::MIN + 9);
+        covers(-4isize, 4);
+        covers(usize::MAX - 9, usize::MAX);
+    }
+
     fn items(block: Ints<u128>) -> Vec<u128> {
         (0..block.len).map(|i| block.get(i)).collect()
     }
