@@ -30,7 +30,7 @@ impl<S: Source> Pipeline<S, Id> {
     /// ```
     /// use foldex_pipeline::IntoPipeline;
     /// use foldex_threaded::ThreadedEx;
-    /// let running: Vec<u64> = (1..=5u64).pipe().scan(&ThreadedEx::new(), 0, |a, b| a + b);
+    /// let running: Vec<u64> = (1..6u64).pipe().scan(&ThreadedEx::new(), 0, |a, b| a + b);
     /// assert_eq!(running, [1, 3, 6, 10, 15]);
     /// ```
     pub fn scan<E, F>(&self, ex: &E, identity: S::Item, op: F) -> Vec<S::Item>

@@ -54,7 +54,7 @@ impl<S: PipeSource, X: Transform<S::Item>, K> Pipeline<S, X, K> {
     /// use foldex_pipeline::IntoPipeline;
     /// use foldex_seq::SequentialEx;
     /// assert_eq!((1..=5u64).pipe().product::<u64>(&SequentialEx), 120);
-    /// let checked: Option<u64> = (1..=5u64).pipe().map(|x| x.checked_sub(1)).product(&SequentialEx);
+    /// let checked: Option<u64> = (1..6u64).pipe().map(|x| x.checked_sub(1)).product(&SequentialEx);
     /// assert_eq!(checked, Some(0));
     /// ```
     pub fn product<T>(&self, ex: &(impl Executor + ?Sized)) -> T
