@@ -53,13 +53,18 @@
 //! - **Shuffling** from `(seed, epoch)` alone, the same for any executor and number of
 //!   workers, and another every epoch. burn's own loader with `n` workers shuffles the dataset
 //!   once and splits it among its workers for good, each reshuffling only its own share every
-//!   epoch: the same items come in the same batch slots every epoch (burn issue #3282), and the
-//!   order changes with the number of workers.
+//!   epoch: two items of different shares never meet in a batch, in any epoch (burn issue
+//!   #3282), and the batches change with the number of workers (the test
+//!   `burns_own_loader_keeps_each_workers_share_apart_and_foldex_does_not` shows both on burn
+//!   0.22.1).
 //! - **Batches as burn tensors**: the burn `Batcher` runs on the thread that loaded the batch,
 //!   with the loader's device ([`FeatureBatcher`] stacks feature vectors and classes);
 //!   `to_device` makes the same loader for another device. A batch whose item the dataset
-//!   could not get is an `Err` with the dataset's error (burn's `DataLoaderIterator` yields
-//!   results); the epoch goes on.
+//!   could not get is an `Err` naming the item (burn's `DataLoaderIterator` yields results);
+//!   the epoch goes on.
+//! - **Error policies**: foldex-loader's `ErrorPolicy` on the dataset's items
+//!   ([`errors`](FoldexDataLoaderBuilder::errors)): fail fast (the epoch ends with the `Err`),
+//!   skip (the item is left out of its batch and recorded in the stats) or retry.
 //! - **Progress** in items, from the foldex epoch's state: a resumed epoch counts what was
 //!   received before it stopped.
 //! - **Resumption beside burn's checkpoints**: burn's `Learner` checkpoints the model, the
@@ -94,6 +99,7 @@ mod collate;
 mod dataset;
 mod iter;
 mod loader;
+mod policy;
 
 pub use batcher::{FeatureBatch, FeatureBatcher};
 pub use dataset::{FromBurn, OutOfBounds, ToBurn, TryToBurn};
