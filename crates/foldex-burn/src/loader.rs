@@ -202,8 +202,9 @@ impl<I: Send + 'static, O: Send + 'static> FoldexDataLoaderBuilder<I, O> {
     /// `policy` (its `Checked` loads the items):
     ///
     /// - without this setting, the batch that holds the item is an `Err` naming its index
-    ///   ("observation 6 failed to load: ...", the dataset's error as its `source`), and the
-    ///   epoch goes on, as burn's own loader does;
+    ///   ("observation 6 failed to load: ...": a `foldex_dataset::ItemError` whose `source` is
+    ///   the dataset's error), and the epoch goes on (burn's training loop stops the run at
+    ///   the first `Err`);
     /// - [`ErrorPolicy::fail_fast`]: the epoch ends: after the batches before the item's,
     ///   the iterator yields that `Err`, then `None` (burn's training loop stops the run at an
     ///   `Err`);
