@@ -60,11 +60,8 @@
 //! - **Batches as burn tensors**: the burn `Batcher` runs on the thread that loaded the batch,
 //!   with the loader's device ([`FeatureBatcher`] stacks feature vectors and classes);
 //!   `to_device` makes the same loader for another device. A batch whose item the dataset
-//!   could not get is an `Err` naming the item (burn's `DataLoaderIterator` yields results);
-//!   the epoch goes on.
-//! - **Error policies**: foldex-loader's `ErrorPolicy` on the dataset's items
-//!   ([`errors`](FoldexDataLoaderBuilder::errors)): fail fast (the epoch ends with the `Err`),
-//!   skip (the item is left out of its batch and recorded in the stats) or retry.
+//!   could not get is an `Err` with the dataset's error (burn's `DataLoaderIterator` yields
+//!   results); the epoch goes on.
 //! - **Progress** in items, from the foldex epoch's state: a resumed epoch counts what was
 //!   received before it stopped.
 //! - **Resumption beside burn's checkpoints**: burn's `Learner` checkpoints the model, the
@@ -77,6 +74,10 @@
 //!   with exactly the next batch, then the epochs after it.
 //! - **Stats**: [`stats`](FoldexDataLoader::stats) are the latest epoch's diagnostics
 //!   (`foldex_loader::Stats`): where the time went, and a verdict.
+//! - **Error policies**: a failed item's batch is an `Err` that names the item, or
+//!   foldex-loader's `ErrorPolicy` applies ([`errors`](FoldexDataLoaderBuilder::errors)):
+//!   fail fast (the epoch ends with the `Err`), skip (the item is left out of its batch and
+//!   recorded in the stats) or retry.
 //! - **`slice`** (burn's split among devices): a loader of a range of the dataset, with the
 //!   same settings, going on with the epoch numbers.
 //!
