@@ -73,8 +73,8 @@ impl<I> Dataset for FromBurn<I> {
 /// A foldex [`Dataset`] of `I` read as a burn `Dataset<I>`, whose `get` never fails inside
 /// its length ([`TryToBurn`] reads a fallible one).
 ///
-/// An index at or past the length is an [`OutOfBounds`] error, as burn's own datasets give
-/// one, rather than a call of the foldex dataset outside its length.
+/// An index at or past the length is an [`OutOfBounds`] error naming both (burn 0.22's own
+/// datasets panic there), rather than a call of the foldex dataset outside its length.
 ///
 /// ```
 /// use burn::data::dataset::Dataset as _;

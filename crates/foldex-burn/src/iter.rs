@@ -1,9 +1,12 @@
 //! The epoch a [`FoldexDataLoader`](crate::FoldexDataLoader) hands burn: a foldex [`Iter`]
-//! that reports its progress in items and keeps the loader's [`Record`] up to date.
+//! that reports its progress in items, keeps the loader's [`Record`] up to date, and ends an
+//! epoch that failed fast with an `Err` rather than a panic.
 
+use crate::policy::as_dataset_error;
 use burn::data::dataloader::{DataLoaderIterator, Progress};
 use burn::data::dataset::DatasetError;
 use foldex_loader::{Iter, LoaderState, Stats};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// The latest epoch of a loader (and of its `to_device` copies), as its iterator left it.
@@ -77,15 +80,25 @@ impl<O> BurnIter<O> {
 impl<O> Iterator for BurnIter<O> {
     type Item = Result<O, DatasetError>;
 
+    /// The next batch; when the error policy failed fast, the item's error, after which the
+    /// epoch is over (`None`). Any other panic of the epoch is re-raised as it came.
     fn next(&mut self) -> Option<Self::Item> {
-        match self.epoch.next() {
-            Some(batch) => {
+        // After a panic the foldex epoch has stopped its producers and ends (`None`).
+        match panic::catch_unwind(AssertUnwindSafe(|| self.epoch.next())) {
+            Ok(Some(batch)) => {
                 self.update(|record, epoch| record.state = Some(epoch.state()));
                 Some(batch)
             }
-            None => {
+            Ok(None) => {
                 self.finish();
                 None
+            }
+            Err(payload) => {
+                self.finish();
+                match as_dataset_error(payload) {
+                    Ok(error) => Some(Err(error)),
+                    Err(payload) => panic::resume_unwind(payload),
+                }
             }
         }
     }

@@ -53,8 +53,10 @@
 //! - **Shuffling** from `(seed, epoch)` alone, the same for any executor and number of
 //!   workers, and another every epoch. burn's own loader with `n` workers shuffles the dataset
 //!   once and splits it among its workers for good, each reshuffling only its own share every
-//!   epoch: the same items come in the same batch slots every epoch (burn issue #3282), and the
-//!   order changes with the number of workers.
+//!   epoch: two items of different shares never meet in a batch, in any epoch (burn issue
+//!   #3282), and the batches change with the number of workers (the test
+//!   `burns_own_loader_keeps_each_workers_share_apart_and_foldex_does_not` shows both on burn
+//!   0.22.1).
 //! - **Batches as burn tensors**: the burn `Batcher` runs on the thread that loaded the batch,
 //!   with the loader's device ([`FeatureBatcher`] stacks feature vectors and classes);
 //!   `to_device` makes the same loader for another device. A batch whose item the dataset
@@ -72,6 +74,10 @@
 //!   with exactly the next batch, then the epochs after it.
 //! - **Stats**: [`stats`](FoldexDataLoader::stats) are the latest epoch's diagnostics
 //!   (`foldex_loader::Stats`): where the time went, and a verdict.
+//! - **Error policies**: a failed item's batch is an `Err` that names the item, or
+//!   foldex-loader's `ErrorPolicy` applies ([`errors`](FoldexDataLoaderBuilder::errors)):
+//!   fail fast (the epoch ends with the `Err`), skip (the item is left out of its batch and
+//!   recorded in the stats) or retry.
 //! - **`slice`** (burn's split among devices): a loader of a range of the dataset, with the
 //!   same settings, going on with the epoch numbers.
 //!
@@ -94,6 +100,7 @@ mod collate;
 mod dataset;
 mod iter;
 mod loader;
+mod policy;
 
 pub use batcher::{FeatureBatch, FeatureBatcher};
 pub use dataset::{FromBurn, OutOfBounds, ToBurn, TryToBurn};

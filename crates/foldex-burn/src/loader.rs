@@ -11,12 +11,13 @@
 use crate::collate::BatcherCollate;
 use crate::dataset::{FromBurn, Window};
 use crate::iter::{BurnIter, Record};
+use crate::policy::{checked, Policed};
 use burn::data::dataloader::batcher::Batcher;
 use burn::data::dataloader::{DataLoader, DataLoaderIterator};
 use burn::data::dataset::{Dataset as BurnDataset, DatasetError};
 use burn::tensor::Device;
 use foldex_core::{ConfigError, Executor};
-use foldex_loader::{Iter, Loader, LoaderState, ResumeError, Stats};
+use foldex_loader::{Checked, ErrorPolicy, Iter, Loader, LoaderState, ResumeError, Stats};
 use foldex_seq::SequentialEx;
 use foldex_threaded::ThreadedEx;
 use std::fmt;
@@ -40,6 +41,7 @@ struct Recipe<I, O> {
     batch_size: usize,
     shuffle: Option<u64>,
     buffer: Option<usize>,
+    policy: Option<ErrorPolicy>,
     device: Device,
 }
 
@@ -52,16 +54,18 @@ impl<I, O> Clone for Recipe<I, O> {
             batch_size: self.batch_size,
             shuffle: self.shuffle,
             buffer: self.buffer,
+            policy: self.policy,
             device: self.device.clone(),
         }
     }
 }
 
-type BurnLoader<I, O> = Loader<Window<I>, BatcherCollate<I, O>>;
+type BurnLoader<I, O> = Loader<Checked<Policed<I>>, BatcherCollate<I, O>>;
 
 impl<I: 'static, O> Recipe<I, O> {
     fn loader(&self) -> BurnLoader<I, O> {
-        let loader = Loader::new(self.window.clone(), Arc::clone(&self.executor))
+        let dataset = checked(self.window.clone(), self.policy);
+        let loader = Loader::new(dataset, Arc::clone(&self.executor))
             .batch_size(self.batch_size)
             .collate(BatcherCollate {
                 batcher: Arc::clone(&self.batcher),
@@ -80,7 +84,7 @@ impl<I: 'static, O> Recipe<I, O> {
 
 /// Builds a [`FoldexDataLoader`], with the settings of burn's `DataLoaderBuilder` (a batcher,
 /// `batch_size`, `shuffle`, `num_workers`, `set_device`) and foldex's (any `executor`, a
-/// `buffer`).
+/// `buffer`, an error policy: [`errors`](Self::errors)).
 ///
 /// ```
 /// use burn::data::dataloader::DataLoader;
@@ -112,6 +116,7 @@ pub struct FoldexDataLoaderBuilder<I, O> {
     batch_size: usize,
     shuffle: Option<u64>,
     buffer: Option<usize>,
+    policy: Option<ErrorPolicy>,
     device: Option<Device>,
 }
 
@@ -121,6 +126,7 @@ impl<I, O> fmt::Debug for FoldexDataLoaderBuilder<I, O> {
             .field("batch_size", &self.batch_size)
             .field("shuffle", &self.shuffle)
             .field("buffer", &self.buffer)
+            .field("policy", &self.policy)
             .field("device", &self.device)
             .finish_non_exhaustive()
     }
@@ -136,6 +142,7 @@ impl<I: Send + 'static, O: Send + 'static> FoldexDataLoaderBuilder<I, O> {
             batch_size: 1,
             shuffle: None,
             buffer: None,
+            policy: None,
             device: None,
         }
     }
@@ -191,6 +198,48 @@ impl<I: Send + 'static, O: Send + 'static> FoldexDataLoaderBuilder<I, O> {
         self
     }
 
+    /// What the loader does with an item the dataset fails to get, under foldex-loader's
+    /// `policy` (its `Checked` loads the items):
+    ///
+    /// - without this setting, the batch that holds the item is an `Err` naming its index
+    ///   ("observation 6 failed to load: ...": a `foldex_dataset::ItemError` whose `source` is
+    ///   the dataset's error), and the epoch goes on (burn's training loop stops the run at
+    ///   the first `Err`);
+    /// - [`ErrorPolicy::fail_fast`]: the epoch ends: after the batches before the item's,
+    ///   the iterator yields that `Err`, then `None` (burn's training loop stops the run at an
+    ///   `Err`);
+    /// - [`ErrorPolicy::skip`]: the item is left out of its batch (a batch left with none is
+    ///   left out: the batcher is never called with no items) and recorded with its error in
+    ///   the epoch's [`Stats::skipped`];
+    /// - [`ErrorPolicy::retry`]`(n)`: the item is tried again up to `n` times (counted in
+    ///   [`Stats::retries`]), then fails fast, or is skipped with `.then_skip()`.
+    ///
+    /// An index names the item in the loader's items (a `slice` counts from its start).
+    /// Progress counts the epoch's items, skipped ones included.
+    ///
+    /// ```
+    /// use burn::data::dataloader::DataLoader;
+    /// use foldex_burn::{FeatureBatcher, FoldexDataLoaderBuilder, TryToBurn};
+    /// use foldex_loader::ErrorPolicy;
+    ///
+    /// // Item 3 is a corrupt file.
+    /// let files = TryToBurn::new(foldex_dataset::from_fn(8, |i| {
+    ///     if i == 3 { Err(std::fmt::Error) } else { Ok((vec![i as f32], 0)) }
+    /// }));
+    /// let loader = FoldexDataLoaderBuilder::new(FeatureBatcher)
+    ///     .batch_size(4)
+    ///     .errors(ErrorPolicy::retry(2).then_skip())
+    ///     .build(files);
+    /// let sizes: Vec<usize> = loader.iter().map(|b| b.unwrap().targets.dims()[0]).collect();
+    /// assert_eq!(sizes, vec![3, 4]);
+    /// let stats = loader.stats().unwrap();
+    /// assert_eq!((stats.skipped[0].index, stats.retries), (3, 2));
+    /// ```
+    pub fn errors(mut self, policy: ErrorPolicy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
     /// Makes the batches on `device` (the batcher receives it).
     pub fn set_device(mut self, device: Device) -> Self {
         self.device = Some(device);
@@ -222,6 +271,7 @@ impl<I: Send + 'static, O: Send + 'static> FoldexDataLoaderBuilder<I, O> {
             batch_size: self.batch_size,
             shuffle: self.shuffle,
             buffer: self.buffer,
+            policy: self.policy,
             device: self.device.unwrap_or_default(),
         };
         FoldexDataLoader::from_recipe(recipe, Arc::default(), Next::Fresh)

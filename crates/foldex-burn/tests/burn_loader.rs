@@ -5,13 +5,14 @@
 mod common;
 
 use burn::data::dataloader::batcher::Batcher;
-use burn::data::dataloader::DataLoader;
+use burn::data::dataloader::{DataLoader, DataLoaderBuilder};
 use burn::data::dataset::{Dataset as BurnDataset, DatasetError, InMemDataset};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use foldex_burn::{FoldexDataLoader, FoldexDataLoaderBuilder, FromBurn, ToBurn, TryToBurn};
 use foldex_core::Executor;
 use foldex_dataset::Dataset as _;
-use foldex_loader::LoaderState;
+use foldex_loader::{ErrorPolicy, LoaderState};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 /// Batches of item values as a tensor on the loader's device.
@@ -116,6 +117,231 @@ fn epochs_differ_and_are_identical_for_any_worker_count() {
             let executor: Arc<dyn Executor> = Arc::clone(executor);
             let epochs = run(FoldexDataLoaderBuilder::new(Indices).executor(executor));
             assert_eq!(epochs, reference, "{what}: {name}");
+        }
+    }
+}
+
+/// Which items shared a batch with which, over `epochs` (each a list of batches): the number
+/// of groups of items linked through shared batches.
+fn groups(epochs: &[Vec<Vec<i64>>], len: usize) -> usize {
+    let mut parent: Vec<usize> = (0..len).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for batch in epochs.iter().flatten() {
+        for pair in batch.windows(2) {
+            let (a, b) = (
+                root(&mut parent, pair[0] as usize),
+                root(&mut parent, pair[1] as usize),
+            );
+            parent[a] = b;
+        }
+    }
+    (0..len).filter(|&i| root(&mut parent, i) == i).count()
+}
+
+/// One epoch's batches as sets: burn's workers deliver theirs in the order they finish them.
+fn as_sets(mut batches: Vec<Vec<i64>>) -> Vec<Vec<i64>> {
+    batches.iter_mut().for_each(|b| b.sort_unstable());
+    batches.sort();
+    batches
+}
+
+/// The fault the comparison with burn is about, shown on burn 0.22.1's own loader: with `n`
+/// workers it shuffles the dataset once and gives each worker a fixed share, which the worker
+/// reshuffles every epoch. Items of two shares never meet in a batch, however many epochs
+/// run, and the batches change with the number of workers. foldex's loader, on the same
+/// settings, mixes the whole dataset, the same way for any number of workers.
+#[test]
+fn burns_own_loader_keeps_each_workers_share_apart_and_foldex_does_not() {
+    let (len, batch_size, seed, epochs) = (64, 4, 3, 6);
+    let burn_epochs = |workers: usize| {
+        let loader = DataLoaderBuilder::new(Indices)
+            .batch_size(batch_size)
+            .shuffle(seed)
+            .num_workers(workers)
+            .build(dataset(len));
+        (0..epochs)
+            .map(|_| as_sets(epoch(&*loader)))
+            .collect::<Vec<_>>()
+    };
+    let foldex_epochs = |workers: usize| {
+        let loader = FoldexDataLoaderBuilder::new(Indices)
+            .batch_size(batch_size)
+            .shuffle(seed)
+            .num_workers(workers)
+            .build(dataset(len));
+        (0..epochs).map(|_| epoch(&loader)).collect::<Vec<_>>()
+    };
+    let mut firsts = Vec::new();
+    for workers in [1, 2, 4] {
+        let mut burn = burn_epochs(workers);
+        for e in &burn {
+            assert_exactly_once(e, len, batch_size, &format!("burn, {workers} workers"));
+        }
+        assert_eq!(groups(&burn, len), workers, "burn, {workers} workers");
+        assert_ne!(burn[0], burn[1], "burn, {workers} workers: reshuffled");
+        firsts.push(burn.swap_remove(0));
+        assert_eq!(
+            groups(&foldex_epochs(workers), len),
+            1,
+            "foldex, {workers} workers"
+        );
+    }
+    assert_ne!(firsts[0], firsts[1], "burn: 1 and 2 workers");
+    assert_ne!(firsts[1], firsts[2], "burn: 2 and 4 workers");
+    assert_ne!(firsts[0], firsts[2], "burn: 1 and 4 workers");
+}
+
+/// A burn dataset whose item `i` is `i`, and whose `get(i)` fails the first `fails[i]` times.
+struct Flaky {
+    fails: Vec<u32>,
+    attempts: Vec<AtomicU32>,
+}
+
+impl Flaky {
+    fn new(fails: &[u32]) -> Self {
+        Self {
+            fails: fails.to_vec(),
+            attempts: fails.iter().map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+}
+
+impl BurnDataset<usize> for Flaky {
+    fn get(&self, index: usize) -> Result<usize, DatasetError> {
+        let attempt = self.attempts[index].fetch_add(1, Ordering::Relaxed);
+        if attempt < self.fails[index] {
+            let why = format!("item {index} is flaky");
+            return Err(DatasetError::new(std::io::Error::other(why)));
+        }
+        Ok(index)
+    }
+
+    fn len(&self) -> usize {
+        self.fails.len()
+    }
+}
+
+/// Each policy on every executor kind and on 4 workers, with items failing a random number of
+/// times (seeded): the good items come exactly once, in their batches of the epoch's order;
+/// a fail-fast epoch delivers the batches before the first failing one, then its error, then
+/// ends; skipped items and retries are counted in the stats.
+#[test]
+fn error_policies_deliver_the_good_items_once_on_every_executor() {
+    let policies = [
+        ("no policy", None),
+        ("fail_fast", Some(ErrorPolicy::fail_fast())),
+        ("skip", Some(ErrorPolicy::skip())),
+        ("retry(2)", Some(ErrorPolicy::retry(2))),
+        (
+            "retry(2).then_skip()",
+            Some(ErrorPolicy::retry(2).then_skip()),
+        ),
+    ];
+    let mut rng = Rng(0xfa11);
+    for (len, batch_size, seed) in settings(4) {
+        // Most items load at once; some fail once, twice or three times (then for good under
+        // every policy here).
+        let fails: Vec<u32> = (0..len)
+            .map(|_| match rng.below(12) {
+                0 => 1,
+                1 => 2,
+                2 => 3,
+                _ => 0,
+            })
+            .collect();
+        let reference = epoch(
+            &FoldexDataLoaderBuilder::new(Indices)
+                .batch_size(batch_size)
+                .shuffle(seed)
+                .build(dataset(len)),
+        );
+        type Builder = FoldexDataLoaderBuilder<usize, Tensor<1, Int>>;
+        type MakeBuilder = Box<dyn Fn() -> Builder>;
+        let mut runs: Vec<(&str, MakeBuilder)> = Vec::new();
+        for (name, executor) in common::executors() {
+            let executor: Arc<dyn Executor> = Arc::clone(executor);
+            let builder = move || Builder::new(Indices).executor(Arc::clone(&executor));
+            runs.push((name, Box::new(builder)));
+        }
+        runs.push((
+            "4 workers",
+            Box::new(|| Builder::new(Indices).num_workers(4)),
+        ));
+        for (policy_name, policy) in policies {
+            let retries = policy.map_or(0, |p| p.retries());
+            let bad = |i: i64| fails[i as usize] > retries;
+            let error_of = |batch: &[i64]| {
+                let first = batch.iter().find(|&&i| bad(i))?;
+                Some(format!(
+                    "observation {first} failed to load: item {first} is flaky"
+                ))
+            };
+            for (executor_name, builder) in &runs {
+                let what = format!(
+                    "len {len}, batch size {batch_size}, seed {seed}, {policy_name}, {executor_name}"
+                );
+                let mut builder = builder().batch_size(batch_size).shuffle(seed);
+                if let Some(policy) = policy {
+                    builder = builder.errors(policy);
+                }
+                let loader = builder.build(Flaky::new(&fails));
+                let mut iter = loader.iter();
+                let got: Vec<Result<Vec<i64>, String>> = iter
+                    .by_ref()
+                    .map(|b| {
+                        b.map(|t| t.into_data().try_to_vec::<i64>().unwrap())
+                            .map_err(|e| e.to_string())
+                    })
+                    .collect();
+                let expected: Vec<Result<Vec<i64>, String>> = match policy {
+                    Some(p) if p.skips() => reference
+                        .iter()
+                        .map(|b| b.iter().copied().filter(|&i| !bad(i)).collect::<Vec<_>>())
+                        .filter(|b| !b.is_empty())
+                        .map(Ok)
+                        .collect(),
+                    Some(_) => {
+                        let failing = reference.iter().position(|b| error_of(b).is_some());
+                        let upto = failing.map_or(reference.len(), |k| k + 1);
+                        reference[..upto]
+                            .iter()
+                            .map(|b| error_of(b).map_or(Ok(b.clone()), Err))
+                            .collect()
+                    }
+                    None => reference
+                        .iter()
+                        .map(|b| error_of(b).map_or(Ok(b.clone()), Err))
+                        .collect(),
+                };
+                assert_eq!(got, expected, "{what}");
+                assert!(iter.next().is_none(), "{what}: the epoch is over");
+                if policy.is_some_and(|p| p.skips()) {
+                    assert!(iter.progress().is_completed(), "{what}: progress");
+                }
+                drop(iter);
+                let stats = loader.stats().expect("the epoch ended");
+                let mut skipped: Vec<usize> = stats.skipped.iter().map(|s| s.index).collect();
+                skipped.sort_unstable();
+                if policy.is_some_and(|p| p.skips()) {
+                    let bad_items: Vec<usize> = (0..len).filter(|&i| bad(i as i64)).collect();
+                    assert_eq!(skipped, bad_items, "{what}: skipped");
+                    let tries: u64 = fails.iter().map(|&f| u64::from(f.min(retries))).sum();
+                    assert_eq!(stats.retries, tries, "{what}: retries");
+                    let good = (len - bad_items.len()) as u64;
+                    assert_eq!(stats.items, good, "{what}: items");
+                } else {
+                    assert!(skipped.is_empty(), "{what}: nothing is skipped");
+                }
+                if policy.is_none() {
+                    assert_eq!(stats.retries, 0, "{what}: no retries");
+                }
+            }
         }
     }
 }
