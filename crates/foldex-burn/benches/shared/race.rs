@@ -57,7 +57,7 @@ pub fn pngs(len: usize) -> Pngs {
             let class = (i % CLASSES) as u32;
             let mut noise = random(SEED ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let image = RgbImage::from_fn(SIDE, SIDE, |x, y| {
-                let ramp = if class % 2 == 0 { x } else { y } * 255 / SIDE;
+                let ramp = if class.is_multiple_of(2) { x } else { y } * 255 / SIDE;
                 let mut channel = |c: u32| {
                     let tint = (ramp + c * 25 * class) % 256;
                     (tint as u8).wrapping_add((noise() % 24) as u8)
@@ -144,6 +144,9 @@ impl Setting {
     }
 }
 
+/// foldex's loader of [`Pngs`].
+pub type FoldexLoader = FoldexDataLoader<(Vec<f32>, i64), FeatureBatch>;
+
 /// A loader of [`Pngs`] in batches of [`BATCH`], shuffled from [`SEED`], making its batches
 /// on `device`; `foldex` is the same loader with its own type, for its stats.
 pub struct Contender {
@@ -152,7 +155,7 @@ pub struct Contender {
     /// The loader, as burn's training loop takes it.
     pub loader: Arc<dyn DataLoader<FeatureBatch>>,
     /// foldex's loader (for its stats), when it is one.
-    pub foldex: Option<Arc<FoldexDataLoader<(Vec<f32>, i64), FeatureBatch>>>,
+    pub foldex: Option<Arc<FoldexLoader>>,
 }
 
 impl Contender {
