@@ -17,7 +17,9 @@
 //! The ratio is foldex's median over burn's at its best worker count (the burn setting with
 //! the least median wall time in that loop), of the wall time, then of the CPU time of the
 //! process's threads (from Linux's `/proc/self/task/*/schedstat`, idle workers' spinning
-//! included) against that same burn setting's.
+//! included) against that same burn setting's. The table also gives, per cell, the time the
+//! process's threads were ready to run but had no core (the same file's second figure): on a
+//! loaded machine, what separates the wall time from the CPU time.
 #![forbid(unsafe_code)]
 
 // Shared with benches/loader_vs_burn.rs.
