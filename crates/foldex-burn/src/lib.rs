@@ -92,6 +92,11 @@
 //! cargo build --manifest-path crates/foldex-burn/Cargo.toml
 //! cargo test --manifest-path crates/foldex-burn/Cargo.toml
 //! ```
+//!
+//! Its loader against burn's own, on a training loop over decoded, augmented images
+//! (docs/benchmarks.md, "foldex-burn: foldex's loader against burn's"):
+//! `cargo run --release --manifest-path crates/foldex-burn/Cargo.toml --example loader_race`,
+//! and the criterion bench `loader_vs_burn`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
