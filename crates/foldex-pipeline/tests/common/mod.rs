@@ -52,34 +52,51 @@ fn sized_executors(basesizes: &[usize]) -> Vec<(String, Box<dyn Executor>)> {
     all
 }
 
-/// Inputs of at least this many items run only on [`sized_executors`] with the automatic
-/// basesize (see [`each_case`]).
+/// Inputs of at least this many items run only on executors that make long pieces of them
+/// (see [`each_case_with_basesizes`]).
 const LONG: usize = 1 << 16;
 
-/// Runs `check` for every executor and each of `lengths`, under a watchdog, with fixed
-/// pseudo-random data of `len` `u64`s below `2^(64 - shift)` (a large shift gives repeats and
-/// ties).
-///
-/// An input of at least [`LONG`] items runs on `SequentialEx` and the work-stealing and
-/// task-pool executors with the automatic basesize only: what a long input is there for is
-/// long pieces (longer than a fold's block between stop checks, large buffers), which only
-/// they make of it. With a fixed basesize of 1 to 7 it would be tens of thousands of short
-/// pieces, of the kind the shorter lengths (1009 items) already make on those executors, and
-/// most of the suite's time in debug builds.
+/// A fixed basesize from which pieces count as long: a fold's block between stop checks.
+const LONG_PIECE: usize = 4096;
 
+/// Runs `check` for every executor of [`executors`] and each of `lengths`, under a watchdog,
+/// with fixed pseudo-random data of `len` `u64`s below `2^(64 - shift)` (a large shift gives
+/// repeats and ties); see [`each_case_with_basesizes`] for the long inputs.
 pub fn each_case(
     name: &str,
     lengths: &[usize],
     shift: u32,
     check: impl Fn(&dyn Executor, &[u64], &str),
 ) {
+    each_case_with_basesizes(name, &[0, 1, 7], lengths, shift, check);
+}
+
+/// [`each_case`] on [`executors_with_basesizes`]`(basesizes)`.
+///
+/// An input of at least [`LONG`] items runs only on `SequentialEx` and the work-stealing and
+/// task-pool executors whose basesize makes long pieces of it (the automatic one, or
+/// [`LONG_PIECE`] and more): long pieces (a fold's block between stop checks and longer,
+/// large buffers) are what a long input is there for. With a fixed basesize of 1 to 7 it
+/// would be tens of thousands of short pieces, of the kind the shorter lengths (1009 items)
+/// already make on those executors, and most of the suite's time in debug builds.
+pub fn each_case_with_basesizes(
+    name: &str,
+    basesizes: &[usize],
+    lengths: &[usize],
+    shift: u32,
+    check: impl Fn(&dyn Executor, &[u64], &str),
+) {
     watchdog(name, || {
-        let (all, automatic) = (executors(), sized_executors(&[0]));
+        let all = executors_with_basesizes(basesizes);
+        let long_pieces: Vec<usize> = (basesizes.iter().copied())
+            .filter(|&b| b == 0 || b >= LONG_PIECE)
+            .collect();
+        let long = sized_executors(&long_pieces);
         for &len in lengths {
             let data: Vec<u64> = (0..len as u64)
                 .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift)
                 .collect();
-            let executors = if len >= LONG { &automatic } else { &all };
+            let executors = if len >= LONG { &long } else { &all };
             for (ex_name, ex) in executors {
                 check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
             }
