@@ -12,7 +12,7 @@ use loom::thread;
 /// A waiter is always woken by the last count-down, whichever interleaving happens.
 ///
 /// Bounded to four preemptions (unless `LOOM_MAX_PREEMPTIONS` says otherwise): unbounded, this
-/// model took 10 s of CPU, at four two thirds of a second. A lost wake-up needs the waiter
+/// model took 10 s of CPU, at four under a second. A lost wake-up needs the waiter
 /// preempted between its registration and its park, and a count-down between its decrement
 /// and its look for waiters: with two count-downs, one preemption in each of the three threads
 /// is every such race, and four leave one more anywhere. The same latch with one other thread
