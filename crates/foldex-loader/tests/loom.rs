@@ -16,9 +16,15 @@ use loom::thread;
 /// need more are rare, and the full space of these models is too large to finish), unless
 /// `LOOM_MAX_PREEMPTIONS` says otherwise.
 fn model(f: impl Fn() + Sync + Send + 'static) {
+    model_bounded(2, f);
+}
+
+/// Runs `f` over every interleaving with at most `preemptions` preemptions, unless
+/// `LOOM_MAX_PREEMPTIONS` says otherwise.
+fn model_bounded(preemptions: usize, f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(2);
+        builder.preemption_bound = Some(preemptions);
     }
     builder.check(f);
 }
@@ -378,9 +384,17 @@ fn a_parcel_holds_its_place_until_its_last_batch_is_taken() {
 /// ring, then moves it into its place once the place frees, unless the consumer took it from
 /// beside the ring first; the other waits for room before it takes a ticket. Every batch
 /// arrives once, in order, the lead is given back each time, and both producers return.
+///
+/// Bounded to one preemption (unless `LOOM_MAX_PREEMPTIONS` says otherwise): at two this model
+/// took over a minute of CPU, at one under 2 s. Each way the protocol can fail here is one
+/// race between two threads: the lead's move of its parcel from the cell into its place
+/// against the consumer's take from the cell (both under the cell's lock, decided by
+/// `position`), the other producer's check for room against the consumer freeing the place,
+/// a sleeper's registration against the wake; one preemption at the race's point reaches each,
+/// and a thread that blocks or spins switches without spending the bound.
 #[test]
 fn ordered_parcels_the_lead_sets_its_parcel_aside() {
-    model(|| {
+    model_bounded(1, || {
         const TICKETS: usize = 2;
         let ch = Arc::new(Channel::with_parcels(1, 2, true, TICKETS));
         let tickets = Arc::new(AtomicUsize::new(0));
@@ -428,9 +442,17 @@ fn ordered_parcels_the_lead_sets_its_parcel_aside() {
 /// Unordered parcels of two, one place, and the place taken: producers make their parcels
 /// without waiting first, then wait for the place with the parcel in hand. Every batch arrives
 /// once, each parcel whole and in order, and nobody sleeps through the end.
+///
+/// Bounded to one preemption (unless `LOOM_MAX_PREEMPTIONS` says otherwise), as the ordered
+/// model above: at two it took as long as that one (136 s and 135 s wall, one after the
+/// other on a loaded machine), at one under 4 s of CPU. A producer sleeping
+/// through the place's release, or two producers writing into one place, is one race between
+/// a producer's claim of the place (or its registration as a sleeper) and the consumer's
+/// release; one preemption there reaches it. Single batches sleeping for any place, with two
+/// preemptions, are `unordered_producers_sleeping_for_any_place_all_wake`.
 #[test]
 fn unordered_parcels_wait_for_a_place_in_hand() {
-    model(|| {
+    model_bounded(1, || {
         let ch = Arc::new(Channel::with_parcels(1, 2, false, 3));
         ch.push_all(0, [0, 1].into_iter(), true).unwrap();
         let producers: Vec<_> = (1..=2)

@@ -12,24 +12,16 @@ use std::ops::ControlFlow;
 
 const LENGTHS: [usize; 9] = [0, 1, 2, 3, 7, 31, 97, 1009, 100_000];
 
+const BASESIZES: [usize; 4] = [0, 1, 7, 4096];
+
 fn executors() -> Vec<(String, Box<dyn Executor>)> {
-    super::common::executors_with_basesizes(&[0, 1, 7, 4096])
+    super::common::executors_with_basesizes(&BASESIZES)
 }
 
 /// Runs `check` for every executor and length, with the data `0..len` as `u64`s (pseudo-random
 /// but fixed, so that min/max and ties are exercised).
 fn each_case(name: &str, check: impl Fn(&dyn Executor, &[u64], &str)) {
-    watchdog(name, || {
-        let executors = executors();
-        for &len in &LENGTHS {
-            let data: Vec<u64> = (0..len as u64)
-                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54)
-                .collect();
-            for (ex_name, ex) in &executors {
-                check(&**ex, &data, &format!("{name}, {ex_name}, len {len}"));
-            }
-        }
-    });
+    super::common::each_case_with_basesizes(name, &BASESIZES, &LENGTHS, 54, check);
 }
 
 #[test]
