@@ -29,10 +29,10 @@ use image::RgbImage;
 /// ];
 /// let batch = ImageBatcher::default().batch(items, &Device::default());
 /// assert_eq!(batch.images.dims(), [2, 3, 2, 4]); // [N, channels, height, width]
-/// let values = batch.images.into_data().to_vec::<f32>().unwrap();
+/// let values = batch.images.into_data().try_to_vec::<f32>().unwrap();
 /// assert_eq!(&values[..8], &[1.0; 8]); // item 0's red plane
 /// assert_eq!(&values[16..24], &[0.0; 8]); // item 1's red plane
-/// assert_eq!(batch.targets.into_data().to_vec::<i64>().unwrap(), vec![1, 0]);
+/// assert_eq!(batch.targets.into_data().try_to_vec::<i64>().unwrap(), vec![1, 0]);
 /// ```
 ///
 /// # Panics
