@@ -306,13 +306,13 @@ fn picture(class: usize, rng: &mut ItemRng) -> RgbImage {
     let centre = [0, 1].map(|_| (margin + rng.gen_range(0..SIDE as usize - 2 * margin)) as i64);
     RgbImage::from_fn(SIDE, SIDE, |x, y| {
         let on = match CLASSES[class] {
-            "checker" => ((x + phase) / half + (y + phase) / half) % 2 == 0,
+            "checker" => ((x + phase) / half + (y + phase) / half).is_multiple_of(2),
             "disc" => {
                 let (dx, dy) = (i64::from(x) - centre[0], i64::from(y) - centre[1]);
                 dx * dx + dy * dy <= radius * radius
             }
-            "hstripes" => (y + phase) / half % 2 == 0,
-            _ => (x + phase) / half % 2 == 0,
+            "hstripes" => ((y + phase) / half).is_multiple_of(2),
+            _ => ((x + phase) / half).is_multiple_of(2),
         };
         let colour = if on { foreground } else { background };
         Rgb(colour.map(|c| (i64::from(c) + rng.gen_range(0..65) as i64 - 32).clamp(0, 255) as u8))
