@@ -16,7 +16,8 @@
 //! and removes it after. `--loader burn` trains the same network (the same initial weights:
 //! burn's generator is seeded the same way) on the same split with burn's own
 //! `DataLoaderBuilder` (the same seed, batch size and workers); `--loader both` runs both and
-//! prints them side by side.
+//! prints them side by side. (Under burn's loader an item has no epoch or seed to draw its
+//! random crop and flip from: `ImageFolder` draws the same ones for it every epoch.)
 
 use burn::data::dataloader::{DataLoader, DataLoaderBuilder};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
