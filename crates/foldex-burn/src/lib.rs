@@ -61,7 +61,8 @@
 //!   with the loader's device ([`FeatureBatcher`] stacks feature vectors and classes);
 //!   `to_device` makes the same loader for another device. A batch whose item the dataset
 //!   could not get is an `Err` with the dataset's error (burn's `DataLoaderIterator` yields
-//!   results); the epoch goes on.
+//!   results); the epoch goes on. [`ImageBatcher`] stacks the images of foldex-data's
+//!   `ImageFolder` into one `[N, 3, H, W]` tensor, writing each pixel once.
 //! - **Progress** in items, from the foldex epoch's state: a resumed epoch counts what was
 //!   received before it stopped.
 //! - **Resumption beside burn's checkpoints**: burn's `Learner` checkpoints the model, the
@@ -103,10 +104,12 @@
 mod batcher;
 mod collate;
 mod dataset;
+mod image;
 mod iter;
 mod loader;
 mod policy;
 
+pub use self::image::{ImageBatch, ImageBatcher};
 pub use batcher::{FeatureBatch, FeatureBatcher};
 pub use dataset::{FromBurn, OutOfBounds, ToBurn, TryToBurn};
 pub use loader::{FoldexDataLoader, FoldexDataLoaderBuilder};

@@ -174,16 +174,38 @@ impl ToChw {
     };
 }
 
-impl ItemTransform<RgbImage> for ToChw {
-    type Output = Vec<f32>;
-    fn apply(&self, image: RgbImage, _: &mut ItemRng) -> Vec<f32> {
+impl ToChw {
+    /// Writes `image` as CHW values into `chw`, which holds exactly its `3 × width × height`
+    /// values: what [`apply`](ItemTransform::apply) does into a vector of its own, for a
+    /// caller that writes many images into one buffer (a batch's).
+    ///
+    /// ```
+    /// use foldex_data::augment::ToChw;
+    /// use image::{Rgb, RgbImage};
+    ///
+    /// let mut batch = vec![0.0; 2 * 3];
+    /// for (k, chw) in batch.chunks_exact_mut(3).enumerate() {
+    ///     ToChw::UNIT.write(&RgbImage::from_pixel(1, 1, Rgb([255 * k as u8, 0, 0])), chw);
+    /// }
+    /// assert_eq!(batch, [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chw` does not hold exactly the image's values, naming both lengths.
+    pub fn write(&self, image: &RgbImage, chw: &mut [f32]) {
         let raw = image.as_raw();
+        assert_eq!(
+            chw.len(),
+            raw.len(),
+            "a buffer of {} values for an image of {} values",
+            chw.len(),
+            raw.len()
+        );
         let plane = raw.len() / 3;
         // `(x / 255 - mean) / std` as one multiply and one subtract per value, in one pass
         // over the pixels that writes the three planes side by side.
         let scale = [0, 1, 2].map(|c| 1.0 / (255.0 * self.std[c]));
         let shift = [0, 1, 2].map(|c| self.mean[c] / self.std[c]);
-        let mut chw = vec![0.0f32; raw.len()];
         let (red, rest) = chw.split_at_mut(plane);
         let (green, blue) = rest.split_at_mut(plane);
         let planes = red.iter_mut().zip(green.iter_mut()).zip(blue.iter_mut());
@@ -192,6 +214,14 @@ impl ItemTransform<RgbImage> for ToChw {
             *g = f32::from(pixel[1]) * scale[1] - shift[1];
             *b = f32::from(pixel[2]) * scale[2] - shift[2];
         }
+    }
+}
+
+impl ItemTransform<RgbImage> for ToChw {
+    type Output = Vec<f32>;
+    fn apply(&self, image: RgbImage, _: &mut ItemRng) -> Vec<f32> {
+        let mut chw = vec![0.0f32; image.as_raw().len()];
+        self.write(&image, &mut chw);
         chw
     }
 }

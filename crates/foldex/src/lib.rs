@@ -141,6 +141,12 @@ struct ArchitectureExamples;
 #[doc = include_str!("../../../docs/benchmarks.md")]
 struct BenchmarksExamples;
 
+/// docs/burn.md: no Rust block (foldex-burn is a workspace of its own), included so that
+/// none goes untested.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/burn.md")]
+struct BurnExamples;
+
 /// The examples of docs/choosing-an-executor.md, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/choosing-an-executor.md")]
