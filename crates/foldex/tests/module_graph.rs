@@ -155,7 +155,8 @@ fn the_check_sees_a_circle_and_a_group_import() {
 /// The crates in layers, lowest first: a crate's `[dependencies]` on foldex crates point only to
 /// lower layers (no arrow up or sideways, so no circle). The data layer (`foldex-dataset`) uses
 /// no threads; the loader and the datasets build on it and on core, and take their executor
-/// from the caller; the facade picks the executors a program names.
+/// from the caller; the facade picks the executors a program names; the
+/// integrations with MPI and burn come last.
 const LAYERS: &[&[&str]] = &[
     &["foldex-core"],
     &[
@@ -173,7 +174,8 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["foldex"],
     &["foldex-cli"],
-    &["foldex-mpi"],
+    // The workspaces of their own: a framework's integration on top of the loader.
+    &["foldex-mpi", "foldex-burn"],
 ];
 
 /// The foldex crates that the `[dependencies]` table of `manifest` names.
